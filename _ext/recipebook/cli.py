@@ -1,0 +1,141 @@
+"""Command line: validate recipes, expand one selection, print the whole matrix."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import expansion
+from .load import check_file
+from .model import Recipe
+from .problems import Problem, SelectionError
+
+RECIPES = Path("recipes")
+API_VERSION = 1
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2 without a traceback
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def recipe_files(paths: list[str]) -> list[Path]:
+    """The files to check: the given ones, or every recipe in recipes/."""
+    if paths:
+        return [Path(p) for p in paths]
+    return sorted(p for p in RECIPES.glob("*.json") if p.name != "schema.json")
+
+
+def _print_problems(problems: list[Problem]) -> None:
+    for problem in problems:
+        print(problem, file=sys.stderr)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    files = recipe_files(args.files)
+    if not files:
+        print(f"no recipe files in {RECIPES}/", file=sys.stderr)
+        return 1
+    problems: list[Problem] = []
+    counts = []
+    for path in files:
+        recipe, found = check_file(path)
+        problems += found
+        if recipe is not None:
+            counts.append((recipe.name, sum(1 for _ in expansion.matrix(recipe))))
+    if problems:
+        _print_problems(problems)
+        bad = len({p.file for p in problems})
+        print(f"{len(problems)} problem(s) in {bad} of {len(files)} recipe file(s)", file=sys.stderr)
+        return 1
+    total = sum(n for _, n in counts)
+    each = ", ".join(f"{name} {n}" for name, n in counts)
+    print(f"{len(counts)} recipe(s) valid, {total} selections ({each})")
+    return 0
+
+
+def _load_one(path: str) -> Recipe | None:
+    recipe, problems = check_file(path)
+    if recipe is None:
+        _print_problems(problems)
+    return recipe
+
+
+def _parse_sets(pairs: list[str]) -> dict[str, str]:
+    chosen = {}
+    for pair in pairs:
+        axis, sep, value = pair.partition("=")
+        if not sep or not axis or not value:
+            raise SelectionError(f"--set takes AXIS=VALUE, not {pair!r}")
+        if axis in chosen:
+            raise SelectionError(f"axis {axis!r} is set twice")
+        chosen[axis] = value
+    return chosen
+
+
+def cmd_expand(args: argparse.Namespace) -> int:
+    recipe = _load_one(args.file)
+    if recipe is None:
+        return 1
+    try:
+        result = expansion.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+    except SelectionError as error:
+        print(f"{args.file}: {error}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(result.shell())
+    return 0
+
+
+def matrix_json(recipe: Recipe) -> dict:
+    """Every offered selection with its commands: the shape tools consume."""
+    return {"version": API_VERSION, "recipe": recipe.name,
+            "selections": [e.to_json() for e in expansion.matrix(recipe)]}
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    recipe = _load_one(args.file)
+    if recipe is None:
+        return 1
+    if args.format == "json":
+        print(json.dumps(matrix_json(recipe), indent=2, ensure_ascii=False))
+        return 0
+    for result in expansion.matrix(recipe):
+        pairs = " ".join(f"{a}={v}" for a, v in result.selection.items())
+        mark = "  (recommended)" if result.recommended else ""
+        sys.stdout.write(f"### {result.strategy} / {result.target}: {pairs}{mark}\n\n{result.shell()}\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m recipebook", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    validate = sub.add_parser("validate", help="check recipes and report every problem")
+    validate.add_argument("files", nargs="*", metavar="FILE", help="recipe files (default: recipes/*.json)")
+    validate.set_defaults(run=cmd_validate)
+    expand = sub.add_parser("expand", help="print the commands of one selection")
+    expand.add_argument("file", metavar="FILE")
+    expand.add_argument("--strategy", required=True, metavar="SLUG")
+    expand.add_argument("--target", required=True, metavar="TARGET")
+    expand.add_argument("--set", action="append", default=[], metavar="AXIS=VALUE",
+                        help="choose a value for an axis (repeatable); others take the recommended value")
+    expand.add_argument("--format", choices=("shell", "json"), default="shell")
+    expand.set_defaults(run=cmd_expand)
+    matrix = sub.add_parser("matrix", help="print every offered selection with its commands")
+    matrix.add_argument("file", metavar="FILE")
+    matrix.add_argument("--format", choices=("shell", "json"), default="shell")
+    matrix.set_defaults(run=cmd_matrix)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except BrokenPipeError:  # e.g. piped into head
+        return 0

@@ -1,0 +1,234 @@
+"""Selections and expansion: from a grid and a choice of axis values to commands."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Iterator, Mapping
+
+from . import shell
+from .model import Grid, Recipe, Role, Selection, Strategy, Target
+from .problems import SelectionError
+
+MAX_SELECTIONS = 4096
+
+# A slot says where a line sits in its command, whichever selection produced it:
+# (0, i) the i-th key of the role's base; (1, axis, value, i) the i-th key appended by
+# an axis value; (2, i) the i-th key appended by a rank. Sorting slots gives the order
+# of the lines in every selection (see rules 7 and the rank rule in rules.py).
+Slot = tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Line:
+    slot: Slot
+    key: str
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Command:
+    """One command of one role (and rank) for one selection."""
+
+    role: str
+    rank: int | None
+    launcher: str
+    model: str
+    env_lines: tuple[Line, ...]
+    arg_lines: tuple[Line, ...]
+
+    @property
+    def envs(self) -> tuple[str, ...]:
+        return tuple(line.text for line in self.env_lines)
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        return tuple(line.text for line in self.arg_lines)
+
+    @property
+    def shell(self) -> str:
+        return shell.command_text(self.envs, self.launcher, self.model, self.args)
+
+    def to_json(self) -> dict:
+        return {"rank": self.rank, "launcher": self.launcher, "model": self.model,
+                "envs": list(self.envs), "args": list(self.args), "shell": self.shell}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Expansion:
+    """All commands of one selection of one strategy and target."""
+
+    recipe: str
+    strategy: str
+    target: str
+    selection: Mapping[str, str]
+    recommended: bool
+    commands: tuple[Command, ...]
+    router: tuple[tuple[str, str], ...]
+
+    def roles(self) -> list[tuple[str, list[Command]]]:
+        grouped: dict[str, list[Command]] = {}
+        for command in self.commands:
+            grouped.setdefault(command.role, []).append(command)
+        return list(grouped.items())
+
+    def to_json(self) -> dict:
+        return {
+            "recipe": self.recipe, "strategy": self.strategy, "target": self.target,
+            "selection": dict(self.selection), "recommended": self.recommended,
+            "roles": [{"role": role, "commands": [c.to_json() for c in commands]}
+                      for role, commands in self.roles()],
+            "router": [{"node": node, "cmd": cmd} for node, cmd in self.router],
+        }
+
+    def shell(self) -> str:
+        """Every command and router step as one text, in order, with a comment before each."""
+        blocks = []
+        for command in self.commands:
+            rank = "" if command.rank is None else f", rank {command.rank}"
+            blocks.append(f"# {command.role}{rank}\n{command.shell}")
+        blocks += [f"# router: {node}\n{cmd}" for node, cmd in self.router]
+        return "\n\n".join(blocks) + "\n"
+
+
+def selection_count(grid: Grid) -> int:
+    """How many selections the axes allow, before exclusions."""
+    return math.prod(len(values) for values in grid.axes.values())
+
+
+def is_excluded(grid: Grid, selection: Selection) -> bool:
+    return any(all(selection.get(a) == v for a, v in entry.items()) for entry in grid.excluded)
+
+
+def all_selections(grid: Grid) -> Iterator[dict[str, str]]:
+    axes = grid.axes
+    for values in itertools.product(*axes.values()):
+        yield dict(zip(axes, values, strict=True))
+
+
+def offered(grid: Grid) -> Iterator[dict[str, str]]:
+    """Every offered selection in axis order (callers check the cap first)."""
+    return (s for s in all_selections(grid) if not is_excluded(grid, s))
+
+
+def neutral_value(grid: Grid, axis: str) -> str | None:
+    """The value of an axis that leaves the base command unchanged, if there is one."""
+    if axis in grid.options:
+        return grid.option_base.get(axis)
+    for value in grid.modes[axis]:
+        if not any(d.touched() for d in grid.delta(axis, value).values()):
+            return value
+    return None
+
+
+def default_selection(grid: Grid) -> dict[str, str]:
+    """The selection a reader sees first: the recommendation, else the base command."""
+    if grid.recommended is not None:
+        return {axis: grid.recommended[axis] for axis in grid.axes}
+    chosen = {}
+    for axis in grid.axes:
+        value = neutral_value(grid, axis)
+        if value is None:
+            raise SelectionError(f"axis {axis!r} has no recommended or neutral value; choose one with --set")
+        chosen[axis] = value
+    return chosen
+
+
+def resolve(grid: Grid, given: Mapping[str, str]) -> dict[str, str]:
+    """Complete a partial selection with defaults; unknown or excluded choices raise."""
+    axes = grid.axes
+    for axis, value in given.items():
+        if axis not in axes:
+            raise SelectionError(f"unknown axis {axis!r}; this target has: {', '.join(axes)}")
+        if value not in axes[axis]:
+            raise SelectionError(f"unknown value {value!r} for axis {axis!r}; choose from: {', '.join(axes[axis])}")
+    missing = [a for a in axes if a not in given]
+    defaults = {}
+    if missing:
+        try:
+            defaults = default_selection(grid)
+        except SelectionError as error:
+            raise SelectionError(f"{error} (axes not given: {', '.join(missing)})") from None
+    selection = {axis: given.get(axis, defaults.get(axis)) for axis in axes}
+    if is_excluded(grid, selection):
+        pairs = ", ".join(f"{a}={v}" for a, v in selection.items())
+        raise SelectionError(f"the recipe excludes this selection: {pairs}")
+    return selection
+
+
+def _set_keys(lines: list[Line], values: Mapping[str, str], slot_prefix: Slot) -> None:
+    """Set keys: replace a present key in place, else append it."""
+    where = {line.key: i for i, line in enumerate(lines)}
+    for n, (key, text) in enumerate(values.items()):
+        if key in where:
+            lines[where[key]] = Line(slot=lines[where[key]].slot, key=key, text=text)
+        else:
+            where[key] = len(lines)
+            lines.append(Line(slot=(*slot_prefix, n), key=key, text=text))
+
+
+def _apply_deltas(grid: Grid, role: Role, selection: Selection) -> tuple[list[Line], list[Line]]:
+    args = [Line(slot=(0, i), key=k, text=t) for i, (k, t) in enumerate(role.args.items())]
+    envs = [Line(slot=(0, i), key=k, text=t) for i, (k, t) in enumerate(role.envs.items())]
+    for axis_index, (axis, values) in enumerate(grid.axes.items()):
+        value = selection[axis]
+        delta = grid.delta(axis, value).get(role.role)
+        if delta is None:
+            continue
+        args = [line for line in args if line.key not in delta.del_args]
+        envs = [line for line in envs if line.key not in delta.del_envs]
+        prefix = (1, axis_index, values.index(value))
+        _set_keys(args, delta.add_args, prefix)
+        _set_keys(envs, delta.add_envs, prefix)
+    return args, envs
+
+
+def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
+    """The commands of one role: one, or one per rank laid over the role's."""
+    args, envs = _apply_deltas(grid, role, selection)
+    if role.ranks is None:
+        return [Command(role=role.role, rank=None, launcher=role.launcher, model=grid.model,
+                        env_lines=tuple(envs), arg_lines=tuple(args))]
+    commands = []
+    for number, rank in enumerate(role.ranks):
+        rank_args, rank_envs = list(args), list(envs)
+        _set_keys(rank_args, rank.args, (2,))
+        _set_keys(rank_envs, rank.envs, (2,))
+        commands.append(Command(role=role.role, rank=number, launcher=role.launcher, model=grid.model,
+                                env_lines=tuple(rank_envs), arg_lines=tuple(rank_args)))
+    return commands
+
+
+def expand_selection(recipe: Recipe, strategy: Strategy, target: Target, selection: Selection) -> Expansion:
+    """Expand a complete, offered selection (see ``resolve`` for partial ones)."""
+    grid = target.grid
+    commands = [c for role in grid.base for c in expand_role(grid, role, selection)]
+    recommended = grid.recommended is not None and all(grid.recommended[a] == v for a, v in selection.items())
+    return Expansion(recipe=recipe.name, strategy=strategy.slug, target=target.target,
+                     selection=dict(selection), recommended=recommended, commands=tuple(commands),
+                     router=tuple((step.node, step.cmd) for step in grid.router))
+
+
+def find(recipe: Recipe, slug: str, target_name: str) -> tuple[Strategy, Target]:
+    """Look up a strategy and target by name, with the choices in the error."""
+    strategy = recipe.strategy(slug)
+    if strategy is None:
+        raise SelectionError(f"unknown strategy {slug!r}; choose from: {', '.join(s.slug for s in recipe.strategies)}")
+    target = strategy.target(target_name)
+    if target is None:
+        names = ", ".join(t.target for t in strategy.targets)
+        raise SelectionError(f"unknown target {target_name!r} for strategy {slug!r}; choose from: {names}")
+    return strategy, target
+
+
+def expand(recipe: Recipe, slug: str, target_name: str, given: Mapping[str, str] | None = None) -> Expansion:
+    strategy, target = find(recipe, slug, target_name)
+    return expand_selection(recipe, strategy, target, resolve(target.grid, given or {}))
+
+
+def matrix(recipe: Recipe) -> Iterator[Expansion]:
+    """Every offered selection of every strategy and target, in page order."""
+    for strategy, target in recipe.targets():
+        for selection in offered(target.grid):
+            yield expand_selection(recipe, strategy, target, selection)

@@ -1,0 +1,81 @@
+"""The inline markup a recipe text may hold, and nothing else."""
+
+from __future__ import annotations
+
+import dataclasses
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+ALLOWED_TAGS = frozenset({"strong", "em", "code", "a"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Span:
+    """A piece of inline text: plain (tag None) or inside one allowed tag."""
+
+    text: str
+    tag: str | None = None
+    href: str | None = None
+    children: tuple[Span, ...] = ()
+
+
+class _Parser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.errors: list[str] = []
+        self.stack: list[tuple[str, str | None, list[Span]]] = [("", None, [])]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        href = None
+        if tag not in ALLOWED_TAGS:
+            self.errors.append(f"<{tag}> is not allowed; use only <strong>, <em>, <code> and <a href>")
+        for name, value in attrs:
+            if tag == "a" and name == "href" and value:
+                scheme = urlsplit(value).scheme
+                if scheme not in ("", "http", "https"):
+                    self.errors.append(f"link scheme {scheme!r} is not allowed; use http, https or a relative link")
+                href = value
+            else:
+                self.errors.append(f"attribute {name!r} on <{tag}> is not allowed")
+        if tag == "a" and href is None:
+            self.errors.append("<a> needs an href")
+        self.stack.append((tag, href, []))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.errors.append(f"<{tag}/> is not allowed; use only <strong>, <em>, <code> and <a href>")
+
+    def handle_endtag(self, tag: str) -> None:
+        if len(self.stack) == 1 or self.stack[-1][0] != tag:
+            self.errors.append(f"</{tag}> does not close an open tag")
+            return
+        name, href, children = self.stack.pop()
+        self.stack[-1][2].append(Span(text="", tag=name, href=href, children=tuple(children)))
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1][2].append(Span(text=data))
+
+    def handle_comment(self, data: str) -> None:
+        self.errors.append("HTML comments are not allowed")
+
+    def handle_decl(self, decl: str) -> None:
+        self.errors.append("declarations are not allowed")
+
+    def handle_pi(self, data: str) -> None:
+        self.errors.append("processing instructions are not allowed")
+
+    unknown_decl = handle_decl
+
+
+def parse(text: str) -> tuple[tuple[Span, ...], list[str]]:
+    """Parse inline markup into spans; the list says what is not allowed."""
+    parser = _Parser()
+    parser.feed(text)
+    parser.close()
+    if len(parser.stack) > 1:
+        parser.errors.append(f"<{parser.stack[-1][0]}> is never closed")
+    return tuple(parser.stack[0][2]), parser.errors
+
+
+def plain(spans: tuple[Span, ...]) -> str:
+    """The text of spans without markup."""
+    return "".join(s.text + plain(s.children) for s in spans)

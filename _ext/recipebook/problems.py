@@ -1,0 +1,48 @@
+"""Problems found in a recipe: one type, always located, sortable, printable."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+
+class Kind(enum.Enum):
+    """What stage of checking found the problem (also the Sphinx warning subtype)."""
+
+    JSON = "json"
+    SCHEMA = "schema"
+    RULE = "rule"
+    VOCABULARY = "vocabulary"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, order=True)
+class Problem:
+    """One thing wrong with a recipe file, at a line, column and JSON pointer."""
+
+    file: str
+    line: int
+    column: int
+    pointer: str
+    message: str
+    kind: Kind = dataclasses.field(default=Kind.RULE, compare=False)
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.pointer or '/'}: {self.message}"
+
+
+class RecipeError(Exception):
+    """Raised with every problem of one or more recipes; never shown as a traceback."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class SelectionError(ValueError):
+    """A request for a selection the recipe does not offer (unknown or excluded)."""
+
+
+def pointer_join(base: str, *parts: object) -> str:
+    """Extend a JSON pointer (RFC 6901) with escaped reference tokens."""
+    tokens = [str(p).replace("~", "~0").replace("/", "~1") for p in parts]
+    return base + "".join("/" + t for t in tokens)

@@ -1,0 +1,357 @@
+"""Semantic rules: what the schema cannot say about a recipe.
+
+Each rule is a function that yields problems; ``check`` runs them all. The numbers
+in the docstrings are the rule numbers of the README.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from . import inline, shell
+from .expansion import MAX_SELECTIONS, all_selections, expand_role, is_excluded, neutral_value, selection_count
+from .model import Grid, Recipe, Role, Target
+from .problems import Problem, pointer_join
+from .source import Document
+
+# Option axes the site knows how to title without a catalogue entry.
+KNOWN_OPTION_AXES = frozenset({"tool_calling", "reasoning_parser"})
+_SCALE = re.compile(r"^(\d+) ranks?$")
+
+
+def _duplicates(items: list[str]) -> set[str]:
+    return {item for item, n in Counter(items).items() if n > 1}
+
+
+def unique_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """1. Strategy slugs are unique in a recipe; targets are unique within a strategy."""
+    seen: set[str] = set()
+    for strategy in recipe.strategies:
+        if strategy.slug in seen:
+            yield doc.problem(pointer_join(strategy.ptr, "slug"), f"strategy slug {strategy.slug!r} is used twice")
+        seen.add(strategy.slug)
+        targets: set[str] = set()
+        for target in strategy.targets:
+            if target.target in targets:
+                yield doc.problem(pointer_join(target.ptr, "target"),
+                                  f"target {target.target!r} appears twice in strategy {strategy.slug!r}")
+            targets.add(target.target)
+
+
+def file_name(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """The recipe's name is its file name, so that pages and links can be found."""
+    stem = Path(recipe.path).name.removesuffix(".json")
+    if stem != recipe.name:
+        yield doc.problem("/name", f"name {recipe.name!r} must match the file name {stem!r}.json")
+
+
+def dates(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """Verification dates are real calendar dates."""
+    for _, target in recipe.targets():
+        try:
+            datetime.date.fromisoformat(target.verified)
+        except ValueError:
+            yield doc.problem(pointer_join(target.ptr, "verified"), f"{target.verified!r} is not a calendar date")
+
+
+def delta_keys(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """2. Delta keys are axis=value of this grid; their roles exist in grid.base."""
+    for _, target in recipe.targets():
+        grid = target.grid
+        axes, roles = grid.axes, {r.role for r in grid.base}
+        for key, per_role in grid.deltas.items():
+            pointer = pointer_join(grid.ptr, "deltas", key)
+            axis, _, value = key.partition("=")
+            if axis not in axes:
+                yield doc.problem(pointer, f"delta names unknown axis {axis!r}; this target's axes: "
+                                  f"{', '.join(axes) or 'none'}", key=True)
+            elif value not in axes[axis]:
+                yield doc.problem(pointer, f"delta names unknown value {value!r} of axis {axis!r}; "
+                                  f"choose from: {', '.join(axes[axis])}", key=True)
+            for role in per_role:
+                if role not in roles:
+                    yield doc.problem(pointer_join(pointer, role), f"delta names role {role!r}, which is not in "
+                                      f"grid.base (roles: {', '.join(sorted(roles))})", key=True)
+
+
+def deleted_keys(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """3. del_args and del_envs name keys present in that role's base."""
+    for _, target in recipe.targets():
+        roles = {r.role: r for r in target.grid.base}
+        for per_role in target.grid.deltas.values():
+            for role_name, delta in per_role.items():
+                role = roles.get(role_name)
+                if role is None:
+                    continue
+                for kind, keys, present in (("del_args", delta.del_args, role.args),
+                                            ("del_envs", delta.del_envs, role.envs)):
+                    for i, key in enumerate(keys):
+                        if key not in present:
+                            yield doc.problem(pointer_join(delta.ptr, kind, i),
+                                              f"{key!r} is not in the base of role {role_name!r}, so it cannot be removed")
+
+
+def _args_and_envs(recipe: Recipe) -> Iterator[tuple[str, str, Mapping[str, str]]]:
+    """Every args and envs mapping of the recipe, with its pointer and kind."""
+    for _, target in recipe.targets():
+        for role in target.grid.base:
+            yield "args", pointer_join(role.ptr, "args"), role.args
+            yield "envs", pointer_join(role.ptr, "envs"), role.envs
+            for rank in role.ranks or ():
+                yield "args", pointer_join(rank.ptr, "args"), rank.args
+                yield "envs", pointer_join(rank.ptr, "envs"), rank.envs
+        for per_role in target.grid.deltas.values():
+            for delta in per_role.values():
+                yield "args", pointer_join(delta.ptr, "add_args"), delta.add_args
+                yield "envs", pointer_join(delta.ptr, "add_envs"), delta.add_envs
+
+
+def _json_value_error(value: str) -> str | None:
+    if value.lstrip().startswith(("{", "[")):
+        try:
+            json.loads(value)
+        except json.JSONDecodeError as error:
+            return f"its JSON value does not parse: {error.msg} (line {error.lineno}, column {error.colno} of the value)"
+    return None
+
+
+def text_error(kind: str, key: str, text: str) -> str | None:
+    """What is wrong with one arg or env text, or None."""
+    if kind == "args":
+        if not (text == key or text.startswith((key + " ", key + "="))):
+            return f"text must start with its key {key!r} (as {key}, {key} VALUE or {key}=VALUE)"
+    elif not text.startswith(key + "="):
+        return f"text must be {key}=VALUE"
+    reason = shell.unsafe_reason(text)
+    if reason:
+        return reason
+    try:
+        parts = shell.words(text)
+    except ValueError as error:
+        return f"does not split into shell words: {error}"
+    if kind == "envs":
+        if len(parts) != 1:
+            return f"must be one shell word {key}=VALUE; quote the value (it splits into {len(parts)} words)"
+        values = [parts[0].partition("=")[2]]
+    elif parts[0] != key and parts[0].startswith(key + "="):
+        values = [parts[0].partition("=")[2], *parts[1:]]
+    else:
+        values = parts[1:]
+    for value in values:
+        error = _json_value_error(value)
+        if error:
+            return error
+    return None
+
+
+def texts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """4. Arg and env texts start with their key, split as shell words, and hold valid JSON."""
+    for kind, pointer, mapping in _args_and_envs(recipe):
+        for key, text in mapping.items():
+            error = text_error(kind, key, text)
+            if error:
+                yield doc.problem(pointer_join(pointer, key), error)
+
+
+def labels(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """5. Mode axes and their values have labels; axis values are unique."""
+    data_axes = doc.data["axes"]
+    for axis in _duplicates([a["axis"] for a in data_axes]):
+        index = max(i for i, a in enumerate(data_axes) if a["axis"] == axis)
+        yield doc.problem(f"/axes/{index}/axis", f"axis {axis!r} is catalogued twice")
+    for i, entry in enumerate(data_axes):
+        for value in _duplicates([o["value"] for o in entry["options"]]):
+            yield doc.problem(f"/axes/{i}/options", f"value {value!r} of axis {entry['axis']!r} is labelled twice")
+    for _, target in recipe.targets():
+        grid = target.grid
+        for group in ("modes", "options"):
+            for axis, values in getattr(grid, group).items():
+                pointer = pointer_join(grid.ptr, group, axis)
+                for value in _duplicates(list(values)):
+                    yield doc.problem(pointer, f"value {value!r} is listed twice")
+                info = recipe.axes.get(axis)
+                if info is None:
+                    if group == "modes" or axis not in KNOWN_OPTION_AXES:
+                        yield doc.problem(pointer, f"axis {axis!r} has no title and labels in the recipe's axes", key=True)
+                    continue
+                for i, value in enumerate(values):
+                    if value not in info.labels:
+                        yield doc.problem(pointer_join(pointer, i),
+                                          f"value {value!r} of axis {axis!r} has no label in the recipe's axes")
+        overlap = set(grid.modes) & set(grid.options)
+        for axis in sorted(overlap):
+            yield doc.problem(pointer_join(grid.ptr, "options", axis), f"axis {axis!r} is both a mode and an option", key=True)
+
+
+def _selection_problems(doc: Document, grid: Grid, pointer: str, chosen: Mapping[str, str],
+                        *, complete: bool) -> Iterator[Problem]:
+    axes = grid.axes
+    for axis, value in chosen.items():
+        if axis not in axes:
+            yield doc.problem(pointer_join(pointer, axis), f"unknown axis {axis!r}; this target's axes: "
+                              f"{', '.join(axes)}", key=True)
+        elif value not in axes[axis]:
+            yield doc.problem(pointer_join(pointer, axis), f"{value!r} is not a value of axis {axis!r}; "
+                              f"choose from: {', '.join(axes[axis])}")
+    if complete:
+        missing = [a for a in axes if a not in chosen]
+        if missing:
+            yield doc.problem(pointer, f"must give a value for every axis; missing: {', '.join(missing)}")
+
+
+def recommendation(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """6. recommended, option_base and excluded name valid axes and values."""
+    for _, target in recipe.targets():
+        grid = target.grid
+        for i, entry in enumerate(grid.excluded):
+            yield from _selection_problems(doc, grid, pointer_join(grid.ptr, "excluded", i), entry, complete=False)
+        option_base = pointer_join(grid.ptr, "option_base")
+        for axis, value in grid.option_base.items():
+            if axis not in grid.options:
+                yield doc.problem(pointer_join(option_base, axis), f"{axis!r} is not an option axis of this target",
+                                  key=True)
+            elif value not in grid.options[axis]:
+                yield doc.problem(pointer_join(option_base, axis), f"{value!r} is not a value of option {axis!r}")
+        for axis in grid.options:
+            if axis not in grid.option_base:
+                yield doc.problem(option_base, f"option axis {axis!r} needs its base value")
+        pointer = pointer_join(grid.ptr, "recommended")
+        if grid.recommended is not None:
+            found = list(_selection_problems(doc, grid, pointer, grid.recommended, complete=True))
+            yield from found
+            if not found and is_excluded(grid, grid.recommended):
+                yield doc.problem(pointer, "the recommended selection is excluded by grid.excluded")
+        else:
+            neutral = {}
+            for axis in grid.modes:
+                neutral[axis] = neutral_value(grid, axis)
+                if neutral[axis] is None:
+                    yield doc.problem(pointer, f"recommended is null, but axis {axis!r} has no value that leaves "
+                                      "the base command unchanged; give a recommendation")
+            neutral.update(grid.option_base)
+            if None not in neutral.values() and len(neutral) == len(grid.axes) and is_excluded(grid, neutral):
+                yield doc.problem(pointer, "recommended is null and the base command's selection is excluded")
+
+
+def cap(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """11. The number of selections per target is capped."""
+    for _, target in recipe.targets():
+        count = selection_count(target.grid)
+        if count > MAX_SELECTIONS:
+            yield doc.problem(target.grid.ptr, f"{count} selections is more than the limit of {MAX_SELECTIONS}; "
+                              "check grid.modes and grid.options for a typo, or exclude combinations")
+
+
+def conflicts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """7. No offered selection has two axes that set or remove the same key of a role."""
+    for _, target in recipe.targets():
+        grid = target.grid
+        if selection_count(grid) > MAX_SELECTIONS:
+            continue
+        touched = {(axis, value): {role: d.touched() for role, d in grid.delta(axis, value).items()}
+                   for axis, values in grid.axes.items() for value in values}
+        reported: set[tuple] = set()
+        axes = list(grid.axes)
+        for selection in all_selections(grid):
+            if is_excluded(grid, selection):
+                continue
+            for i, first in enumerate(axes):
+                for second in axes[i + 1:]:
+                    a, b = (first, selection[first]), (second, selection[second])
+                    for role, keys in touched[b].items():
+                        for kind, key in sorted(keys & touched[a].get(role, set())):
+                            if (a, b, role, key) in reported:
+                                continue
+                            reported.add((a, b, role, key))
+                            where = grid.delta(*b)[role].ptr
+                            yield doc.problem(where, f"{a[0]}={a[1]} and {b[0]}={b[1]} both change {kind[:-1]} "
+                                              f"{key!r} of role {role!r} in an offered selection; exclude the "
+                                              "combination or move the key to one axis")
+
+
+def _rank_keys(role: Role) -> tuple[set[str], set[str]]:
+    ranks = role.ranks or ()
+    return {k for r in ranks for k in r.args}, {k for r in ranks for k in r.envs}
+
+
+def ranks(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """8. scale agrees with the ranks, varies is exactly what differs, deltas leave rank keys alone."""
+    for _, target in recipe.targets():
+        grid = target.grid
+        for role in grid.base:
+            if role.ranks is None:
+                for field in ("scale", "varies"):
+                    if getattr(role, field) is not None:
+                        yield doc.problem(pointer_join(role.ptr, field), f"{field} must be null for a role without ranks")
+                continue
+            match = _SCALE.match(role.scale or "")
+            if match is None:
+                yield doc.problem(pointer_join(role.ptr, "scale"), f"a role with ranks needs scale \"{len(role.ranks)} ranks\"")
+            elif int(match.group(1)) != len(role.ranks):
+                yield doc.problem(pointer_join(role.ptr, "scale"),
+                                  f"scale says {match.group(1)} but the role has {len(role.ranks)} ranks")
+            yield from _varies(doc, grid, role, target)
+            arg_keys, env_keys = _rank_keys(role)
+            for per_role in grid.deltas.values():
+                delta = per_role.get(role.role)
+                if delta is None:
+                    continue
+                for kind, key in sorted(delta.touched()):
+                    if key in (arg_keys if kind == "args" else env_keys):
+                        yield doc.problem(delta.ptr, f"changes {kind[:-1]} {key!r}, which the ranks of role "
+                                          f"{role.role!r} set; the rank's value would always win")
+
+
+def _varies(doc: Document, grid: Grid, role: Role, target: Target) -> Iterator[Problem]:
+    selection = {axis: values[0] for axis, values in grid.axes.items()}
+    commands = expand_role(grid, role, selection)
+    texts: dict[str, set[str | None]] = {}
+    for command in commands:
+        present = {line.key: line.text for line in (*command.arg_lines, *command.env_lines)}
+        for key in {line.key for c in commands for line in (*c.arg_lines, *c.env_lines)}:
+            texts.setdefault(key, set()).add(present.get(key))
+    differing = {key for key, seen in texts.items() if len(seen) > 1}
+    declared = set(role.varies or ())
+    pointer = pointer_join(role.ptr, "varies")
+    for key in sorted(differing - declared):
+        yield doc.problem(pointer, f"{key!r} differs between ranks but is not listed in varies")
+    for key in sorted(declared - differing):
+        yield doc.problem(pointer, f"{key!r} is listed in varies but is the same in every rank")
+
+
+def markup(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """9. text has en and ko with the same keys; text fields hold only allowed inline markup."""
+    text = doc.data["text"]
+    languages = sorted(text)
+    for lang in languages:
+        for other in languages:
+            for key in sorted(set(text[other]) - set(text[lang])):
+                yield doc.problem(pointer_join("/text", lang), f"missing {key!r}, which text.{other} has")
+    fields = [(pointer_join("/text", lang, key), value) for lang in languages for key, value in text[lang].items()]
+    fields += [(pointer_join(t.ptr, "note"), t.note) for _, t in recipe.targets() if t.note]
+    for pointer, value in fields:
+        for error in inline.parse(value)[1]:
+            yield doc.problem(pointer, error)
+
+
+def router(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """10. Router steps pass bash -n."""
+    for _, target in recipe.targets():
+        for step in target.grid.router:
+            error = shell.bash_syntax_error(step.cmd)
+            if error:
+                yield doc.problem(pointer_join(step.ptr, "cmd"), f"does not pass bash -n: {error}")
+
+
+RULES = (unique_names, file_name, dates, delta_keys, deleted_keys, texts, labels, recommendation, cap,
+         conflicts, ranks, markup, router)
+
+
+def check(recipe: Recipe, doc: Document) -> list[Problem]:
+    """Every semantic problem of a schema-valid recipe."""
+    return sorted({p for rule in RULES for p in rule(recipe, doc)})

@@ -1,0 +1,169 @@
+"""Read a recipe file: JSON with the line and column of every value and key.
+
+The standard ``json`` module reports where a broken file fails, but forgets where
+each value of a good one came from. This small reader keeps that, so every later
+problem can name its line and column, and it rejects duplicate keys, which
+``json`` would silently collapse.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .problems import Kind, Problem, pointer_join
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Document:
+    """A parsed JSON file: its data and where each pointer starts."""
+
+    path: str
+    data: Any
+    values: dict[str, tuple[int, int]]
+    keys: dict[str, tuple[int, int]]
+
+    def where(self, pointer: str, *, key: bool = False) -> tuple[int, int]:
+        """Line and column of a pointer's value (or its key); the nearest parent if unknown."""
+        table = self.keys if key else self.values
+        probe = pointer
+        while True:
+            if probe in table:
+                return table[probe]
+            if probe in self.values:
+                return self.values[probe]
+            if not probe:
+                return (1, 1)
+            probe = probe.rsplit("/", 1)[0]
+
+    def problem(self, pointer: str, message: str, *, kind: Kind = Kind.RULE, key: bool = False) -> Problem:
+        line, column = self.where(pointer, key=key)
+        return Problem(file=self.path, line=line, column=column, pointer=pointer, message=message, kind=kind)
+
+
+class _NotJSON(Exception):
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.values: dict[str, tuple[int, int]] = {}
+        self.keys: dict[str, tuple[int, int]] = {}
+        self.duplicates: list[tuple[str, int]] = []
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        lo, hi = 0, len(self._line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self._line_starts[lo] + 1
+
+    def skip(self, i: int) -> int:
+        return _WS.match(self.text, i).end()
+
+    def value(self, i: int, pointer: str) -> tuple[Any, int]:
+        i = self.skip(i)
+        self.values[pointer] = self.position(i)
+        ch = self.text[i]
+        if ch == "{":
+            return self.object(i + 1, pointer)
+        if ch == "[":
+            return self.array(i + 1, pointer)
+        if ch == '"':
+            return json.decoder.scanstring(self.text, i + 1)
+        for word, literal in _LITERALS.items():
+            if self.text.startswith(word, i):
+                return literal, i + len(word)
+        match = _NUMBER.match(self.text, i)
+        if match is None:  # NaN and Infinity: Python reads them, JSON does not have them
+            raise _NotJSON(i, "NaN and Infinity are not JSON numbers")
+        number = match.group()
+        return (float(number) if any(c in number for c in ".eE") else int(number)), match.end()
+
+    def object(self, i: int, pointer: str) -> tuple[dict[str, Any], int]:
+        result: dict[str, Any] = {}
+        i = self.skip(i)
+        if self.text[i] == "}":
+            return result, i + 1
+        while True:
+            i = self.skip(i)
+            key_at = i
+            key, i = json.decoder.scanstring(self.text, i + 1)
+            child = pointer_join(pointer, key)
+            if key in result:
+                self.duplicates.append((child, key_at))
+            self.keys[child] = self.position(key_at)
+            i = self.skip(i) + 1  # the colon
+            result[key], i = self.value(i, child)
+            i = self.skip(i)
+            if self.text[i] == "}":
+                return result, i + 1
+            i += 1  # the comma
+
+    def array(self, i: int, pointer: str) -> tuple[list[Any], int]:
+        result: list[Any] = []
+        i = self.skip(i)
+        if self.text[i] == "]":
+            return result, i + 1
+        while True:
+            item, i = self.value(i, pointer_join(pointer, len(result)))
+            result.append(item)
+            i = self.skip(i)
+            if self.text[i] == "]":
+                return result, i + 1
+            i += 1
+
+
+def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
+    """Parse JSON text; return the document, or the problems that stop it."""
+    try:
+        json.loads(text)  # the standard reader finds and locates syntax errors
+    except json.JSONDecodeError as error:
+        return None, [
+            Problem(file=path, line=error.lineno, column=error.colno, pointer="",
+                    message=f"invalid JSON: {error.msg}", kind=Kind.JSON)
+        ]
+    reader = _Reader(text)
+    try:
+        data, _ = reader.value(0, "")
+    except _NotJSON as error:
+        line, column = reader.position(error.offset)
+        return None, [Problem(file=path, line=line, column=column, pointer="",
+                              message=f"invalid JSON: {error}", kind=Kind.JSON)]
+    document = Document(path=path, data=data, values=reader.values, keys=reader.keys)
+    problems = []
+    for pointer, offset in reader.duplicates:
+        line, column = reader.position(offset)
+        problems.append(Problem(file=path, line=line, column=column, pointer=pointer,
+                                message="duplicate key: only the last value would count",
+                                kind=Kind.JSON))
+    return document, problems
+
+
+def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
+    """Read and parse a file; unreadable or non-UTF-8 files become problems too."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        return None, [Problem(file=name, line=1, column=1, pointer="",
+                              message=f"not UTF-8 text: {error.reason} at byte {error.start}",
+                              kind=Kind.JSON)]
+    except OSError as error:
+        return None, [Problem(file=name, line=1, column=1, pointer="",
+                              message=f"cannot read file: {error.strerror}", kind=Kind.JSON)]
+    return parse(text, name)
