@@ -1,0 +1,143 @@
+"""The explorer template: every line any selection can show, each with the condition
+under which it shows.
+
+A page cannot carry one copy of each command per selection (A.X-K2 has 216), so
+each command block is rendered once as a list of line variants. A variant carries
+a condition: a union of products, each product naming, per axis, the values for
+which the line is present. Filtering the lines by a selection must give exactly
+the command that ``expansion`` produces; ``check`` proves it for every selection.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+from . import shell
+from .expansion import default_selection, expand_selection, offered
+from .model import Recipe, Strategy, Target
+
+# One product: for each axis index, the allowed value indices (None: any value).
+Product = tuple[frozenset[int] | None, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Variant:
+    """One line (an env assignment or an argument) and when it is shown."""
+
+    kind: str  # "env" or "arg"
+    key: str
+    text: str
+    when: Product  # one product; a line shown under a union appears once per product
+
+    def shown(self, chosen: Sequence[int]) -> bool:
+        return all(allowed is None or chosen[a] in allowed for a, allowed in enumerate(self.when))
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Block:
+    """Every variant of one command (a role, or one rank of it)."""
+
+    role: str
+    rank: int | None
+    launcher: str
+    model: str
+    varies: frozenset[str]
+    lines: tuple[Variant, ...]
+
+    def text(self, chosen: Sequence[int]) -> str:
+        envs = [v.text for v in self.lines if v.kind == "env" and v.shown(chosen)]
+        args = [v.text for v in self.lines if v.kind == "arg" and v.shown(chosen)]
+        return shell.command_text(envs, self.launcher, self.model, args)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Template:
+    """The explorer of one strategy and target."""
+
+    strategy: Strategy
+    target: Target
+    axes: tuple[tuple[str, tuple[str, ...]], ...]
+    default: tuple[int, ...]
+    recommended: tuple[int, ...] | None
+    excluded: tuple[Product, ...]
+    blocks: tuple[Block, ...]
+    router: tuple[tuple[str, str], ...]
+    selections: int
+
+    def index(self, selection: Mapping[str, str]) -> tuple[int, ...]:
+        return tuple(values.index(selection[axis]) for axis, values in self.axes)
+
+
+def _decompose(chosen: set[tuple[int, ...]], universe: set[tuple[int, ...]], width: int) -> list[Product]:
+    """Split a set of selections into products that, within ``universe``, cover exactly it."""
+    if not chosen:
+        return []
+    projections = [frozenset(s[a] for s in chosen) for a in range(width)]
+    box = [s for s in universe if all(s[a] in projections[a] for a in range(width))]
+    if len(box) == len(chosen):
+        domains = [frozenset(s[a] for s in universe) for a in range(width)]
+        return [tuple(None if projections[a] >= domains[a] else projections[a] for a in range(width))]
+    axis = next(a for a in range(width) if len(projections[a]) > 1)
+    products = []
+    for value in sorted(projections[axis]):
+        part = {s for s in chosen if s[axis] == value}
+        rest = {s for s in universe if s[axis] == value}
+        for product in _decompose(part, rest, width):
+            products.append(tuple(frozenset({value}) if a == axis else p for a, p in enumerate(product)))
+    return products
+
+
+def build(recipe: Recipe, strategy: Strategy, target: Target, *, only_default: bool = False) -> Template:
+    """The template of one target; with only_default, of its first selection only."""
+    grid = target.grid
+    axes = tuple((axis, values) for axis, values in grid.axes.items())
+    default = default_selection(grid)
+    selections = [default] if only_default else list(offered(grid))
+    indexed = [tuple(values.index(s[axis]) for axis, values in axes) for s in selections]
+    universe = set(indexed)
+    seen: dict[tuple, dict[tuple, set[tuple[int, ...]]]] = {}
+    order: dict[tuple, dict[tuple, tuple]] = {}
+    heads: dict[tuple, tuple[str, str]] = {}
+    for selection, index in zip(selections, indexed, strict=True):
+        for command in expand_selection(recipe, strategy, target, selection).commands:
+            block = (command.role, command.rank)
+            heads[block] = (command.launcher, command.model)
+            lines = [("env", line) for line in command.env_lines] + [("arg", line) for line in command.arg_lines]
+            for kind, line in lines:
+                # the same text at another slot is another variant: its place differs
+                variant = (kind, line.slot, line.key, line.text)
+                seen.setdefault(block, {}).setdefault(variant, set()).add(index)
+                order.setdefault(block, {}).setdefault(variant, (kind != "env", line.slot, len(order[block])))
+    varies = {r.role: frozenset(r.varies or ()) for r in grid.base}
+    blocks = []
+    for block, variants in seen.items():
+        lines = []
+        for variant in sorted(variants, key=lambda v: order[block][v]):
+            kind, _, key, text = variant
+            for product in _decompose(variants[variant], universe, len(axes)):
+                lines.append(Variant(kind=kind, key=key, text=text, when=product))
+        launcher, model = heads[block]
+        blocks.append(Block(role=block[0], rank=block[1], launcher=launcher, model=model,
+                            varies=varies[block[0]], lines=tuple(lines)))
+    excluded = tuple(
+        tuple(frozenset({values.index(entry[axis])}) if axis in entry else None for axis, values in axes)
+        for entry in grid.excluded
+    )
+    recommended = None if grid.recommended is None else tuple(values.index(grid.recommended[a]) for a, values in axes)
+    return Template(strategy=strategy, target=target, axes=axes, default=tuple(values.index(default[a])
+                    for a, values in axes), recommended=recommended, excluded=excluded, blocks=tuple(blocks),
+                    router=tuple((step.node, step.cmd) for step in grid.router), selections=len(selections))
+
+
+def check(recipe: Recipe, template: Template) -> list[str]:
+    """Selections for which filtering the template differs from expansion (none, always)."""
+    grid = template.target.grid
+    wrong = []
+    for selection in offered(grid):
+        index = template.index(selection)
+        expected = expand_selection(recipe, template.strategy, template.target, selection).commands
+        got = [block.text(index) for block in template.blocks]
+        if got != [c.shell for c in expected]:
+            wrong.append(", ".join(f"{a}={v}" for a, v in selection.items()))
+    return wrong

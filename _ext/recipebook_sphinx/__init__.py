@@ -1,0 +1,105 @@
+"""Sphinx adapter for recipebook: directives, warnings, assets. Registers only."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.environment import BuildEnvironment
+from sphinx.util.typing import ExtensionMetadata
+
+from recipebook.problems import Problem
+
+from . import directives, grid_html, store
+from .warnings_ import Subtype, warn, warn_problem
+
+STATIC = Path(__file__).parent / "static"
+LOCALE = Path(__file__).resolve().parents[2] / "locale"
+EXPLORER_CSS = "recipebook-explorer.css"
+ENV_VERSION = 1
+
+
+def _resolve_dir(app: Sphinx, config: Config) -> None:
+    config.recipebook_dir = os.fspath(Path(app.confdir, config.recipebook_dir).resolve())
+
+
+def _report(app: Sphinx) -> None:
+    """Check every recipe at the start of every build, so a bad one always fails it."""
+    problems: list[Problem] = []
+    for path in store.recipe_paths(app.config.recipebook_dir):
+        problems += store.check(path)[1]
+    for problem in sorted(problems):
+        warn_problem(problem, os.path.relpath(problem.file, app.confdir))
+
+
+def _add_assets(app: Sphinx) -> None:
+    if app.builder.format != "html":
+        return
+    app.config.html_static_path.append(os.fspath(STATIC))
+    app.add_css_file("recipebook.css")
+    app.add_css_file(EXPLORER_CSS)
+    app.add_js_file("recipebook.js", defer="defer")
+
+
+def _pages(app: Sphinx, env: BuildEnvironment) -> None:
+    """Every valid recipe has a page, so the catalogue never links nowhere."""
+    pattern = app.config.recipebook_pages["recipe"]
+    for path in store.recipe_paths(app.config.recipebook_dir):
+        recipe, _problems = store.check(path)
+        if recipe is not None and pattern.format(name=recipe.name) not in env.found_docs:
+            warn(f"recipe {recipe.name!r} has no page {pattern.format(name=recipe.name)!r}; create it with "
+                 f"`make recipe-page NAME={recipe.name}`", Subtype.PAGE, os.path.relpath(path, app.confdir))
+
+
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    getattr(env, "recipebook_grids", {}).pop(docname, None)
+
+
+def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+    grids = env.recipebook_grids = getattr(env, "recipebook_grids", {})
+    for docname in docnames:
+        if docname in getattr(other, "recipebook_grids", {}):
+            grids[docname] = other.recipebook_grids[docname]
+
+
+def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    sizes = [info for page in getattr(app.env, "recipebook_grids", {}).values() for info in page.values()]
+    exclusions = {gid: info[2] for page in getattr(app.env, "recipebook_grids", {}).values()
+                  for gid, info in page.items() if info[2]}
+    css = grid_html.explorer_css(max((s[0] for s in sizes), default=0), max((s[1] for s in sizes), default=0),
+                                 exclusions)
+    target = Path(app.outdir, "_static", EXPLORER_CSS)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(css, encoding="utf-8")
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("sphinx_design")
+    app.add_config_value("recipebook_dir", "recipes", "env", types=(str,))
+    app.add_config_value("recipebook_render", directives.RENDER_FULL, "env", types=(str,))
+    app.add_config_value("recipebook_pages", {"recipe": "recipes/{name}", "install": "install",
+                                              "configuration": "configuration"}, "env", types=(dict,))
+    app.add_config_value("recipebook_versions", {}, "env", types=(dict,))
+    app.add_directive("recipe-header", directives.HeaderDirective)
+    app.add_directive("recipe-install", directives.InstallDirective)
+    app.add_directive("recipe-explorer", directives.ExplorerDirective)
+    app.add_directive("recipe-client", directives.ClientDirective)
+    app.add_directive("recipe-catalogue", directives.CatalogueDirective)
+    app.add_message_catalog("recipebook", os.fspath(LOCALE))
+    app.add_message_catalog("recipe-labels", os.fspath(LOCALE))
+    app.connect("config-inited", _resolve_dir)
+    app.connect("builder-inited", _report)
+    app.connect("builder-inited", _add_assets)
+    app.connect("env-check-consistency", _pages)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("build-finished", _write_explorer_css)
+    return {"version": "1.0", "env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+__all__ = ["setup"]

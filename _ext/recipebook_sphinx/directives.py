@@ -1,0 +1,329 @@
+"""The recipe directives: header, install, explorer, client, catalogue."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.locale import get_translation
+from sphinx.util.docutils import SphinxDirective
+from sphinx_design.shared import create_component
+
+from recipebook import explorer, inline
+from recipebook.model import Recipe, Strategy, Target
+
+from . import grid_html, store
+from .warnings_ import Subtype, warn
+
+_ = get_translation("recipebook")
+label_ = get_translation("recipe-labels")  # labels recipes give in English only
+
+RENDER_FULL = "full"
+RENDER_RECOMMENDED = "recommended"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def inline_nodes(text: str) -> list[nodes.Node]:
+    """Docutils nodes for a recipe text (validated to hold only allowed inline tags)."""
+    spans, _errors = inline.parse(text)
+    return [_span_node(span) for span in spans]
+
+
+def _span_node(span: inline.Span) -> nodes.Node:
+    if span.tag is None:
+        return nodes.Text(span.text)
+    children = [_span_node(c) for c in span.children]
+    if span.tag == "a":
+        return nodes.reference("", "", *children, refuri=span.href)
+    kind = {"strong": nodes.strong, "em": nodes.emphasis, "code": nodes.literal}[span.tag]
+    return kind("", "", *children)
+
+
+def _para(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
+    return nodes.paragraph("", "", *[nodes.Text(c) if isinstance(c, str) else c for c in children],
+                           classes=list(classes))
+
+
+def _table(headers: list[str], rows: list[list[nodes.Node | str]], classes: tuple[str, ...] = ()) -> nodes.table:
+    table = nodes.table(classes=["rb-table", *classes])
+    group = nodes.tgroup(cols=len(headers))
+    table += group
+    group.extend(nodes.colspec(colwidth=1) for _h in headers)
+    head = nodes.thead()
+    head += nodes.row("", *[nodes.entry("", _para(h)) for h in headers])
+    body = nodes.tbody()
+    for row in rows:
+        body += nodes.row("", *[nodes.entry("", _para(cell)) for cell in row])
+    group += [head, body]
+    return table
+
+
+def context_length(recipe: Recipe) -> int | None:
+    """The longest --max-model-len any base command serves."""
+    lengths = []
+    for _s, target in recipe.targets():
+        for role in target.grid.base:
+            text = role.args.get("--max-model-len")
+            if text and text.split()[-1].isdigit():
+                lengths.append(int(text.split()[-1]))
+    return max(lengths, default=None)
+
+
+def doc_link(docname: str, *children: nodes.Node) -> addnodes.pending_xref:
+    """A checked link to another page (a missing page is a build warning)."""
+    ref = addnodes.pending_xref("", *children, refdomain="std", reftype="doc", reftarget="/" + docname,
+                                refexplicit=True, refwarn=True)
+    return ref
+
+
+class RecipeDirective(SphinxDirective):
+    """Base: one argument, the recipe name; the recipe file is a dependency."""
+
+    required_arguments = 1
+    has_content = False
+
+    def load(self) -> Recipe | None:
+        name = self.arguments[0]
+        path = store.path_for(self.config.recipebook_dir, name)
+        if not path.is_file():
+            warn(f"no recipe named {name!r} (expected {path.name} in the recipes folder)", Subtype.MISSING,
+                 self.get_location())
+            return None
+        for dependency in store.dependencies(path):
+            self.env.note_dependency(dependency)
+        recipe, _problems = store.check(path)
+        return recipe  # problems were reported once, at the start of the build
+
+    @property
+    def lang(self) -> str:
+        return "ko" if (self.config.language or "en").startswith("ko") else "en"
+
+    def texts(self, recipe: Recipe):
+        return recipe.text.get(self.lang) or recipe.text["en"]
+
+    def run(self) -> list[nodes.Node]:
+        recipe = self.load()
+        if recipe is None:
+            return [_para(_("This recipe could not be shown: its file has errors (see the build log)."),
+                          classes=("rb-broken",))]
+        return self.render(recipe)
+
+    def render(self, recipe: Recipe) -> list[nodes.Node]:
+        raise NotImplementedError
+
+
+class HeaderDirective(RecipeDirective):
+    """Summary, badges, model facts and the facts of each target."""
+
+    def render(self, recipe: Recipe) -> list[nodes.Node]:
+        result: list[nodes.Node] = [_para(*inline_nodes(self.texts(recipe).sub), classes=("rb-sub",))]
+        badges = _para(classes=("rb-badges",))
+        for badge in recipe.badges:
+            badges += nodes.inline(badge.text, badge.text, classes=["rb-badge", *(["rb-hl"] if badge.highlight else [])])
+            badges += nodes.Text(" ")
+        result.append(badges)
+        facts = nodes.field_list(classes=["rb-facts"])
+
+        def fact(name: str, *value: nodes.Node | str) -> None:
+            facts.append(nodes.field("", nodes.field_name("", name), nodes.field_body("", _para(*value))))
+
+        fact(_("Model"), nodes.reference(recipe.model, recipe.model, refuri=recipe.hf))
+        fact(_("Provider"), recipe.provider)
+        fact(_("Precision"), ", ".join(recipe.variants) + ("" if len(recipe.variants) == 1 else
+                                                            " " + _("(served: {variant})").format(variant=recipe.variant)))
+        fact(_("Attention"), recipe.attn)
+        length = context_length(recipe)
+        if length:
+            fact(_("Context length"), _("{tokens} tokens").format(tokens=f"{length:,}"))
+        serves = [text for key, text in (("api", _("OpenAI-compatible API")), ("text", _("text")),
+                                         ("mm", _("multimodal input"))) if recipe.features.get(key)]
+        if serves:
+            fact(_("Serves"), ", ".join(serves))
+        fact(_("Verified strategies"), *inline_nodes(self.texts(recipe).tag))
+        result.append(facts)
+        rows = [[label_(s.label), t.label or label_(t.target), str(t.npus), ", ".join(t.skus), t.verified]
+                for s, t in recipe.targets()]
+        result.append(_table([_("Strategy"), _("Target"), _("NPUs"), _("SKU"), _("Verified")], rows,
+                             classes=("rb-targets",)))
+        return result
+
+
+class InstallDirective(RecipeDirective):
+    """Prerequisites, install commands and the notes this recipe's features need."""
+
+    def render(self, recipe: Recipe) -> list[nodes.Node]:
+        versions = self.config.recipebook_versions
+        install_page = self.config.recipebook_pages["install"]
+        result: list[nodes.Node] = [
+            _para(_("The host needs the RBLN Driver. Installing the RBLN Compiler (rebel-compiler) needs an "
+                    "RBLN Portal account. Compatible package versions are listed in the "),
+                  doc_link(install_page, nodes.inline("", _("installation matrix"))), "."),
+            _para(_("Install the compiler:")),
+            _code(f"pip install --extra-index-url {versions['rbln_index']} rebel-compiler=={versions['rebel-compiler']}"),
+            _para(_("Install the serving plugin, vllm-rbln, with the connectors for KV-cache transfer:")),
+            _code(" \\\n    ".join([
+                "pip install",
+                f"--extra-index-url {versions['rbln_index']}",
+                f"--extra-index-url {versions['vllm_cpu_index']}",
+                f"--extra-index-url {versions['torch_cpu_index']}",
+                f'"vllm-rbln[kv_connectors]=={versions["vllm-rbln"]}"',
+            ])),
+            _para(_("In short, once the package indexes are configured:")),
+            _code(recipe.install_line),
+        ]
+        if needs_connectors(recipe):
+            result.append(_note(_("The KV offload (LMCache) and prefill/decode commands of this recipe need the "
+                                  "kv_connectors extra, which installs lmcache-rbln and nixl-rbln. Without it, "
+                                  "such a server fails while starting.")))
+        if needs_suffix(recipe):
+            result.append(_note(_("Suffix speculative decoding needs arctic-inference=={version}, which the base "
+                                  "vllm-rbln install does not include. Without it, the server stops at start-up "
+                                  "with an ImportError.").format(version=versions["arctic-inference"])))
+            result.append(_code(f"pip install arctic-inference=={versions['arctic-inference']}"))
+        return result
+
+
+def _code(text: str, language: str = "bash") -> nodes.literal_block:
+    block = nodes.literal_block(text, text, language=language)
+    return block
+
+
+def _note(text: str) -> nodes.note:
+    return nodes.note("", _para(text))
+
+
+def needs_connectors(recipe: Recipe) -> bool:
+    """KV offload through LMCache, or a prefill/decode strategy, is offered."""
+    for _s, target in recipe.targets():
+        grid = target.grid
+        roles = {r.role for r in grid.base}
+        if {"prefill", "decode"} <= roles or any(v != "off" for v in grid.modes.get("lmcache", ())):
+            return True
+        if any(v != "off" for v in grid.modes.get("kv_connector", ())):
+            return True
+    return False
+
+
+def needs_suffix(recipe: Recipe) -> bool:
+    return any("suffix" in t.grid.modes.get("spec_decode", ()) for _s, t in recipe.targets())
+
+
+class ExplorerDirective(RecipeDirective):
+    """Strategy tabs, target tabs, and in each target the selectors and commands."""
+
+    def render(self, recipe: Recipe) -> list[nodes.Node]:
+        texts = self.texts(recipe)
+        result: list[nodes.Node] = [_para(*inline_nodes(texts.strategy_note), classes=("rb-strategy-note",))]
+        strategies = create_component("tab-set", classes=["sd-tab-set", "rb-strategies"])
+        for si, strategy in enumerate(recipe.strategies):
+            content = [self._strategy_facts(strategy)]
+            targets = create_component("tab-set", classes=["sd-tab-set", "rb-targets-tabs"])
+            for ti, target in enumerate(strategy.targets):
+                targets += self._tab(label_(target.label or target.target), target.target,
+                                     f"rb-target-{_slug(recipe.name)}-{si}",
+                                     [self._target_facts(target), *self._grid(recipe, strategy, target, si, ti)])
+            content.append(targets)
+            title = [nodes.inline("", label_(strategy.label), classes=["rb-tab-label"]),
+                     nodes.inline("", label_(strategy.tag), classes=["rb-tab-tag"])]
+            strategies += self._tab(title, strategy.slug, f"rb-strategy-{_slug(recipe.name)}", content)
+        result.append(strategies)
+        return result
+
+    def _tab(self, title, sync: str, group: str, content: list[nodes.Node]) -> nodes.container:
+        item = create_component("tab-item", classes=["sd-tab-item"], selected=False)
+        children = [nodes.Text(title)] if isinstance(title, str) else title
+        label = nodes.rubric("", "", *children, classes=["sd-tab-label"])
+        label["sync_id"], label["sync_group"] = sync, group
+        body = create_component("tab-content", classes=["sd-tab-content"])
+        body.extend(content)
+        item += [label, body]
+        return item
+
+    def _strategy_facts(self, strategy: Strategy) -> nodes.paragraph:
+        parts = [_("Precision: {variant}").format(variant=strategy.variant)]
+        if strategy.nodes:
+            parts.append(_("Nodes: {count}").format(count=strategy.nodes))
+        return _para(" · ".join(parts), classes=("rb-strategy-facts",))
+
+    def _target_facts(self, target: Target) -> nodes.paragraph:
+        parts = [_("NPUs per server: {count}").format(count=target.npus), ", ".join(target.skus),
+                 _("verified {date}").format(date=target.verified),
+                 _("model implementation: {impl}").format(impl=target.model_impl)]
+        para = _para(" · ".join(parts), classes=("rb-target-facts",))
+        if target.note:
+            para = nodes.container("", para, _para(*inline_nodes(target.note), classes=("rb-target-note",)))
+        return para
+
+    def _grid(self, recipe: Recipe, strategy: Strategy, target: Target, si: int, ti: int) -> list[nodes.Node]:
+        only_default = self.config.recipebook_render == RENDER_RECOMMENDED
+        template = explorer.build(recipe, strategy, target, only_default=only_default)
+        if not only_default:
+            wrong = explorer.check(recipe, template)
+            if wrong:
+                warn(f"the explorer would not show the expanded commands for: {wrong[0]}", Subtype.TEMPLATE,
+                     self.get_location())
+        gid = f"rb-{_slug(recipe.name)}-{si}-{ti}"
+        env_data = self.env.recipebook_grids = getattr(self.env, "recipebook_grids", {})
+        env_data.setdefault(self.env.docname, {})[gid] = (len(template.axes),
+                                                           max(len(v) for _a, v in template.axes) if template.axes else 0,
+                                                           list(template.excluded))
+        html = grid_html.grid(recipe, template, gid, lambda axis: axis_text(recipe, axis), _)
+        return [nodes.raw("", html, format="html")]
+
+
+def axis_text(recipe: Recipe, axis: str) -> tuple[str, dict[str, str]]:
+    """Translated title and value labels of an axis."""
+    info = recipe.axes.get(axis)
+    known = {"tool_calling": _("Tool calling"), "reasoning_parser": _("Reasoning parser")}
+    if info is None:
+        return known.get(axis, axis), {"on": _("On"), "off": _("Off")}
+    return label_(info.title), {value: label_(text) for value, text in info.labels.items()}
+
+
+class ClientDirective(RecipeDirective):
+    """The client request against the OpenAI-compatible server."""
+
+    def render(self, recipe: Recipe) -> list[nodes.Node]:
+        return [_para(_("Once the server is up, send it a request:")), _code(recipe.client)]
+
+
+class CatalogueDirective(SphinxDirective):
+    """Every recipe in the recipes folder, linking its page."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        directory = Path(self.config.recipebook_dir)
+        self.env.note_dependency(str(directory))
+        rows = []
+        for path in store.recipe_paths(directory):
+            for dependency in store.dependencies(path):
+                self.env.note_dependency(dependency)
+            recipe, _problems = store.check(path)
+            if recipe is None:
+                continue
+            docname = self.config.recipebook_pages["recipe"].format(name=recipe.name)
+            link = doc_link(docname, nodes.inline("", recipe.name))
+            badges = _para(classes=("rb-badges",))
+            for badge in recipe.badges:
+                badges += nodes.inline(badge.text, badge.text, classes=["rb-badge", *(["rb-hl"] if badge.highlight else [])])
+                badges += nodes.Text(" ")
+            strategies = ", ".join(label_(s.label) for s in recipe.strategies)
+            npus = sorted({t.npus for _s, t in recipe.targets()})
+            skus = sorted({sku for _s, t in recipe.targets() for sku in t.skus})
+            verified = max(t.verified for _s, t in recipe.targets())
+            rows.append([link, recipe.provider, badges, strategies, ", ".join(map(str, npus)), ", ".join(skus), verified])
+        if not rows:
+            return [_para(_("No recipes yet."))]
+        table = _table([_("Model"), _("Provider"), _("Facts"), _("Strategies"), _("NPUs"), _("SKU"), _("Verified")],
+                       [], classes=("rb-catalogue",))
+        body = table[0][-1]
+        for row in rows:
+            body += nodes.row("", *[nodes.entry("", cell if isinstance(cell, nodes.paragraph) else _para(cell))
+                                    for cell in row])
+        return [table]

@@ -1,0 +1,80 @@
+/* Recipe explorer: copy buttons, and the selection in the URL fragment.
+   Everything works without this file; it only adds copying and deep links. */
+(function () {
+  "use strict";
+
+  function gridState(grid) {
+    var params = new URLSearchParams();
+    params.set("s", grid.dataset.strategy);
+    params.set("t", grid.dataset.target);
+    grid.querySelectorAll("input[data-axis]").forEach(function (input) {
+      if (input.type === "checkbox") {
+        params.set(input.dataset.axis, input.checked ? "on" : "off");
+      } else if (input.checked) {
+        params.set(input.dataset.axis, input.value);
+      }
+    });
+    return params;
+  }
+
+  function remember(grid) {
+    history.replaceState(null, "", "#" + gridState(grid).toString());
+  }
+
+  function showTab(element) {
+    // open every sphinx-design tab that contains the element
+    for (var node = element; node; node = node.parentElement) {
+      if (node.classList && node.classList.contains("sd-tab-content")) {
+        var label = document.querySelector('label[aria-controls="' + node.id + '"]');
+        var input = label && document.getElementById(label.getAttribute("for"));
+        if (input) { input.checked = true; }
+      }
+    }
+  }
+
+  function restore() {
+    var hash = decodeURIComponent(location.hash.slice(1));
+    if (hash.indexOf("s=") !== 0) { return; }
+    var params = new URLSearchParams(hash);
+    var grid = Array.prototype.find.call(document.querySelectorAll("form.rb-grid"), function (g) {
+      return g.dataset.strategy === params.get("s") && g.dataset.target === params.get("t");
+    });
+    if (!grid) { return; }
+    showTab(grid);
+    grid.querySelectorAll("input[data-axis]").forEach(function (input) {
+      var value = params.get(input.dataset.axis);
+      if (value === null) { return; }
+      if (input.type === "checkbox") { input.checked = value === "on"; }
+      else if (input.value === value) { input.checked = true; }
+    });
+  }
+
+  function copy(button) {
+    var pre = button.parentElement.querySelector("pre");
+    var text = pre.innerText.replace(/\n$/, "");  // live innerText skips the hidden lines
+    var done = function () {
+      var label = button.textContent;
+      button.textContent = button.dataset.done;
+      button.classList.add("rb-done");
+      setTimeout(function () { button.textContent = label; button.classList.remove("rb-done"); }, 1500);
+    };
+    if (navigator.clipboard) { navigator.clipboard.writeText(text).then(done); }
+  }
+
+  function init() {
+    document.querySelectorAll(".rb-copy").forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", function () { copy(button); });
+    });
+    document.querySelectorAll("form.rb-grid").forEach(function (grid) {
+      grid.addEventListener("change", function () { remember(grid); });
+      grid.addEventListener("reset", function () { setTimeout(function () { remember(grid); }, 0); });
+      grid.addEventListener("submit", function (event) { event.preventDefault(); });
+    });
+    restore();
+    window.addEventListener("hashchange", restore);
+  }
+
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", init); }
+  else { init(); }
+}());

@@ -1,0 +1,52 @@
+"""Sphinx configuration: English sources in source/, Korean from locale/."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "_ext"))
+
+project = "RBLN Serving Recipes"
+author = "RBLN Serving Recipes contributors"
+copyright = "2026, RBLN Serving Recipes contributors"
+
+extensions = [
+    "myst_parser",
+    "sphinx_design",
+    "sphinx_copybutton",
+    "recipebook_sphinx",
+]
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+exclude_patterns = ["_build", ".venv"]
+
+# Languages: English sources, Korean catalogs (sphinx-intl) in locale/.
+language = "en"
+locale_dirs = ["../locale/"]  # relative to source/
+gettext_compact = True
+gettext_uuid = False
+gettext_location = False
+gettext_additional_targets = []
+
+# Recipes
+recipebook_dir = "recipes"
+recipebook_versions = {
+    "rebel-compiler": "0.12.0",
+    "vllm-rbln": "0.12.0",
+    "vllm": "0.30.0",
+    "arctic-inference": "0.1.1",
+    "rbln_index": "https://pypi.rbln.ai/simple",
+    "vllm_cpu_index": "https://wheels.vllm.ai/0.30.0/cpu",
+    "torch_cpu_index": "https://download.pytorch.org/whl/cpu",
+}
+
+# HTML
+html_theme = "furo"
+html_title = "RBLN Serving Recipes"
+html_static_path = []
+html_last_updated_fmt = None
+html_copy_source = False
+html_show_sourcelink = False
+# The explorer has its own copy buttons (they copy only the lines shown).
+copybutton_selector = "div.highlight pre:not(.rb-code pre)"
+copybutton_exclude = ".linenos, .gp"
