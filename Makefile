@@ -5,10 +5,13 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-SPHINXOPTS ?=
+BUILD  := _build
+SPHINXOPTS ?= -j auto
+SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -c . $(SPHINXOPTS)
+LANGUAGES := en ko
 export PYTHONPATH := $(CURDIR)/_ext
 
-.PHONY: html test validate lint livehtml clean venv
+.PHONY: html html-en html-ko livehtml test validate lint bench clean venv recipe-page
 
 venv: $(STAMP)
 
@@ -17,8 +20,21 @@ $(STAMP): requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
+html: $(addprefix html-,$(LANGUAGES))
+	$(BIN)/python -m recipebook_sphinx.landing $(BUILD)/html $(LANGUAGES)
+
+$(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
+	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* source $(BUILD)/html/$*
+
+livehtml: $(STAMP)
+	$(BIN)/sphinx-autobuild -c . -d $(BUILD)/doctrees/live --watch recipes --watch _ext source $(BUILD)/live
+
 validate: $(STAMP)
 	$(BIN)/python -m recipebook validate
+
+recipe-page: $(STAMP)
+	@test -n "$(NAME)" || { echo "usage: make recipe-page NAME=<recipe name>"; exit 2; }
+	$(BIN)/python -m recipebook_sphinx.newpage $(NAME)
 
 lint: $(STAMP)
 	$(BIN)/ruff check _ext tests conf.py
@@ -28,4 +44,4 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 clean:
-	rm -rf _build
+	rm -rf $(BUILD)

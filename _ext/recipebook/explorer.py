@@ -118,16 +118,32 @@ def build(recipe: Recipe, strategy: Strategy, target: Target, *, only_default: b
             for product in _decompose(variants[variant], universe, len(axes)):
                 lines.append(Variant(kind=kind, key=key, text=text, when=product))
         launcher, model = heads[block]
-        blocks.append(Block(role=block[0], rank=block[1], launcher=launcher, model=model,
-                            varies=varies[block[0]], lines=tuple(lines)))
+        blocks.append(
+            Block(
+                role=block[0],
+                rank=block[1],
+                launcher=launcher,
+                model=model,
+                varies=varies[block[0]],
+                lines=tuple(lines),
+            )
+        )
     excluded = tuple(
         tuple(frozenset({values.index(entry[axis])}) if axis in entry else None for axis, values in axes)
         for entry in grid.excluded
     )
     recommended = None if grid.recommended is None else tuple(values.index(grid.recommended[a]) for a, values in axes)
-    return Template(strategy=strategy, target=target, axes=axes, default=tuple(values.index(default[a])
-                    for a, values in axes), recommended=recommended, excluded=excluded, blocks=tuple(blocks),
-                    router=tuple((step.node, step.cmd) for step in grid.router), selections=len(selections))
+    return Template(
+        strategy=strategy,
+        target=target,
+        axes=axes,
+        default=tuple(values.index(default[a]) for a, values in axes),
+        recommended=recommended,
+        excluded=excluded,
+        blocks=tuple(blocks),
+        router=tuple((step.node, step.cmd) for step in grid.router),
+        selections=len(selections),
+    )
 
 
 def check(recipe: Recipe, template: Template) -> list[str]:

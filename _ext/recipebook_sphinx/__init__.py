@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
@@ -50,8 +49,12 @@ def _pages(app: Sphinx, env: BuildEnvironment) -> None:
     for path in store.recipe_paths(app.config.recipebook_dir):
         recipe, _problems = store.check(path)
         if recipe is not None and pattern.format(name=recipe.name) not in env.found_docs:
-            warn(f"recipe {recipe.name!r} has no page {pattern.format(name=recipe.name)!r}; create it with "
-                 f"`make recipe-page NAME={recipe.name}`", Subtype.PAGE, os.path.relpath(path, app.confdir))
+            warn(
+                f"recipe {recipe.name!r} has no page {pattern.format(name=recipe.name)!r}; create it with "
+                f"`make recipe-page NAME={recipe.name}`",
+                Subtype.PAGE,
+                os.path.relpath(path, app.confdir),
+            )
 
 
 def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
@@ -69,10 +72,15 @@ def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     sizes = [info for page in getattr(app.env, "recipebook_grids", {}).values() for info in page.values()]
-    exclusions = {gid: info[2] for page in getattr(app.env, "recipebook_grids", {}).values()
-                  for gid, info in page.items() if info[2]}
-    css = grid_html.explorer_css(max((s[0] for s in sizes), default=0), max((s[1] for s in sizes), default=0),
-                                 exclusions)
+    exclusions = {
+        gid: info[2]
+        for page in getattr(app.env, "recipebook_grids", {}).values()
+        for gid, info in page.items()
+        if info[2]
+    }
+    css = grid_html.explorer_css(
+        max((s[0] for s in sizes), default=0), max((s[1] for s in sizes), default=0), exclusions
+    )
     target = Path(app.outdir, "_static", EXPLORER_CSS)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(css, encoding="utf-8")
@@ -82,8 +90,12 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("sphinx_design")
     app.add_config_value("recipebook_dir", "recipes", "env", types=(str,))
     app.add_config_value("recipebook_render", directives.RENDER_FULL, "env", types=(str,))
-    app.add_config_value("recipebook_pages", {"recipe": "recipes/{name}", "install": "install",
-                                              "configuration": "configuration"}, "env", types=(dict,))
+    app.add_config_value(
+        "recipebook_pages",
+        {"recipe": "recipes/{name}", "install": "install", "configuration": "configuration"},
+        "env",
+        types=(dict,),
+    )
     app.add_config_value("recipebook_versions", {}, "env", types=(dict,))
     app.add_directive("recipe-header", directives.HeaderDirective)
     app.add_directive("recipe-install", directives.InstallDirective)

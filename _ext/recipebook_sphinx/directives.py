@@ -45,8 +45,9 @@ def _span_node(span: inline.Span) -> nodes.Node:
 
 
 def _para(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
-    return nodes.paragraph("", "", *[nodes.Text(c) if isinstance(c, str) else c for c in children],
-                           classes=list(classes))
+    return nodes.paragraph(
+        "", "", *[nodes.Text(c) if isinstance(c, str) else c for c in children], classes=list(classes)
+    )
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], classes: tuple[str, ...] = ()) -> nodes.table:
@@ -76,8 +77,9 @@ def context_length(recipe: Recipe) -> int | None:
 
 def doc_link(docname: str, *children: nodes.Node) -> addnodes.pending_xref:
     """A checked link to another page (a missing page is a build warning)."""
-    ref = addnodes.pending_xref("", *children, refdomain="std", reftype="doc", reftarget="/" + docname,
-                                refexplicit=True, refwarn=True)
+    ref = addnodes.pending_xref(
+        "", *children, refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True, refwarn=True
+    )
     return ref
 
 
@@ -91,8 +93,11 @@ class RecipeDirective(SphinxDirective):
         name = self.arguments[0]
         path = store.path_for(self.config.recipebook_dir, name)
         if not path.is_file():
-            warn(f"no recipe named {name!r} (expected {path.name} in the recipes folder)", Subtype.MISSING,
-                 self.get_location())
+            warn(
+                f"no recipe named {name!r} (expected {path.name} in the recipes folder)",
+                Subtype.MISSING,
+                self.get_location(),
+            )
             return None
         for dependency in store.dependencies(path):
             self.env.note_dependency(dependency)
@@ -109,8 +114,12 @@ class RecipeDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         recipe = self.load()
         if recipe is None:
-            return [_para(_("This recipe could not be shown: its file has errors (see the build log)."),
-                          classes=("rb-broken",))]
+            return [
+                _para(
+                    _("This recipe could not be shown: its file has errors (see the build log)."),
+                    classes=("rb-broken",),
+                )
+            ]
         return self.render(recipe)
 
     def render(self, recipe: Recipe) -> list[nodes.Node]:
@@ -124,7 +133,9 @@ class HeaderDirective(RecipeDirective):
         result: list[nodes.Node] = [_para(*inline_nodes(self.texts(recipe).sub), classes=("rb-sub",))]
         badges = _para(classes=("rb-badges",))
         for badge in recipe.badges:
-            badges += nodes.inline(badge.text, badge.text, classes=["rb-badge", *(["rb-hl"] if badge.highlight else [])])
+            badges += nodes.inline(
+                badge.text, badge.text, classes=["rb-badge", *(["rb-hl"] if badge.highlight else [])]
+            )
             badges += nodes.Text(" ")
         result.append(badges)
         facts = nodes.field_list(classes=["rb-facts"])
@@ -134,22 +145,31 @@ class HeaderDirective(RecipeDirective):
 
         fact(_("Model"), nodes.reference(recipe.model, recipe.model, refuri=recipe.hf))
         fact(_("Provider"), recipe.provider)
-        fact(_("Precision"), ", ".join(recipe.variants) + ("" if len(recipe.variants) == 1 else
-                                                            " " + _("(served: {variant})").format(variant=recipe.variant)))
+        fact(
+            _("Precision"),
+            ", ".join(recipe.variants)
+            + ("" if len(recipe.variants) == 1 else " " + _("(served: {variant})").format(variant=recipe.variant)),
+        )
         fact(_("Attention"), recipe.attn)
         length = context_length(recipe)
         if length:
             fact(_("Context length"), _("{tokens} tokens").format(tokens=f"{length:,}"))
-        serves = [text for key, text in (("api", _("OpenAI-compatible API")), ("text", _("text")),
-                                         ("mm", _("multimodal input"))) if recipe.features.get(key)]
+        serves = [
+            text
+            for key, text in (("api", _("OpenAI-compatible API")), ("text", _("text")), ("mm", _("multimodal input")))
+            if recipe.features.get(key)
+        ]
         if serves:
             fact(_("Serves"), ", ".join(serves))
         fact(_("Verified strategies"), *inline_nodes(self.texts(recipe).tag))
         result.append(facts)
-        rows = [[label_(s.label), t.label or label_(t.target), str(t.npus), ", ".join(t.skus), t.verified]
-                for s, t in recipe.targets()]
-        result.append(_table([_("Strategy"), _("Target"), _("NPUs"), _("SKU"), _("Verified")], rows,
-                             classes=("rb-targets",)))
+        rows = [
+            [label_(s.label), t.label or label_(t.target), str(t.npus), ", ".join(t.skus), t.verified]
+            for s, t in recipe.targets()
+        ]
+        result.append(
+            _table([_("Strategy"), _("Target"), _("NPUs"), _("SKU"), _("Verified")], rows, classes=("rb-targets",))
+        )
         return result
 
 
@@ -160,30 +180,53 @@ class InstallDirective(RecipeDirective):
         versions = self.config.recipebook_versions
         install_page = self.config.recipebook_pages["install"]
         result: list[nodes.Node] = [
-            _para(_("The host needs the RBLN Driver. Installing the RBLN Compiler (rebel-compiler) needs an "
-                    "RBLN Portal account. Compatible package versions are listed in the "),
-                  doc_link(install_page, nodes.inline("", _("installation matrix"))), "."),
+            _para(
+                _(
+                    "The host needs the RBLN Driver. Installing the RBLN Compiler (rebel-compiler) needs an "
+                    "RBLN Portal account. Compatible package versions are listed in the "
+                ),
+                doc_link(install_page, nodes.inline("", _("installation matrix"))),
+                ".",
+            ),
             _para(_("Install the compiler:")),
-            _code(f"pip install --extra-index-url {versions['rbln_index']} rebel-compiler=={versions['rebel-compiler']}"),
+            _code(
+                f"pip install --extra-index-url {versions['rbln_index']} rebel-compiler=={versions['rebel-compiler']}"
+            ),
             _para(_("Install the serving plugin, vllm-rbln, with the connectors for KV-cache transfer:")),
-            _code(" \\\n    ".join([
-                "pip install",
-                f"--extra-index-url {versions['rbln_index']}",
-                f"--extra-index-url {versions['vllm_cpu_index']}",
-                f"--extra-index-url {versions['torch_cpu_index']}",
-                f'"vllm-rbln[kv_connectors]=={versions["vllm-rbln"]}"',
-            ])),
+            _code(
+                " \\\n    ".join(
+                    [
+                        "pip install",
+                        f"--extra-index-url {versions['rbln_index']}",
+                        f"--extra-index-url {versions['vllm_cpu_index']}",
+                        f"--extra-index-url {versions['torch_cpu_index']}",
+                        f'"vllm-rbln[kv_connectors]=={versions["vllm-rbln"]}"',
+                    ]
+                )
+            ),
             _para(_("In short, once the package indexes are configured:")),
             _code(recipe.install_line),
         ]
         if needs_connectors(recipe):
-            result.append(_note(_("The KV offload (LMCache) and prefill/decode commands of this recipe need the "
-                                  "kv_connectors extra, which installs lmcache-rbln and nixl-rbln. Without it, "
-                                  "such a server fails while starting.")))
+            result.append(
+                _note(
+                    _(
+                        "The KV offload (LMCache) and prefill/decode commands of this recipe need the "
+                        "kv_connectors extra, which installs lmcache-rbln and nixl-rbln. Without it, "
+                        "such a server fails while starting."
+                    )
+                )
+            )
         if needs_suffix(recipe):
-            result.append(_note(_("Suffix speculative decoding needs arctic-inference=={version}, which the base "
-                                  "vllm-rbln install does not include. Without it, the server stops at start-up "
-                                  "with an ImportError.").format(version=versions["arctic-inference"])))
+            result.append(
+                _note(
+                    _(
+                        "Suffix speculative decoding needs arctic-inference=={version}, which the base "
+                        "vllm-rbln install does not include. Without it, the server stops at start-up "
+                        "with an ImportError."
+                    ).format(version=versions["arctic-inference"])
+                )
+            )
             result.append(_code(f"pip install arctic-inference=={versions['arctic-inference']}"))
         return result
 
@@ -224,12 +267,17 @@ class ExplorerDirective(RecipeDirective):
             content = [self._strategy_facts(strategy)]
             targets = create_component("tab-set", classes=["sd-tab-set", "rb-targets-tabs"])
             for ti, target in enumerate(strategy.targets):
-                targets += self._tab(label_(target.label or target.target), target.target,
-                                     f"rb-target-{_slug(recipe.name)}-{si}",
-                                     [self._target_facts(target), *self._grid(recipe, strategy, target, si, ti)])
+                targets += self._tab(
+                    label_(target.label or target.target),
+                    target.target,
+                    f"rb-target-{_slug(recipe.name)}-{si}",
+                    [self._target_facts(target), *self._grid(recipe, strategy, target, si, ti)],
+                )
             content.append(targets)
-            title = [nodes.inline("", label_(strategy.label), classes=["rb-tab-label"]),
-                     nodes.inline("", label_(strategy.tag), classes=["rb-tab-tag"])]
+            title = [
+                nodes.inline("", label_(strategy.label), classes=["rb-tab-label"]),
+                nodes.inline("", label_(strategy.tag), classes=["rb-tab-tag"]),
+            ]
             strategies += self._tab(title, strategy.slug, f"rb-strategy-{_slug(recipe.name)}", content)
         result.append(strategies)
         return result
@@ -251,9 +299,12 @@ class ExplorerDirective(RecipeDirective):
         return _para(" · ".join(parts), classes=("rb-strategy-facts",))
 
     def _target_facts(self, target: Target) -> nodes.paragraph:
-        parts = [_("NPUs per server: {count}").format(count=target.npus), ", ".join(target.skus),
-                 _("verified {date}").format(date=target.verified),
-                 _("model implementation: {impl}").format(impl=target.model_impl)]
+        parts = [
+            _("NPUs per server: {count}").format(count=target.npus),
+            ", ".join(target.skus),
+            _("verified {date}").format(date=target.verified),
+            _("model implementation: {impl}").format(impl=target.model_impl),
+        ]
         para = _para(" · ".join(parts), classes=("rb-target-facts",))
         if target.note:
             para = nodes.container("", para, _para(*inline_nodes(target.note), classes=("rb-target-note",)))
@@ -265,13 +316,18 @@ class ExplorerDirective(RecipeDirective):
         if not only_default:
             wrong = explorer.check(recipe, template)
             if wrong:
-                warn(f"the explorer would not show the expanded commands for: {wrong[0]}", Subtype.TEMPLATE,
-                     self.get_location())
+                warn(
+                    f"the explorer would not show the expanded commands for: {wrong[0]}",
+                    Subtype.TEMPLATE,
+                    self.get_location(),
+                )
         gid = f"rb-{_slug(recipe.name)}-{si}-{ti}"
         env_data = self.env.recipebook_grids = getattr(self.env, "recipebook_grids", {})
-        env_data.setdefault(self.env.docname, {})[gid] = (len(template.axes),
-                                                           max(len(v) for _a, v in template.axes) if template.axes else 0,
-                                                           list(template.excluded))
+        env_data.setdefault(self.env.docname, {})[gid] = (
+            len(template.axes),
+            max(len(v) for _a, v in template.axes) if template.axes else 0,
+            list(template.excluded),
+        )
         html = grid_html.grid(recipe, template, gid, lambda axis: axis_text(recipe, axis), _)
         return [nodes.raw("", html, format="html")]
 
@@ -311,19 +367,27 @@ class CatalogueDirective(SphinxDirective):
             link = doc_link(docname, nodes.inline("", recipe.name))
             badges = _para(classes=("rb-badges",))
             for badge in recipe.badges:
-                badges += nodes.inline(badge.text, badge.text, classes=["rb-badge", *(["rb-hl"] if badge.highlight else [])])
+                badges += nodes.inline(
+                    badge.text, badge.text, classes=["rb-badge", *(["rb-hl"] if badge.highlight else [])]
+                )
                 badges += nodes.Text(" ")
             strategies = ", ".join(label_(s.label) for s in recipe.strategies)
             npus = sorted({t.npus for _s, t in recipe.targets()})
             skus = sorted({sku for _s, t in recipe.targets() for sku in t.skus})
             verified = max(t.verified for _s, t in recipe.targets())
-            rows.append([link, recipe.provider, badges, strategies, ", ".join(map(str, npus)), ", ".join(skus), verified])
+            rows.append(
+                [link, recipe.provider, badges, strategies, ", ".join(map(str, npus)), ", ".join(skus), verified]
+            )
         if not rows:
             return [_para(_("No recipes yet."))]
-        table = _table([_("Model"), _("Provider"), _("Facts"), _("Strategies"), _("NPUs"), _("SKU"), _("Verified")],
-                       [], classes=("rb-catalogue",))
+        table = _table(
+            [_("Model"), _("Provider"), _("Facts"), _("Strategies"), _("NPUs"), _("SKU"), _("Verified")],
+            [],
+            classes=("rb-catalogue",),
+        )
         body = table[0][-1]
         for row in rows:
-            body += nodes.row("", *[nodes.entry("", cell if isinstance(cell, nodes.paragraph) else _para(cell))
-                                    for cell in row])
+            body += nodes.row(
+                "", *[nodes.entry("", cell if isinstance(cell, nodes.paragraph) else _para(cell)) for cell in row]
+            )
         return [table]

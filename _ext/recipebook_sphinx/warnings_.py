@@ -29,5 +29,8 @@ def warn(message: str, subtype: Subtype, location: object) -> None:
 
 def warn_problem(problem: Problem, relative_file: str) -> None:
     """A recipe problem, located as FILE:LINE:COL like the command line prints it."""
-    warn(f"{problem.pointer or '/'}: {problem.message}", Subtype(problem.kind.value),
-         f"{relative_file}:{problem.line}:{problem.column}")
+    warn(
+        f"{problem.pointer or '/'}: {problem.message}",
+        Subtype(problem.kind.value),
+        f"{relative_file}:{problem.line}:{problem.column}",
+    )

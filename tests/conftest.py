@@ -1,0 +1,111 @@
+"""Shared fixtures: Sphinx's test app, the repository paths, a built site."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ("sphinx.testing.fixtures",)
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = ROOT / "recipes"
+ROOTS = Path(__file__).resolve().parent / "roots"
+
+
+@pytest.fixture(scope="session")
+def rootdir() -> Path:
+    """Where sphinx.testing finds the test roots (tests/roots/test-*)."""
+    return ROOTS
+
+
+def build_site(out: Path, language: str, *extra: str) -> subprocess.CompletedProcess:
+    """Build the real site in one language, as `make html` does (warnings are errors)."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-c",
+            str(ROOT),
+            "-b",
+            "html",
+            "-d",
+            str(out / "doctrees" / language),
+            "-D",
+            f"language={language}",
+            *extra,
+            str(ROOT / "source"),
+            str(out / "html" / language),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+    )
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole site built once in both languages; returns the html folder."""
+    out = tmp_path_factory.mktemp("site")
+    for language in ("en", "ko"):
+        result = build_site(out, language)
+        assert result.returncode == 0, result.stderr
+    subprocess.run(
+        [sys.executable, "-m", "recipebook_sphinx.landing", str(out / "html"), "en", "ko"],
+        check=True,
+        env={"PYTHONPATH": str(ROOT / "_ext")},
+    )
+    return out / "html"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(site: Path):
+    """The built site served over HTTP on a loopback port; yields its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright; CI installs it (.ci/run), so it is never skipped."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is not installed at {CHROMIUM}; run .ci/run or apt-get install chromium")
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()

@@ -1,0 +1,81 @@
+"""Read the explorer back out of a built page, the way the stylesheet shows it.
+
+Independent of the extension's code: it reads the inputs (data-axis, value, their
+classes) and the line spans, and applies the stylesheet's rule (a line with class
+``h-A-V`` is hidden while the input with class ``i-A-V`` is checked, or the
+checkbox with class ``t-A-V`` is not).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from bs4 import BeautifulSoup, NavigableString, Tag
+
+_HIDE = re.compile(r"^h-(\d+)-(\d+)$")
+
+
+@dataclasses.dataclass
+class Grid:
+    strategy: str
+    target: str
+    element: Tag
+
+    def active_classes(self, selection: dict[str, str]) -> set[str]:
+        """Classes of the inputs that are 'on' for a selection (i-A-V checked, t-A-V unchecked)."""
+        active = set()
+        for axis, value in selection.items():
+            inputs = self.element.select(f'input[data-axis="{axis}"]')
+            assert inputs, f"no selector for axis {axis} on the page"
+            for field in inputs:
+                classes = field.get("class", [])
+                if field["type"] == "checkbox":
+                    want = "i-" if value == "on" else "t-"
+                    active |= {c for c in classes if c.startswith(want)}
+                elif field["value"] == value:
+                    active |= set(classes)
+        return active
+
+    def hidden(self, element: Tag, active: set[str]) -> bool:
+        for cls in element.get("class", []):
+            match = _HIDE.match(cls)
+            if match and (f"i-{match[1]}-{match[2]}" in active or f"t-{match[1]}-{match[2]}" in active):
+                return True
+        return False
+
+    def commands(self, selection: dict[str, str]) -> list[str]:
+        """The text of every server command block, as shown for a selection."""
+        active = self.active_classes(selection)
+        texts = []
+        for pre in self.element.select(".rb-cmds .rb-role:not(.rb-router) pre"):
+            texts.append("".join(self._text(child, active) for child in pre.children))
+        return texts
+
+    def router(self) -> list[str]:
+        return [pre.get_text() for pre in self.element.select(".rb-router pre")]
+
+    def _text(self, node, active: set[str]) -> str:
+        if isinstance(node, NavigableString):
+            return str(node)
+        if self.hidden(node, active):
+            return ""
+        return "".join(self._text(child, active) for child in node.children)
+
+    def default_selection(self) -> dict[str, str]:
+        chosen = {}
+        for field in self.element.select("input[data-axis]"):
+            if field["type"] == "checkbox":
+                chosen[field["data-axis"]] = "on" if field.has_attr("checked") else "off"
+            elif field.has_attr("checked"):
+                chosen[field["data-axis"]] = field["value"]
+        return chosen
+
+
+def grids(path: Path) -> list[Grid]:
+    soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    return [
+        Grid(strategy=form["data-strategy"], target=form["data-target"], element=form)
+        for form in soup.select("form.rb-grid")
+    ]

@@ -1,0 +1,111 @@
+"""What a reader does in the explorer, in a real Chromium (Playwright)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recipebook import expand, load
+
+pytestmark = pytest.mark.browser
+RECIPES = Path(__file__).resolve().parents[1] / "recipes"
+
+
+def visible_commands(page, grid_id: str) -> list[str]:
+    """The text a reader sees in each server command block (innerText skips hidden lines)."""
+    return page.eval_on_selector_all(
+        f"#{grid_id} .rb-cmds .rb-role:not(.rb-router) pre", "pres => pres.map(p => p.innerText)"
+    )
+
+
+def grid_id(page, strategy: str, target: str) -> str:
+    return page.eval_on_selector(f'form.rb-grid[data-strategy="{strategy}"][data-target="{target}"]', "f => f.id")
+
+
+def open_tabs(page, gid: str) -> None:
+    """Click the strategy and target tabs that hold a grid, as a reader would."""
+    for label in page.eval_on_selector(
+        f"#{gid}",
+        """g => { const out = []; for (let n = g; n; n = n.parentElement) {
+                 if (n.classList && n.classList.contains('sd-tab-content')) out.unshift(n.id); } return out; }""",
+    ):
+        page.click(f'label[aria-controls="{label}"]')
+
+
+def click_value(page, gid: str, axis: str, value: str) -> None:
+    field = page.locator(f'#{gid} input[data-axis="{axis}"]')
+    if field.first.get_attribute("type") == "checkbox":
+        if field.first.is_checked() != (value == "on"):
+            page.click(f'#{gid} label[for="{field.first.get_attribute("id")}"]')
+    else:
+        radio = page.locator(f'#{gid} input[data-axis="{axis}"][value="{value}"]')
+        page.click(f'#{gid} label[for="{radio.get_attribute("id")}"]')
+
+
+def walk_every_value(page, recipe_name: str, strategy: str, target: str) -> int:
+    """Click each value of each axis in turn and compare what shows with the engine."""
+    recipe = load(RECIPES / f"{recipe_name}.json")
+    gid = grid_id(page, strategy, target)
+    open_tabs(page, gid)
+    selection = dict(expand(recipe, strategy, target).selection)
+    checks = 0
+    for axis, values in recipe.strategy(strategy).target(target).grid.axes.items():
+        for value in (*values, selection[axis]):  # end on the value we started from
+            click_value(page, gid, axis, value)
+            selection[axis] = value
+            expected = [c.shell for c in expand(recipe, strategy, target, selection).commands]
+            assert visible_commands(page, gid) == expected, selection
+            checks += 1
+    return checks
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_each_selector_changes_the_commands(browser, server, javascript):
+    context = browser.new_context(java_script_enabled=javascript)
+    page = context.new_page()
+    page.goto(f"{server}/en/recipes/A.X-K2.html")
+    assert walk_every_value(page, "A.X-K2", "prefill-decode-disaggregated", "Latency") > 10
+    assert walk_every_value(page, "A.X-K2", "aggregated-pipeline-parallel", "Throughput") > 10
+    page.goto(f"{server}/en/recipes/gpt-oss-120b.html")
+    assert walk_every_value(page, "gpt-oss-120b", "aggregated", "Throughput") > 10
+    context.close()
+
+
+def test_copy_button_copies_exactly_the_shown_command(browser, server):
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(f"{server}/en/recipes/A.X-K2.html")
+    recipe = load(RECIPES / "A.X-K2.json")
+    gid = grid_id(page, "prefill-decode-disaggregated", "Latency")
+    open_tabs(page, gid)
+    click_value(page, gid, "lmcache", "cpu")
+    click_value(page, gid, "tool_calling", "off")
+    expected = expand(recipe, "prefill-decode-disaggregated", "Latency", {"lmcache": "cpu", "tool_calling": "off"})
+    buttons = page.locator(f"#{gid} .rb-cmds .rb-role:not(.rb-router) .rb-copy")
+    assert buttons.count() == len(expected.commands) == 9
+    for index in (0, 4):
+        buttons.nth(index).click()
+        assert page.evaluate("navigator.clipboard.readText()") == expected.commands[index].shell
+    context.close()
+
+
+def test_selection_is_kept_in_the_url_fragment(browser, server):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{server}/en/recipes/A.X-K2.html")
+    gid = grid_id(page, "aggregated-pipeline-parallel", "Throughput")
+    open_tabs(page, gid)
+    click_value(page, gid, "spec_decode", "eagle3")
+    click_value(page, gid, "reasoning_parser", "off")
+    link = page.url
+    assert "s=aggregated-pipeline-parallel" in link and "spec_decode=eagle3" in link
+    other = context.new_page()
+    other.goto(link)
+    recipe = load(RECIPES / "A.X-K2.json")
+    expected = expand(
+        recipe, "aggregated-pipeline-parallel", "Throughput", {"spec_decode": "eagle3", "reasoning_parser": "off"}
+    )
+    assert other.locator(f"#{gid}").is_visible()
+    assert visible_commands(other, gid) == [c.shell for c in expected.commands]
+    context.close()
