@@ -11,7 +11,7 @@ SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -c . $(SPHINXOPTS)
 LANGUAGES := en ko
 export PYTHONPATH := $(CURDIR)/_ext
 
-.PHONY: html html-en html-ko livehtml test validate lint bench clean venv recipe-page
+.PHONY: html html-en html-ko livehtml test validate lint bench clean venv recipe-page gettext intl-update intl-stats
 
 venv: $(STAMP)
 
@@ -28,6 +28,19 @@ $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
 
 livehtml: $(STAMP)
 	$(BIN)/sphinx-autobuild -c . -d $(BUILD)/doctrees/live --watch recipes --watch _ext source $(BUILD)/live
+
+# Translators: extract, merge into locale/ko (sphinx-intl keeps translations, marks
+# changed ones fuzzy, keeps removed ones as obsolete), and count.
+gettext: $(STAMP)
+	rm -rf $(BUILD)/gettext
+	SOURCE_DATE_EPOCH=1767225600 $(BIN)/sphinx-build -q -W -b gettext -c . -d $(BUILD)/doctrees/gettext source $(BUILD)/gettext
+	$(BIN)/python -m recipebook_sphinx.catalogs $(BUILD)/gettext
+
+intl-update: gettext
+	$(BIN)/sphinx-intl update -p $(BUILD)/gettext -d locale -l ko -j 1
+
+intl-stats: $(STAMP)
+	$(BIN)/sphinx-intl stat -d locale -l ko
 
 validate: $(STAMP)
 	$(BIN)/python -m recipebook validate

@@ -50,3 +50,13 @@ html_show_sourcelink = False
 # The explorer has its own copy buttons (they copy only the lines shown).
 copybutton_selector = "div.highlight pre:not(.rb-code pre)"
 copybutton_exclude = ".linenos, .gp"
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "sidebar/language.html",
+        "sidebar/search.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/scroll-end.html",
+    ]
+}

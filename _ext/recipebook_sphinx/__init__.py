@@ -12,17 +12,20 @@ from sphinx.util.typing import ExtensionMetadata
 
 from recipebook.problems import Problem
 
-from . import directives, grid_html, store
+from . import directives, grid_html, i18n, store
 from .warnings_ import Subtype, warn, warn_problem
 
 STATIC = Path(__file__).parent / "static"
+TEMPLATES = Path(__file__).parent / "templates"
 LOCALE = Path(__file__).resolve().parents[2] / "locale"
 EXPLORER_CSS = "recipebook-explorer.css"
 ENV_VERSION = 1
 
 
-def _resolve_dir(app: Sphinx, config: Config) -> None:
+def _configure(app: Sphinx, config: Config) -> None:
     config.recipebook_dir = os.fspath(Path(app.confdir, config.recipebook_dir).resolve())
+    config.templates_path.append(os.fspath(TEMPLATES))
+    i18n.set_base_url(app, config)
 
 
 def _report(app: Sphinx) -> None:
@@ -97,6 +100,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
         types=(dict,),
     )
     app.add_config_value("recipebook_versions", {}, "env", types=(dict,))
+    app.add_config_value("recipebook_languages", ["en", "ko"], "html", types=(list,))
+    app.add_config_value("recipebook_site_url", "", "html", types=(str,))
     app.add_directive("recipe-header", directives.HeaderDirective)
     app.add_directive("recipe-install", directives.InstallDirective)
     app.add_directive("recipe-explorer", directives.ExplorerDirective)
@@ -104,9 +109,11 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-catalogue", directives.CatalogueDirective)
     app.add_message_catalog("recipebook", os.fspath(LOCALE))
     app.add_message_catalog("recipe-labels", os.fspath(LOCALE))
-    app.connect("config-inited", _resolve_dir)
+    app.connect("config-inited", _configure)
     app.connect("builder-inited", _report)
     app.connect("builder-inited", _add_assets)
+    app.connect("builder-inited", i18n.add_ui_strings)
+    app.connect("html-page-context", i18n.page_context)
     app.connect("env-check-consistency", _pages)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

@@ -38,6 +38,10 @@ from sphinx.search import SearchLanguage
 from sphinx.search.en import SearchEnglish
 
 __all__ = [
+    "AFTER_CONSONANT",
+    "AFTER_VOWEL",
+    "AFTER_VOWEL_OR_RIEUL",
+    "ANY",
     "KOREAN_STOPWORDS",
     "STOPWORDS",
     "SUFFIXES",
@@ -381,9 +385,9 @@ def _stem_korean(word: str) -> str:
 def stem_word(word: str) -> str:
     """Stem one word: NFC, lower case, then the Korean rules or the Porter stemmer.
 
-    A Hangul word loses particles and endings (never down to nothing); a word without
-    Hangul goes through Porter (never down to nothing either); a mixed word (not produced by :func:`split_words`) is
-    only normalised.
+    A Hangul word loses particles and endings, a word without Hangul goes through
+    Porter; neither comes out empty.  A mixed word (which :func:`split_words` never
+    produces) is only normalised.
     """
     word = _normalize(word)
     if _HANGUL_WORD_RE.fullmatch(word):
@@ -409,7 +413,9 @@ class SearchKorean(SearchLanguage):
     lang = "ko"
     language_name = "Korean"
     stopwords = STOPWORDS
-    # Not a Snowball language: js_stemmer_code (set per instance) carries the stemmer.
+    # Left empty on purpose.  A file name here makes Sphinx emit the Snowball file plus
+    # "window.Stemmer = KoreanStemmer;", with no room for the Korean rules; so the whole
+    # stemmer (Sphinx's Porter files included) goes into js_stemmer_code instead.
     js_stemmer_rawcode = ""
 
     def __init__(self, options: dict[str, str]) -> None:

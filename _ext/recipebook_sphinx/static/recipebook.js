@@ -61,7 +61,35 @@
     if (navigator.clipboard) { navigator.clipboard.writeText(text).then(done); }
   }
 
+  // sphinx-copybutton speaks only a few languages: translate its tooltips in place.
+  function localizeCopybutton() {
+    var strings = window.RB_STRINGS || {};
+    var translate = function (button) {
+      var text = button.getAttribute("data-tooltip");
+      if (strings[text] && strings[text] !== text) { button.setAttribute("data-tooltip", strings[text]); }
+    };
+    var observer = new MutationObserver(function (changes) {
+      changes.forEach(function (change) { translate(change.target); });
+    });
+    document.querySelectorAll(".copybtn").forEach(function (button) {
+      translate(button);
+      observer.observe(button, { attributes: true, attributeFilter: ["data-tooltip"] });
+    });
+  }
+
+  // The language switcher keeps the chosen selection (the URL fragment).
+  function keepFragmentOnLanguageSwitch() {
+    document.querySelectorAll("a.rb-lang-link").forEach(function (link) {
+      link.addEventListener("click", function () {
+        link.href = link.href.split("#")[0] + location.hash;
+      });
+    });
+  }
+
   function init() {
+    keepFragmentOnLanguageSwitch();
+    // copybutton adds its buttons on DOMContentLoaded too; let it run first
+    setTimeout(localizeCopybutton, 0);
     document.querySelectorAll(".rb-copy").forEach(function (button) {
       button.hidden = false;
       button.addEventListener("click", function () { copy(button); });

@@ -1,0 +1,102 @@
+"""Message templates that Sphinx's gettext builder does not write.
+
+- ``recipebook.pot``: the extension's own strings (``_()`` in its Python code,
+  ``_rb()`` in its templates).
+- ``sphinx.pot``: strings of the theme's templates that Sphinx's own Korean
+  catalog does not translate.
+- ``recipe-labels.pot``: labels recipes give in English only (axis titles and
+  value labels, strategy labels and tags, target names), so translators can
+  translate them like any other page text.
+
+The output is deterministic (fixed date, sorted, no locations), so regenerating
+the catalogs changes nothing unless a string changed.
+Usage: python -m recipebook_sphinx.catalogs OUTDIR
+"""
+
+from __future__ import annotations
+
+import datetime
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import write_po
+
+from recipebook import load
+
+from . import store
+
+PACKAGE = Path(__file__).resolve().parent
+ROOT = PACKAGE.parents[1]
+FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+WIDTH = 76
+
+
+def _catalog(domain: str) -> Catalog:
+    return Catalog(domain=domain, project="RBLN Serving Recipes", version="", creation_date=FIXED_DATE,
+                   revision_date=FIXED_DATE, fuzzy=False, charset="utf-8")
+
+
+def extension_catalog() -> Catalog:
+    catalog = _catalog("recipebook")
+    methods = [("**.py", "python"), ("templates/**.html", "jinja2.ext:babel_extract")]
+    for _file, _line, message, _comments, _context in extract_from_dir(
+        PACKAGE, method_map=methods, keywords={"_": None, "_rb": None}
+    ):
+        catalog.add(message)
+    return catalog
+
+
+def theme_catalog() -> Catalog:
+    """Strings of the theme's templates that Sphinx's own Korean catalog lacks."""
+    import furo
+    import sphinx
+    from sphinx.locale import init as init_locale
+
+    translator, _has = init_locale([Path(sphinx.__file__).parent / "locale"], "ko", "sphinx")
+    catalog = _catalog("sphinx")
+    theme = Path(furo.__file__).parent / "theme"
+    for _file, _line, message, _comments, _context in extract_from_dir(
+        theme, method_map=[("**.html", "jinja2.ext:babel_extract")], keywords={"_": None}
+    ):
+        if isinstance(message, str) and translator.gettext(message) == message:
+            catalog.add(message)
+    return catalog
+
+
+def label_catalog(recipes: Path) -> Catalog:
+    catalog = _catalog("recipe-labels")
+    for path in store.recipe_paths(recipes):
+        recipe = load(path)
+        for info in recipe.axes.values():
+            catalog.add(info.title)
+            for label in info.labels.values():
+                catalog.add(label)
+        for strategy in recipe.strategies:
+            catalog.add(strategy.label)
+            catalog.add(strategy.tag)
+            for target in strategy.targets:
+                catalog.add(target.label or target.target)
+    return catalog
+
+
+def write(catalog: Catalog, path: Path) -> None:
+    with path.open("wb") as handle:
+        write_po(handle, catalog, width=WIDTH, no_location=True, sort_output=True, omit_header=False)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    out = Path(argv[0])
+    out.mkdir(parents=True, exist_ok=True)
+    write(extension_catalog(), out / "recipebook.pot")
+    write(label_catalog(ROOT / "recipes"), out / "recipe-labels.pot")
+    write(theme_catalog(), out / "sphinx.pot")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

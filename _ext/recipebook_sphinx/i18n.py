@@ -1,0 +1,50 @@
+"""Languages: the switcher, hreflang alternates, canonical URLs, translated UI strings."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.locale import get_translation
+
+_ = get_translation("recipebook")
+
+LANGUAGE_NAMES = {"en": "English", "ko": "한국어"}
+
+
+def current(config: Config) -> str:
+    return (config.language or "en").split("_")[0]
+
+
+def set_base_url(app: Sphinx, config: Config) -> None:
+    """With a site URL, each language tree gets its own canonical base."""
+    if config.recipebook_site_url:
+        config.html_baseurl = f"{config.recipebook_site_url.rstrip('/')}/{current(config)}/"
+
+
+def add_ui_strings(app: Sphinx) -> None:
+    """Translated strings for the scripts (sphinx-copybutton has no Korean of its own)."""
+    if app.builder.format != "html":
+        return
+    strings = {"Copy": _("Copy"), "Copy to clipboard": _("Copy to clipboard"), "Copied!": _("Copied!"),
+               "Failed to copy": _("Failed to copy")}
+    app.add_js_file(None, body=f"window.RB_STRINGS = {json.dumps(strings, ensure_ascii=False, sort_keys=True)};")
+
+
+def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    config = app.config
+    lang = current(config)
+    suffix = app.builder.out_suffix
+    up = "../" * pagename.count("/")
+    base = config.recipebook_site_url.rstrip("/")
+    alternates = []
+    for other in config.recipebook_languages:
+        href = f"{up}../{other}/{pagename}{suffix}"
+        url = f"{base}/{other}/{pagename}{suffix}" if base else href
+        alternates.append({"lang": other, "name": LANGUAGE_NAMES.get(other, other), "href": href, "url": url})
+    context["rb_alternates"] = alternates
+    context["rb_lang"] = lang
+    context["rb_canonical"] = f"{pagename.rsplit('/', 1)[-1]}{suffix}"
+    context["_rb"] = _
