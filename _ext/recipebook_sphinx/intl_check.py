@@ -1,0 +1,110 @@
+"""The translation gate: every catalog of a language compiles, is complete, keeps markup.
+
+Usage: python -m recipebook_sphinx.intl_check LOCALE_DIR LANG
+Prints one line per problem (FILE:LINE: message) and exits 1 if there is any.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import polib
+from markdown_it import MarkdownIt
+
+_MD = MarkdownIt("commonmark")
+_ROLE = re.compile(r"\{[a-z:]+\}$")
+_TARGET = re.compile(r"<([^<>]+)>\s*$")
+_FORMAT = re.compile(r"(?<!\{)\{[a-z_]+\}(?!\})")
+# closing stars right after punctuation or code, directly followed by Hangul: CommonMark
+# does not close them, so the stars would show on the page
+_STUCK = re.compile(r"[`\W]\*{1,2}(?=[\uac00-\ud7a3])")
+
+
+@dataclasses.dataclass(frozen=True)
+class Markup:
+    """What must survive translation: code, link and role targets, emphasis, placeholders."""
+
+    code: Counter
+    links: Counter
+    strong: int
+    emphasis: int
+    placeholders: frozenset[str]
+
+
+def markup(text: str) -> Markup:
+    code: Counter = Counter()
+    links: Counter = Counter()
+    strong = emphasis = 0
+    for block in _MD.parse(text):
+        previous = ""
+        for token in block.children or ():
+            if token.type == "code_inline":
+                if _ROLE.search(previous):  # {doc}`text <target>`: only the target must match
+                    target = _TARGET.search(token.content)
+                    code[f"{_ROLE.search(previous).group()}<{target.group(1) if target else token.content}>"] += 1
+                else:
+                    code[token.content] += 1
+            elif token.type == "link_open":
+                links[token.attrs.get("href", "")] += 1
+            elif token.type == "strong_open":
+                strong += 1
+            elif token.type == "em_open":
+                emphasis += 1
+            previous = token.content if token.type == "text" else ""
+    return Markup(code=code, links=links, strong=strong, emphasis=emphasis,
+                  placeholders=frozenset(_FORMAT.findall(text)))
+
+
+def entry_problems(entry: polib.POEntry) -> list[str]:
+    if entry.obsolete or not entry.msgid:
+        return []
+    if "fuzzy" in entry.flags:
+        return ["fuzzy: review the translation, then remove the fuzzy flag"]
+    if not entry.msgstr.strip():
+        return ["untranslated"]
+    found = []
+    if _STUCK.search(entry.msgstr):
+        found.append("bold or emphasis ends in punctuation or code and a Korean letter follows: the stars "
+                     "would show; put a space or punctuation after them")
+    source, target = markup(entry.msgid), markup(entry.msgstr)
+    for field in ("code", "links", "strong", "emphasis", "placeholders"):
+        if getattr(source, field) != getattr(target, field):
+            found.append(f"markup differs from the English ({field}): {getattr(source, field)!r} "
+                         f"became {getattr(target, field)!r}")
+    return found
+
+
+def check(locale_dir: Path, language: str) -> list[str]:
+    """Every problem of every catalog of one language."""
+    folder = Path(locale_dir) / language / "LC_MESSAGES"
+    files = sorted(folder.glob("*.po"))
+    if not files:
+        return [f"{folder}: no catalogs"]
+    problems = []
+    for path in files:
+        compiled = subprocess.run(["msgfmt", "--check", "-o", "/dev/null", str(path)],
+                                  capture_output=True, text=True, check=False)
+        if compiled.returncode:
+            problems += [f"msgfmt: {line}" for line in compiled.stderr.strip().splitlines()]
+        for entry in polib.pofile(str(path)):
+            problems += [f"{path}:{entry.linenum}: {p}" for p in entry_problems(entry)]
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[-2], file=sys.stderr)
+        return 2
+    problems = check(Path(argv[0]), argv[1])
+    for problem in problems:
+        print(problem)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,166 @@
+"""Korean and English: catalogs, the translation gate, the translator's workflow, both trees."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polib
+import pytest
+from bs4 import BeautifulSoup
+from sphinx_intl.basic import update
+
+from recipebook_sphinx import intl_check
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALE = ROOT / "locale"
+ENV = {"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SOURCE_DATE_EPOCH": "1767225600"}
+
+
+def extract(project: Path, out: Path) -> None:
+    """What `make gettext` does, for a project folder (source/ and conf.py)."""
+    built = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-W", "-b", "gettext", "-c", str(project),
+                            "-d", str(out / ".doctrees"), str(project / "source"), str(out)],
+                           env=ENV, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    subprocess.run([sys.executable, "-m", "recipebook_sphinx.catalogs", str(out)], check=True, env=ENV)
+
+
+@pytest.fixture(scope="module")
+def pots(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pot")
+    extract(ROOT, out)
+    return out
+
+
+def test_catalogs_are_current(pots, tmp_path):
+    """Regenerating the catalogs from the sources changes nothing that is committed."""
+    locale = tmp_path / "locale"
+    shutil.copytree(LOCALE, locale, ignore=shutil.ignore_patterns("*.mo"))
+    update(str(locale), str(pots), ("ko",), jobs=1)
+    changed = [p.name for p in sorted((locale / "ko" / "LC_MESSAGES").glob("*.po"))
+               if p.read_bytes() != (LOCALE / "ko" / "LC_MESSAGES" / p.name).read_bytes()]
+    new = {p.name for p in (locale / "ko" / "LC_MESSAGES").glob("*.po")} - {
+        p.name for p in (LOCALE / "ko" / "LC_MESSAGES").glob("*.po")}
+    assert not changed and not new, f"run `make intl-update` and commit: {changed or sorted(new)}"
+
+
+def test_commands_and_code_blocks_never_enter_the_catalogs(pots):
+    msgids = [e.msgid for pot in pots.glob("*.pot") for e in polib.pofile(str(pot))]
+    assert msgids
+    for msgid in msgids:
+        assert not re.match(r"(pip install|make |vllm serve|curl |\$ )", msgid), msgid
+        assert "\n    --" not in msgid, msgid
+
+
+def test_korean_catalogs_pass_the_gate():
+    assert intl_check.check(LOCALE, "ko") == []
+
+
+def test_sphinx_lint_finds_nothing_in_the_catalogs():
+    result = subprocess.run([sys.executable, "-m", "sphinxlint", str(LOCALE)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _copy_locale(tmp_path: Path) -> Path:
+    locale = tmp_path / "locale"
+    shutil.copytree(LOCALE, locale, ignore=shutil.ignore_patterns("*.mo"))
+    return locale
+
+
+def test_gate_fails_on_fuzzy_untranslated_and_broken_markup(tmp_path):
+    locale = _copy_locale(tmp_path)
+    path = locale / "ko" / "LC_MESSAGES" / "install.po"
+    catalog = polib.pofile(str(path))
+    entries = [e for e in catalog if e.msgid and not e.obsolete]
+    entries[0].flags.append("fuzzy")
+    entries[1].msgstr = ""
+    with_code = next(e for e in entries[2:] if "`" in e.msgid)
+    with_code.msgstr = with_code.msgstr.replace("`", "")
+    catalog.save()
+    problems = [p for p in intl_check.check(locale, "ko") if "/install.po:" in p]
+    assert len(problems) == 3, problems
+    assert "fuzzy" in problems[0] and "untranslated" in problems[1] and "markup differs" in problems[2]
+    result = subprocess.run([sys.executable, "-m", "recipebook_sphinx.intl_check", str(locale), "ko"],
+                            capture_output=True, text=True, env=ENV)
+    assert result.returncode == 1 and "install.po" in result.stdout
+
+
+def test_gate_fails_on_a_catalog_that_does_not_compile(tmp_path):
+    locale = _copy_locale(tmp_path)
+    path = locale / "ko" / "LC_MESSAGES" / "index.po"
+    path.write_text(path.read_text() + '\nmsgid "dangling"\n', encoding="utf-8")
+    assert any(p.startswith("msgfmt:") for p in intl_check.check(locale, "ko"))
+
+
+def test_intl_update_keeps_translations_after_a_source_edit(tmp_path):
+    """A changed sentence becomes fuzzy with its old translation; a removed one stays obsolete."""
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "source", project / "source")
+    shutil.copy(ROOT / "conf.py", project / "conf.py")
+    shutil.copytree(ROOT / "recipes", project / "recipes")
+    locale = _copy_locale(project)
+    page = project / "source" / "install.md"
+    text = page.read_text()
+    changed = "The host needs the RBLN Driver. Check that the NPUs are visible before serving a\nmodel."
+    assert changed in text
+    removed = "Needed only for Suffix speculative decoding; not part of the base install."
+    assert removed in text
+    page.write_text(text.replace(changed, changed.replace("Check that", "First check that"))
+                    .replace(removed, "Needed for Suffix speculative decoding."))
+    before = {e.msgid: e.msgstr for e in polib.pofile(str(locale / "ko/LC_MESSAGES/install.po")) if e.msgid}
+    pot = tmp_path / "pot"
+    extract(project, pot)
+    update(str(locale), str(pot), ("ko",), jobs=1)
+    after = polib.pofile(str(locale / "ko/LC_MESSAGES/install.po"))
+    edited = next(e for e in after if e.msgid.startswith("The host needs the RBLN Driver. First check"))
+    assert "fuzzy" in edited.flags
+    assert edited.msgstr == before[changed.replace("\n", " ")]  # the old translation, kept for review
+    gone = next(e for e in after if e.obsolete and e.msgid == removed)
+    assert gone.msgstr == before[removed]
+    for entry in after:
+        if entry.msgid in before and not entry.obsolete:
+            assert entry.msgstr == before[entry.msgid]  # untouched sentences keep their translation
+
+
+def _pages(tree: Path) -> set[str]:
+    return {str(p.relative_to(tree)) for p in tree.rglob("*.html")}
+
+
+def test_both_trees_hold_the_same_pages(site):
+    assert _pages(site / "en") == _pages(site / "ko")
+    assert "recipes/A.X-K2.html" in _pages(site / "ko")
+
+
+def test_language_switcher_links_resolve_and_pages_declare_their_language(site):
+    for lang, other in (("en", "ko"), ("ko", "en")):
+        for page in sorted((site / lang).rglob("*.html")):
+            soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+            assert soup.html["lang"] == lang, page
+            links = soup.select("a.rb-lang-link")
+            assert [a["hreflang"] for a in links] == [other], page
+            target = (page.parent / links[0]["href"]).resolve()
+            assert target == (site / other / page.relative_to(site / lang)).resolve() and target.is_file()
+            alternates = {link["hreflang"] for link in soup.select('link[rel="alternate"][hreflang]')}
+            assert alternates == {"en", "ko"}, page
+            canonical = soup.select_one('link[rel="canonical"]')["href"]
+            assert canonical.endswith(page.name) and "/" + other + "/" not in canonical
+
+
+# Words that stay English on Korean pages: product, package and model names.
+_KEEP = re.compile(r"\b(RBLN|NPU|CR13|vLLM|vllm|LMCache|llm-d|Kubernetes|Hugging Face|EAGLE-3|Sphinx|Furo|"
+                   r"MXFP4|NVFP4|FP8|MoE|MLA|SGA|OpenAI|Flash Attention|Mixture-of-Experts|gpt-oss|A\.X-K2)\b")
+
+
+def test_korean_pages_have_no_untranslated_prose(site):
+    """Visible text outside code on Korean pages holds no run of four English words."""
+    for page in sorted((site / "ko").rglob("*.html")):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for hidden in soup.select("script, style, pre, code, .rb-badge, kbd"):
+            hidden.decompose()
+        text = _KEEP.sub(" ", soup.get_text(" "))
+        english = re.findall(r"(?:\b[A-Za-z][a-z]+\b[ ,.]+){4,}", text)
+        assert not english, (page.name, english[:5])
