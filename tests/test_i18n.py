@@ -22,9 +22,26 @@ ENV = {"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF
 
 def extract(project: Path, out: Path) -> None:
     """What `make gettext` does, for a project folder (source/ and conf.py)."""
-    built = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-W", "-b", "gettext", "-c", str(project),
-                            "-d", str(out / ".doctrees"), str(project / "source"), str(out)],
-                           env=ENV, capture_output=True, text=True)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-q",
+            "-W",
+            "-b",
+            "gettext",
+            "-c",
+            str(project),
+            "-d",
+            str(out / ".doctrees"),
+            str(project / "source"),
+            str(out),
+        ],
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stderr
     subprocess.run([sys.executable, "-m", "recipebook_sphinx.catalogs", str(out)], check=True, env=ENV)
 
@@ -41,10 +58,14 @@ def test_catalogs_are_current(pots, tmp_path):
     locale = tmp_path / "locale"
     shutil.copytree(LOCALE, locale, ignore=shutil.ignore_patterns("*.mo"))
     update(str(locale), str(pots), ("ko",), jobs=1)
-    changed = [p.name for p in sorted((locale / "ko" / "LC_MESSAGES").glob("*.po"))
-               if p.read_bytes() != (LOCALE / "ko" / "LC_MESSAGES" / p.name).read_bytes()]
+    changed = [
+        p.name
+        for p in sorted((locale / "ko" / "LC_MESSAGES").glob("*.po"))
+        if p.read_bytes() != (LOCALE / "ko" / "LC_MESSAGES" / p.name).read_bytes()
+    ]
     new = {p.name for p in (locale / "ko" / "LC_MESSAGES").glob("*.po")} - {
-        p.name for p in (LOCALE / "ko" / "LC_MESSAGES").glob("*.po")}
+        p.name for p in (LOCALE / "ko" / "LC_MESSAGES").glob("*.po")
+    }
     assert not changed and not new, f"run `make intl-update` and commit: {changed or sorted(new)}"
 
 
@@ -84,8 +105,12 @@ def test_gate_fails_on_fuzzy_untranslated_and_broken_markup(tmp_path):
     problems = [p for p in intl_check.check(locale, "ko") if "/install.po:" in p]
     assert len(problems) == 3, problems
     assert "fuzzy" in problems[0] and "untranslated" in problems[1] and "markup differs" in problems[2]
-    result = subprocess.run([sys.executable, "-m", "recipebook_sphinx.intl_check", str(locale), "ko"],
-                            capture_output=True, text=True, env=ENV)
+    result = subprocess.run(
+        [sys.executable, "-m", "recipebook_sphinx.intl_check", str(locale), "ko"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+    )
     assert result.returncode == 1 and "install.po" in result.stdout
 
 
@@ -109,8 +134,11 @@ def test_intl_update_keeps_translations_after_a_source_edit(tmp_path):
     assert changed in text
     removed = "Needed only for Suffix speculative decoding; not part of the base install."
     assert removed in text
-    page.write_text(text.replace(changed, changed.replace("Check that", "First check that"))
-                    .replace(removed, "Needed for Suffix speculative decoding."))
+    page.write_text(
+        text.replace(changed, changed.replace("Check that", "First check that")).replace(
+            removed, "Needed for Suffix speculative decoding."
+        )
+    )
     before = {e.msgid: e.msgstr for e in polib.pofile(str(locale / "ko/LC_MESSAGES/install.po")) if e.msgid}
     pot = tmp_path / "pot"
     extract(project, pot)
@@ -151,8 +179,10 @@ def test_language_switcher_links_resolve_and_pages_declare_their_language(site):
 
 
 # Words that stay English on Korean pages: product, package and model names.
-_KEEP = re.compile(r"\b(RBLN|NPU|CR13|vLLM|vllm|LMCache|llm-d|Kubernetes|Hugging Face|EAGLE-3|Sphinx|Furo|"
-                   r"MXFP4|NVFP4|FP8|MoE|MLA|SGA|OpenAI|Flash Attention|Mixture-of-Experts|gpt-oss|A\.X-K2)\b")
+_KEEP = re.compile(
+    r"\b(RBLN|NPU|CR13|vLLM|vllm|LMCache|llm-d|Kubernetes|Hugging Face|EAGLE-3|Sphinx|Furo|"
+    r"MXFP4|NVFP4|FP8|MoE|MLA|SGA|OpenAI|Flash Attention|Mixture-of-Experts|gpt-oss|A\.X-K2)\b"
+)
 
 
 def test_korean_pages_have_no_untranslated_prose(site):
