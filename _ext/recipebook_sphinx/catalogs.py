@@ -34,8 +34,15 @@ WIDTH = 76
 
 
 def _catalog(domain: str) -> Catalog:
-    return Catalog(domain=domain, project="RBLN Serving Recipes", version="", creation_date=FIXED_DATE,
-                   revision_date=FIXED_DATE, fuzzy=False, charset="utf-8")
+    return Catalog(
+        domain=domain,
+        project="RBLN Serving Recipes",
+        version="",
+        creation_date=FIXED_DATE,
+        revision_date=FIXED_DATE,
+        fuzzy=False,
+        charset="utf-8",
+    )
 
 
 def extension_catalog() -> Catalog:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import get_translation
@@ -28,8 +31,12 @@ def add_ui_strings(app: Sphinx) -> None:
     """Translated strings for the scripts (sphinx-copybutton has no Korean of its own)."""
     if app.builder.format != "html":
         return
-    strings = {"Copy": _("Copy"), "Copy to clipboard": _("Copy to clipboard"), "Copied!": _("Copied!"),
-               "Failed to copy": _("Failed to copy")}
+    strings = {
+        "Copy": _("Copy"),
+        "Copy to clipboard": _("Copy to clipboard"),
+        "Copied!": _("Copied!"),
+        "Failed to copy": _("Failed to copy"),
+    }
     app.add_js_file(None, body=f"window.RB_STRINGS = {json.dumps(strings, ensure_ascii=False, sort_keys=True)};")
 
 
@@ -48,3 +55,21 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     context["rb_lang"] = lang
     context["rb_canonical"] = f"{pagename.rsplit('/', 1)[-1]}{suffix}"
     context["_rb"] = _
+
+
+def compile_catalogs(locale_dir: Path, domains: tuple[str, ...]) -> None:
+    """Compile the extension's catalogs before they are loaded.
+
+    Sphinx compiles page catalogs when a build starts, which is after extensions load
+    theirs; without this, the first build of a fresh clone would miss them.
+    """
+    for po in sorted(Path(locale_dir).glob("*/LC_MESSAGES/*.po")):
+        if po.stem not in domains:
+            continue
+        mo = po.with_suffix(".mo")
+        if mo.exists() and mo.stat().st_mtime_ns >= po.stat().st_mtime_ns:
+            continue
+        with po.open("rb") as source:
+            catalog = read_po(source)
+        with mo.open("wb") as target:
+            write_mo(target, catalog)

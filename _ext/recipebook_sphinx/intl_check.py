@@ -56,8 +56,9 @@ def markup(text: str) -> Markup:
             elif token.type == "em_open":
                 emphasis += 1
             previous = token.content if token.type == "text" else ""
-    return Markup(code=code, links=links, strong=strong, emphasis=emphasis,
-                  placeholders=frozenset(_FORMAT.findall(text)))
+    return Markup(
+        code=code, links=links, strong=strong, emphasis=emphasis, placeholders=frozenset(_FORMAT.findall(text))
+    )
 
 
 def entry_problems(entry: polib.POEntry) -> list[str]:
@@ -69,13 +70,17 @@ def entry_problems(entry: polib.POEntry) -> list[str]:
         return ["untranslated"]
     found = []
     if _STUCK.search(entry.msgstr):
-        found.append("bold or emphasis ends in punctuation or code and a Korean letter follows: the stars "
-                     "would show; put a space or punctuation after them")
+        found.append(
+            "bold or emphasis ends in punctuation or code and a Korean letter follows: the stars "
+            "would show; put a space or punctuation after them"
+        )
     source, target = markup(entry.msgid), markup(entry.msgstr)
     for field in ("code", "links", "strong", "emphasis", "placeholders"):
         if getattr(source, field) != getattr(target, field):
-            found.append(f"markup differs from the English ({field}): {getattr(source, field)!r} "
-                         f"became {getattr(target, field)!r}")
+            found.append(
+                f"markup differs from the English ({field}): {getattr(source, field)!r} "
+                f"became {getattr(target, field)!r}"
+            )
     return found
 
 
@@ -87,8 +92,9 @@ def check(locale_dir: Path, language: str) -> list[str]:
         return [f"{folder}: no catalogs"]
     problems = []
     for path in files:
-        compiled = subprocess.run(["msgfmt", "--check", "-o", "/dev/null", str(path)],
-                                  capture_output=True, text=True, check=False)
+        compiled = subprocess.run(
+            ["msgfmt", "--check", "-o", "/dev/null", str(path)], capture_output=True, text=True, check=False
+        )
         if compiled.returncode:
             problems += [f"msgfmt: {line}" for line in compiled.stderr.strip().splitlines()]
         for entry in polib.pofile(str(path)):
