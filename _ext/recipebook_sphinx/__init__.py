@@ -109,6 +109,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-explorer", directives.ExplorerDirective)
     app.add_directive("recipe-client", directives.ClientDirective)
     app.add_directive("recipe-catalogue", directives.CatalogueDirective)
+    app.add_directive("recipe-flags", directives.FlagsDirective)
     i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))
     app.add_message_catalog("recipebook", os.fspath(LOCALE))
     app.add_message_catalog("recipe-labels", os.fspath(LOCALE))

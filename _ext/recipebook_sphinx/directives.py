@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import escape
 from pathlib import Path
 
 from docutils import nodes
@@ -391,3 +392,60 @@ class CatalogueDirective(SphinxDirective):
                 "", *[nodes.entry("", cell if isinstance(cell, nodes.paragraph) else _para(cell)) for cell in row]
             )
         return [table]
+
+
+def flags_in_use(recipe: Recipe) -> set[str]:
+    """Every engine flag any command of the recipe can carry."""
+    found: set[str] = set()
+    for _s, target in recipe.targets():
+        for role in target.grid.base:
+            found.update(role.args)
+            for rank in role.ranks or ():
+                found.update(rank.args)
+        for per_role in target.grid.deltas.values():
+            for delta in per_role.values():
+                found.update(delta.add_args)
+    return found
+
+
+class FlagsDirective(SphinxDirective):
+    """Every flag the recipes use, with vLLM's help text and the recipes that use it."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        from recipebook import vocabulary
+
+        directory = Path(self.config.recipebook_dir)
+        self.env.note_dependency(str(vocabulary.DATA_FILE))
+        users: dict[str, list[str]] = {}
+        for path in store.recipe_paths(directory):
+            for dependency in store.dependencies(path):
+                self.env.note_dependency(dependency)
+            recipe, _problems = store.check(path)
+            if recipe is None:
+                continue
+            for flag in flags_in_use(recipe):
+                users.setdefault(flag, []).append(recipe.name)
+        info = vocabulary.vocabulary_info()
+        intro = _para(
+            _(
+                "Descriptions come from the help of vLLM {vllm} (with vllm-rbln {plugin}) and are shown in English."
+            ).format(vllm=info["vllm"], plugin=info["vllm_rbln"])
+        )
+        rows = []
+        pattern = self.config.recipebook_pages["recipe"]
+        for flag in sorted(users):
+            help_text = vocabulary.flag_help(flag) or ""
+            help_cell = nodes.raw("", f'<span lang="en">{escape(help_text)}</span>', format="html")
+            used = _para()
+            for i, name in enumerate(sorted(users[flag], key=str.lower)):
+                if i:
+                    used += nodes.Text(", ")
+                used += doc_link(pattern.format(name=name), nodes.inline("", name))
+            rows.append([_para(nodes.literal(flag, flag)), help_cell, used])
+        table = _table([_("Flag"), _("What it does (vLLM help)"), _("Used by")], [], classes=("rb-flags",))
+        body = table[0][-1]
+        for row in rows:
+            body += nodes.row("", *[nodes.entry("", cell) for cell in row])
+        return [intro, table]
