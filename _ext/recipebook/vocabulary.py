@@ -1,13 +1,297 @@
-"""Flags and environment names of the pinned vLLM (filled in by the vocabulary issue)."""
+"""Flags and environment names of the pinned vLLM: every one a recipe uses must exist.
+
+The vocabulary is a committed data file, ``data/vllm-<version>.json``, generated from
+the released vLLM and vllm-rbln source by ``tools/vocabulary.py`` (``make vocabulary``).
+Checking reads only that file: no network, no vLLM installed.
+
+Four checks, each located at the offending key or value:
+
+* an arg key (or a ``del_args`` entry) that is not a ``vllm serve`` flag, with a
+  "did you mean" for a near miss (``--speculative_config``: vLLM's parser would
+  quietly turn the underscore into a dash, but pages publish the real spelling);
+* a value outside the values the source states for a flag, or a value given to a
+  flag that takes none (or none given to one that needs it);
+* a field a JSON-valued flag's dataclass does not have (``--speculative-config``,
+  ``--kv-transfer-config`` including a MultiConnector's children, ...);
+* a ``VLLM_*`` environment name (``VLLM_RBLN_*`` included) that neither package reads.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+import functools
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
-from .model import Recipe
-from .problems import Problem
+from . import shell
+from .model import Grid, Recipe
+from .problems import Kind, Problem, pointer_join
 from .source import Document
+
+PINNED_VLLM = "0.30.0"
+DATA_FILE = Path(__file__).resolve().parent / "data" / f"vllm-{PINNED_VLLM}.json"
+
+# A value that names a Python object (a.b.C): what vLLM's string escape hatches take,
+# e.g. --distributed-executor-backend my.module.MyExecutor.
+_QUALNAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+_LIST_LIMIT = 15
+# The command whose flags the vocabulary lists; args of other launchers are not checked.
+LAUNCHER = "vllm serve"
+
+
+@functools.cache
+def _data() -> Mapping[str, Any]:
+    with DATA_FILE.open(encoding="utf-8") as f:
+        return json.load(f)
+
+
+@functools.cache
+def _options() -> Mapping[str, str]:
+    """Every option string (long flags, --no- forms, short aliases) -> its entry's flag."""
+    flags = _data()["flags"]
+    index = {flag: flag for flag in flags}
+    for flag, entry in flags.items():
+        for alias in entry.get("aliases", ()):
+            index.setdefault(alias, flag)
+    return index
+
+
+@functools.cache
+def _env_names() -> frozenset[str]:
+    return frozenset(name for names in _data()["envs"].values() for name in names)
+
+
+def vocabulary_info() -> dict[str, Any]:
+    """The versions the vocabulary was generated from, and its size."""
+    data = _data()
+    return {
+        "vllm": data["vllm"],
+        "vllm_rbln": data.get("vllm_rbln"),
+        "flags": len(data["flags"]),
+        "envs": len(_env_names()),
+    }
+
+
+def flag_info(flag: str) -> Mapping[str, Any] | None:
+    """The vocabulary entry of a flag (or of one of its aliases), or None."""
+    canonical = _options().get(flag)
+    return None if canonical is None else MappingProxyType(_data()["flags"][canonical])
+
+
+def flag_help(flag: str) -> str | None:
+    """The help text of a flag (the first paragraph of vLLM's), or None if there is no such flag."""
+    entry = flag_info(flag)
+    return None if entry is None else entry["help"]
+
+
+def _versions() -> str:
+    data = _data()
+    if data.get("vllm_rbln"):
+        return f"vLLM {data['vllm']} with vllm-rbln {data['vllm_rbln']}"
+    return f"vLLM {data['vllm']}"
+
+
+def _near(word: str, candidates: list[str] | frozenset[str], normal: str) -> str | None:
+    """The candidate a misspelt word most likely meant, if one is close."""
+    if normal in candidates and normal != word:
+        return normal
+    close = difflib.get_close_matches(normal, list(candidates), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _did_you_mean(suggestion: str | None) -> str:
+    return f"; did you mean {suggestion!r}?" if suggestion else ""
+
+
+# --------------------------------------------------------------------------- flags
+
+
+def _unknown_flag(key: str) -> str | None:
+    """Why an arg key is not a flag, or None when it is one."""
+    if key in _options():
+        return None
+    base, dot, path = key.partition(".")
+    if dot and base in _options() and key.startswith("--"):
+        return _dotted_problem(base, path)
+    normal = "--" + key.lstrip("-").replace("_", "-").lower() if key.startswith("-") else "--" + key
+    suggestion = _near(key, list(_options()), normal)
+    return f"{key!r} is not a flag of vllm serve ({_versions()}){_did_you_mean(suggestion)}"
+
+
+def _dotted_problem(base: str, path: str) -> str | None:
+    """``--json-flag.field VALUE``: vLLM's parser sets one JSON field this way."""
+    entry = flag_info(base)
+    assert entry is not None
+    if not entry.get("json"):
+        return f"{base} is not a JSON-valued flag, so it has no field {path!r}"
+    fields = entry.get("json_fields")
+    name = path.split(".")[0].removesuffix("+")
+    if fields is not None and name not in fields:
+        return _field_message(base, entry, name, "")
+    return None
+
+
+def _field_message(flag: str, entry: Mapping[str, Any], name: str, where: str) -> str:
+    fields = entry["json_fields"]
+    cls = f" ({entry['json_class']})" if entry.get("json_class") else ""
+    inside = f" in {where}" if where else ""
+    suggestion = _near(name, fields, name.replace("-", "_"))
+    return f"{name!r}{inside} is not a field of {flag}{cls} in {_versions()}{_did_you_mean(suggestion)}"
+
+
+def _values(key: str, text: str) -> list[str] | None:
+    """The value words of an arg text, or None when the text is not as the rules require."""
+    try:
+        words = shell.words(text)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    if words[0] == key:
+        return words[1:]
+    if words[0].startswith(key + "="):
+        return [words[0].partition("=")[2], *words[1:]]
+    return None
+
+
+def _count_problem(flag: str, entry: Mapping[str, Any], values: list[str]) -> str | None:
+    takes, nargs = entry["takes_value"], entry.get("nargs")
+    if takes == "no":
+        return f"{flag} takes no value, but is given {values[0]!r}" if values else None
+    if takes == "yes" and not values:
+        return f"{flag} needs a value"
+    if isinstance(nargs, int) and len(values) != nargs:
+        return f"{flag} takes {nargs} values, but is given {len(values)}"
+    if nargs not in ("+", "*") and not isinstance(nargs, int) and len(values) > 1:
+        shown = " ".join(repr(v) for v in values)
+        return f"{flag} takes one value, but is given {len(values)}: {shown}; quote a value that holds spaces"
+    return None
+
+
+def _choice_problem(flag: str, entry: Mapping[str, Any], value: str, present: set[str]) -> str | None:
+    choices = entry.get("choices")
+    if choices is None or value in choices:
+        return None
+    if entry.get("open_choices"):
+        extension = entry.get("extended_by")
+        if extension and extension in present:
+            return None  # a plugin the command loads may register the name
+        if _QUALNAME.match(value):
+            return None  # a Python object, which vLLM also takes here
+    message = f"{value!r} is not an allowed value of {flag} in {_versions()}"
+    suggestion = _near(value, choices, value.replace("-", "_").lower())
+    if len(choices) <= _LIST_LIMIT:
+        message += f"; allowed: {', '.join(choices)}"
+    if entry.get("extended_by"):
+        message += f"; a name registered through {entry['extended_by']} is also accepted"
+    return message + _did_you_mean(suggestion)
+
+
+def _json_problems(flag: str, entry: Mapping[str, Any], value: str) -> Iterator[str]:
+    fields = entry.get("json_fields")
+    if fields is None:
+        return
+    try:
+        obj = json.loads(value)
+    except json.JSONDecodeError:
+        return  # the rules report JSON that does not parse
+    yield from _object_problems(flag, entry, obj, "")
+
+
+def _object_problems(flag: str, entry: Mapping[str, Any], obj: Any, where: str) -> Iterator[str]:
+    if not isinstance(obj, dict):
+        return
+    for name in obj:
+        if name not in entry["json_fields"]:
+            yield _field_message(flag, entry, name, where)
+    children = entry.get("json_children")
+    if not children or any(obj.get(k) != v for k, v in children["when"].items()):
+        return
+    node: Any = obj
+    for step in children["path"]:
+        node = node.get(step) if isinstance(node, dict) else None
+    if isinstance(node, list):
+        path = ".".join(children["path"])
+        for i, child in enumerate(node):
+            yield from _object_problems(flag, entry, child, f"{where + '.' if where else ''}{path}[{i}]")
+
+
+def _arg_problems(doc: Document, pointer: str, key: str, text: str, present: set[str]) -> Iterator[Problem]:
+    unknown = _unknown_flag(key)
+    if unknown:
+        yield doc.problem(pointer, unknown, kind=Kind.VOCABULARY, key=True)
+        return
+    entry = flag_info(key)
+    values = _values(key, text)
+    if entry is None or values is None:
+        return  # a dotted JSON field (its value is free), or a text the rules already reject
+    messages = []
+    count = _count_problem(key, entry, values)
+    if count:
+        messages.append(count)
+    else:
+        messages += [m for v in values if (m := _choice_problem(key, entry, v, present))]
+        if values and entry.get("json"):
+            messages += list(_json_problems(key, entry, values[0]))
+    for message in messages:
+        yield doc.problem(pointer, message, kind=Kind.VOCABULARY)
+
+
+# --------------------------------------------------------------------------- environment
+
+
+def _env_problem(name: str) -> str | None:
+    if not name.startswith("VLLM_") or name in _env_names():
+        return None
+    suggestion = _near(name, _env_names(), name.upper().replace("-", "_"))
+    return f"{name!r} is not an environment variable that {_versions()} reads{_did_you_mean(suggestion)}"
+
+
+# --------------------------------------------------------------------------- the check
+
+
+def _mappings(grid: Grid) -> Iterator[tuple[str, str, Mapping[str, str]]]:
+    """Every args mapping of a vllm serve role and every envs mapping of a grid: (kind, pointer, mapping)."""
+    serve = {role.role for role in grid.base if role.launcher == LAUNCHER}
+    for role in grid.base:
+        for owner in (role, *(role.ranks or ())):
+            if role.role in serve:
+                yield "args", pointer_join(owner.ptr, "args"), owner.args
+            yield "envs", pointer_join(owner.ptr, "envs"), owner.envs
+    for per_role in grid.deltas.values():
+        for name, delta in per_role.items():
+            if name in serve:
+                yield "args", pointer_join(delta.ptr, "add_args"), delta.add_args
+            yield "envs", pointer_join(delta.ptr, "add_envs"), delta.add_envs
 
 
 def check(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    return iter(())
+    """Every vocabulary problem of a recipe (Kind.VOCABULARY)."""
+    for _, target in recipe.targets():
+        grid = target.grid
+        serve = {role.role for role in grid.base if role.launcher == LAUNCHER}
+        mappings = list(_mappings(grid))
+        present = {key for kind, _, mapping in mappings if kind == "args" for key in mapping}
+        for kind, pointer, mapping in mappings:
+            for key, text in mapping.items():
+                where = pointer_join(pointer, key)
+                if kind == "args":
+                    yield from _arg_problems(doc, where, key, text, present)
+                else:
+                    message = _env_problem(key)
+                    if message:
+                        yield doc.problem(where, message, kind=Kind.VOCABULARY, key=True)
+        for per_role in grid.deltas.values():
+            for name, delta in per_role.items():
+                for i, key in enumerate(delta.del_args if name in serve else ()):
+                    message = _unknown_flag(key)
+                    if message:
+                        yield doc.problem(pointer_join(delta.ptr, "del_args", i), message, kind=Kind.VOCABULARY)
+                for i, key in enumerate(delta.del_envs):
+                    message = _env_problem(key)
+                    if message:
+                        yield doc.problem(pointer_join(delta.ptr, "del_envs", i), message, kind=Kind.VOCABULARY)

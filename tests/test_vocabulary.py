@@ -1,0 +1,812 @@
+"""The vllm serve vocabulary: the committed data file, the four recipe checks, and the
+extractor (tools/vocabulary.py) run offline on a small fake vLLM source tree."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import sys
+import textwrap
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import recipebook
+from recipebook import vocabulary
+from recipebook.problems import Kind, Problem
+
+REPO = Path(__file__).resolve().parents[1]
+RECIPES = REPO / "recipes"
+SHIPPED = sorted(p for p in RECIPES.glob("*.json") if p.name != "schema.json")
+VERSIONS = "vLLM 0.30.0 with vllm-rbln 0.12.0"
+
+GPT = "gpt-oss-120b"
+AXK2 = "A.X-K2"
+GPT_GRID = "/strategies/0/options/0/grid"
+AXK2_PD_GRID = "/strategies/2/options/0/grid"  # prefill-decode-disaggregated
+
+
+def _tool():
+    """tools/vocabulary.py, imported by path (tools/ is not a package)."""
+    name = "vocabulary_tool"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "tools" / "vocabulary.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the class is built
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class Broken:
+    """A shipped recipe, changed, written to tmp_path and checked by the engine."""
+
+    def __init__(self, tmp_path: Path, name: str, mutate: Callable[[Any], object]) -> None:
+        data = copy.deepcopy(json.loads((RECIPES / f"{name}.json").read_text(encoding="utf-8")))
+        mutate(data)
+        self.path = tmp_path / f"{name}.json"
+        self.text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        self.path.write_text(self.text, encoding="utf-8")
+        self.recipe, self.problems = recipebook.check_file(self.path)
+
+    def position(self, needle: str) -> tuple[int, int]:
+        """Line and column where a unique piece of the written text starts (found independently
+        of the engine's reader); what comes before a "\0" in the needle is context, not counted."""
+        context, _, piece = needle.rpartition("\0")
+        assert self.text.count(context + piece) == 1, f"{needle!r} is not unique in the written recipe"
+        offset = self.text.index(context + piece) + len(context)
+        line = self.text.count("\n", 0, offset) + 1
+        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+        return line, column
+
+    def expect(self, pointer: str, message: str, *, at: str) -> Problem:
+        """The vocabulary problem at a pointer whose message holds a fragment, located where
+        the piece ``at`` (a JSON key with its colon, or a JSON value) starts in the file."""
+        listing = "\n".join(map(str, self.problems)) or "(no problems)"
+        found = [p for p in self.problems if p.pointer == pointer and message in p.message]
+        assert found, f"no problem at {pointer} with {message!r}; found:\n{listing}"
+        problem = found[0]
+        assert problem.kind is Kind.VOCABULARY
+        assert problem.file == str(self.path)
+        assert (problem.line, problem.column) == self.position(at), str(problem)
+        assert self.recipe is None, "a recipe with problems must not load"
+        return problem
+
+    def only(self, pointer: str, message: str, *, at: str) -> Problem:
+        problem = self.expect(pointer, message, at=at)
+        assert self.problems == [problem], "\n".join(map(str, self.problems))
+        return problem
+
+
+def key_at(key: str) -> str:
+    return json.dumps(key, ensure_ascii=False) + ":"
+
+
+def value_at(value: str) -> str:
+    """A string value, as written after its key."""
+    return '": \0' + json.dumps(value, ensure_ascii=False)
+
+
+def grid(data: Any, strategy: int = 0, option: int = 0) -> Any:
+    return data["strategies"][strategy]["options"][option]["grid"]
+
+
+def rename(mapping: dict[str, str], old: str, new: str) -> str:
+    """Rename a key of args/envs, and the same word at the start of its text."""
+    text = mapping.pop(old)
+    mapping[new] = new + text.removeprefix(old)
+    return mapping[new]
+
+
+# --------------------------------------------------------------------------- the data file
+
+
+def test_data_file_header_and_format() -> None:
+    text = vocabulary.DATA_FILE.read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert data["vllm"] == "0.30.0"
+    assert data["vllm_rbln"] == "0.12.0"
+    assert data["format"] == 1
+    # deterministic: what the generator writes (sorted keys, fixed indent, one final newline)
+    assert text == json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    assert vocabulary.vocabulary_info() == {
+        "vllm": "0.30.0",
+        "vllm_rbln": "0.12.0",
+        "flags": len(data["flags"]),
+        "envs": len({n for names in data["envs"].values() for n in names}),
+    }
+
+
+def test_data_file_holds_the_flags_recipes_need() -> None:
+    flags = json.loads(vocabulary.DATA_FILE.read_text(encoding="utf-8"))["flags"]
+    spec = flags["--speculative-config"]
+    assert spec["json"] and spec["json_class"] == "SpeculativeConfig" and spec["takes_value"] == "yes"
+    assert {"method", "model", "num_speculative_tokens"} <= set(spec["json_fields"])
+    assert spec["aliases"] == ["-sc"]
+    assert flags["--no-enable-prefix-caching"]["negates"] == "--enable-prefix-caching"
+    assert flags["--no-enable-prefix-caching"]["takes_value"] == "no"
+    assert flags["--enable-prefix-caching"]["takes_value"] == "no"
+    # generated from the frontend's dataclass, in a loop
+    assert flags["--enable-auto-tool-choice"]["group"] == "Frontend"
+    assert flags["--no-enable-auto-tool-choice"]["negates"] == "--enable-auto-tool-choice"
+    assert "--tool-call-parser" in flags["--enable-auto-tool-choice"]["help"]
+    parser = flags["--tool-call-parser"]
+    assert {"hermes", "openai"} <= set(parser["choices"])
+    assert parser["open_choices"] and parser["extended_by"] == "--tool-parser-plugin"
+    assert {"deepseek_v3", "openai_gptoss"} <= set(flags["--reasoning-parser"]["choices"])
+    backend = flags["--distributed-executor-backend"]
+    assert backend["choices"] == ["external_launcher", "mp", "ray", "uni"]
+    assert backend["open_choices"] is True  # str is allowed too: a class's qualified name
+    assert flags["--prefix-caching-hash-algo"]["choices"] == ["sha256", "sha256_cbor", "xxhash", "xxhash_cbor"]
+    assert flags["--prefix-caching-hash-algo"]["open_choices"] is False
+    transfer = flags["--kv-transfer-config"]
+    assert {"kv_connector", "kv_role", "kv_buffer_device", "kv_connector_extra_config"} <= set(transfer["json_fields"])
+    assert "engine_id" in transfer["json_fields"]
+    assert transfer["json_children"] == {
+        "path": ["kv_connector_extra_config", "connectors"],
+        "when": {"kv_connector": "MultiConnector"},
+    }
+    assert {"enable_kv_cache_events", "publisher", "endpoint", "topic"} <= set(
+        flags["--kv-events-config"]["json_fields"]
+    )
+    # vllm-rbln adds its own, through the platform plugin
+    assert flags["--rbln-use-w8a8"]["group"] == "RBLNConfig"
+    assert flags["--no-rbln-use-w8a8"]["negates"] == "--rbln-use-w8a8"
+    # vllm-rbln lifts the choices of --block-size
+    assert flags["--block-size"]["choices"] is None
+    assert flags["--pipeline-parallel-size"]["aliases"] == ["-pp"]
+
+
+def test_data_file_holds_the_environment_names() -> None:
+    envs = json.loads(vocabulary.DATA_FILE.read_text(encoding="utf-8"))["envs"]
+    assert {"VLLM_ENGINE_READY_TIMEOUT_S", "VLLM_WORKER_MULTIPROC_METHOD", "VLLM_NIXL_SIDE_CHANNEL_HOST"} <= set(
+        envs["vllm"]
+    )
+    assert "VLLM_RBLN_SUB_BLOCK_CACHE" in envs["vllm-rbln"]
+    assert all(name.startswith("VLLM_") for names in envs.values() for name in names)
+    assert all(name.startswith("VLLM_RBLN_") for name in envs["vllm-rbln"])
+
+
+def test_flag_help() -> None:
+    assert vocabulary.flag_help("--enable-auto-tool-choice").startswith("Enable auto tool choice")
+    assert vocabulary.flag_help("-pp") == vocabulary.flag_help("--pipeline-parallel-size")
+    assert vocabulary.flag_help("--speculative_config") is None
+    assert vocabulary.flag_help("--no-enable-prefix-caching") == "Turns --enable-prefix-caching off."
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_recipes_pass(path: Path) -> None:
+    recipe, problems = recipebook.check_file(path)
+    assert problems == [], "\n".join(map(str, problems))
+    assert recipe is not None
+
+
+def test_unknown_flag_with_did_you_mean(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        rename(
+            grid(data)["deltas"]["spec_decode=eagle3"]["main"]["add_args"],
+            "--speculative-config",
+            "--speculative_config",
+        )
+
+    broken = Broken(tmp_path, GPT, mutate)
+    pointer = f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative_config"
+    problem = broken.only(
+        pointer, "'--speculative_config' is not a flag of vllm serve", at=key_at("--speculative_config")
+    )
+    assert problem.message == (
+        f"'--speculative_config' is not a flag of vllm serve ({VERSIONS}); did you mean '--speculative-config'?"
+    )
+
+
+def test_unknown_flag_in_base_near_miss(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        rename(grid(data)["base"][0]["args"], "--trust-remote-code", "--trust-remote-cod")
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(
+        f"{GPT_GRID}/base/0/args/--trust-remote-cod",
+        "is not a flag of vllm serve (vLLM 0.30.0 with vllm-rbln 0.12.0); did you mean '--trust-remote-code'?",
+        at=key_at("--trust-remote-cod"),
+    )
+
+
+def test_unknown_flag_without_suggestion(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--turbo"] = "--turbo"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    problem = broken.only(f"{GPT_GRID}/base/0/args/--turbo", "is not a flag", at=key_at("--turbo"))
+    assert "did you mean" not in problem.message
+
+
+def test_deleted_key_must_be_a_flag(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["deltas"]["tool_calling=off"]["main"]["del_args"][1] = "--tool_call_parser"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.expect(
+        f"{GPT_GRID}/deltas/tool_calling=off/main/del_args/1",
+        "'--tool_call_parser' is not a flag of vllm serve",
+        at=json.dumps("--tool_call_parser"),
+    )
+
+
+def test_value_outside_the_choices(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--distributed-executor-backend"] = "--distributed-executor-backend rayy"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    problem = broken.only(
+        f"{GPT_GRID}/base/0/args/--distributed-executor-backend",
+        "'rayy' is not an allowed value of --distributed-executor-backend",
+        at=value_at("--distributed-executor-backend rayy"),
+    )
+    assert problem.message == (
+        f"'rayy' is not an allowed value of --distributed-executor-backend in {VERSIONS}; "
+        "allowed: external_launcher, mp, ray, uni; did you mean 'ray'?"
+    )
+
+
+def test_value_outside_closed_choices_with_equals(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--prefix-caching-hash-algo"] = "--prefix-caching-hash-algo=sha512"
+
+    broken = Broken(tmp_path, AXK2, mutate)
+    broken.only(
+        f"{GPT_GRID}/base/0/args/--prefix-caching-hash-algo",
+        "'sha512' is not an allowed value of --prefix-caching-hash-algo",
+        at=value_at("--prefix-caching-hash-algo=sha512"),
+    )
+
+
+def test_open_choices_accept_a_qualified_name(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--distributed-executor-backend"] = (
+            "--distributed-executor-backend my_pkg.executors.MyExecutor"
+        )
+
+    broken = Broken(tmp_path, GPT, mutate)
+    assert broken.problems == []
+
+
+def test_registered_name_of_a_parser(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--tool-call-parser"] = "--tool-call-parser hermez"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(
+        f"{GPT_GRID}/base/0/args/--tool-call-parser",
+        "'hermez' is not an allowed value of --tool-call-parser",
+        at=value_at("--tool-call-parser hermez"),
+    )
+
+    def with_plugin(data: Any) -> None:
+        mutate(data)
+        grid(data)["base"][0]["args"]["--tool-parser-plugin"] = "--tool-parser-plugin /opt/parsers/hermez.py"
+
+    assert Broken(tmp_path, GPT, with_plugin).problems == []
+
+
+def test_value_given_to_a_flag_that_takes_none(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--trust-remote-code"] = "--trust-remote-code true"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(
+        f"{GPT_GRID}/base/0/args/--trust-remote-code",
+        "--trust-remote-code takes no value, but is given 'true'",
+        at=value_at("--trust-remote-code true"),
+    )
+
+
+def test_flag_that_needs_a_value(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--max-num-seqs"] = "--max-num-seqs"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(f"{GPT_GRID}/base/0/args/--max-num-seqs", "--max-num-seqs needs a value", at=value_at("--max-num-seqs"))
+
+
+def test_unknown_field_of_a_json_flag(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        args = grid(data)["deltas"]["spec_decode=eagle3"]["main"]["add_args"]
+        args["--speculative-config"] = args["--speculative-config"].replace(
+            '"num_speculative_tokens"', '"num_speculative_token"'
+        )
+
+    broken = Broken(tmp_path, GPT, mutate)
+    pointer = f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative-config"
+    text = grid(json.loads(broken.text))["deltas"]["spec_decode=eagle3"]["main"]["add_args"]["--speculative-config"]
+    problem = broken.only(pointer, "'num_speculative_token' is not a field", at=value_at(text))
+    assert problem.message == (
+        f"'num_speculative_token' is not a field of --speculative-config (SpeculativeConfig) in {VERSIONS}; "
+        "did you mean 'num_speculative_tokens'?"
+    )
+
+
+def test_unknown_field_of_a_multiconnector_child(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        args = grid(data, strategy=2)["deltas"]["lmcache=cpu"]["prefill"]["add_args"]
+        assert '"MultiConnector"' in args["--kv-transfer-config"]
+        args["--kv-transfer-config"] = args["--kv-transfer-config"].replace(
+            '"kv_connector_module_path"', '"kv_connector_module"'
+        )
+
+    broken = Broken(tmp_path, AXK2, mutate)
+    pointer = f"{AXK2_PD_GRID}/deltas/lmcache=cpu/prefill/add_args/--kv-transfer-config"
+    text = grid(json.loads(broken.text), strategy=2)["deltas"]["lmcache=cpu"]["prefill"]["add_args"][
+        "--kv-transfer-config"
+    ]
+    broken.only(
+        pointer,
+        "'kv_connector_module' in kv_connector_extra_config.connectors[1] is not a field of --kv-transfer-config "
+        "(KVTransferConfig)",
+        at=value_at(text),
+    )
+
+
+def test_unknown_field_in_dotted_form(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--speculative-config.num_tokens"] = "--speculative-config.num_tokens 3"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(
+        f"{GPT_GRID}/base/0/args/--speculative-config.num_tokens",
+        "'num_tokens' is not a field of --speculative-config",
+        at=key_at("--speculative-config.num_tokens"),
+    )
+
+
+def test_unknown_vllm_environment_name(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        rename(grid(data)["base"][0]["envs"], "VLLM_ENGINE_READY_TIMEOUT_S", "VLLM_ENGINE_READY_TIMEOUT")
+
+    broken = Broken(tmp_path, GPT, mutate)
+    problem = broken.only(
+        f"{GPT_GRID}/base/0/envs/VLLM_ENGINE_READY_TIMEOUT",
+        "'VLLM_ENGINE_READY_TIMEOUT' is not an environment variable",
+        at=key_at("VLLM_ENGINE_READY_TIMEOUT"),
+    )
+    assert problem.message == (
+        f"'VLLM_ENGINE_READY_TIMEOUT' is not an environment variable that {VERSIONS} reads; "
+        "did you mean 'VLLM_ENGINE_READY_TIMEOUT_S'?"
+    )
+
+
+def test_unknown_vllm_rbln_environment_name(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        envs = grid(data)["deltas"]["prefix_caching=on"]["main"]["add_envs"]
+        rename(envs, "VLLM_RBLN_SUB_BLOCK_CACHE", "VLLM_RBLN_SUBBLOCK_CACHE")
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(
+        f"{GPT_GRID}/deltas/prefix_caching=on/main/add_envs/VLLM_RBLN_SUBBLOCK_CACHE",
+        "'VLLM_RBLN_SUBBLOCK_CACHE' is not an environment variable that vLLM 0.30.0 with vllm-rbln 0.12.0 reads; "
+        "did you mean 'VLLM_RBLN_SUB_BLOCK_CACHE'?",
+        at=key_at("VLLM_RBLN_SUBBLOCK_CACHE"),
+    )
+
+
+def test_other_environment_names_are_not_checked(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        envs = grid(data)["base"][0]["envs"]
+        envs["MY_SETTING"] = "MY_SETTING=1"
+        envs["RBLN_ANYTHING"] = "RBLN_ANYTHING=1"
+
+    assert Broken(tmp_path, GPT, mutate).problems == []
+
+
+# --------------------------------------------------------------------------- the extractor, offline
+
+
+FAKE_TREE = {
+    "vllm/__init__.py": "",
+    "vllm/config/__init__.py": """
+        from vllm.config.demo import DemoConfig, JsonConfig
+        from vllm.config.utils import config
+    """,
+    "vllm/config/utils.py": """
+        from typing_extensions import dataclass_transform
+
+
+        @dataclass_transform()
+        def config(cls=None, **kwargs):
+            return cls
+    """,
+    "vllm/config/demo.py": """
+        from dataclasses import field
+        from typing import Literal
+
+        from vllm.config.utils import config
+
+        Backend = Literal["ray", "mp"]
+        Mode = Literal["fast", Backend]
+
+
+        @config
+        class JsonConfig:
+            \"\"\"A JSON-valued option.\"\"\"
+
+            name: str = ""
+            \"\"\"A name.\"\"\"
+            size: int = 1
+            derived: int = field(default=0, init=False)
+            \"\"\"Worked out, not given.\"\"\"
+
+
+        @config
+        class DemoConfig:
+            \"\"\"Demo options.\"\"\"
+
+            enable_thing: bool = False
+            \"\"\"Enable the thing.
+
+            A second paragraph that is not kept.\"\"\"
+            backend: Backend | None = None
+            \"\"\"Backend to use.\"\"\"
+            mode: str | Mode = "fast"
+            \"\"\"One of the modes, or any string.\"\"\"
+            levels: list[Literal[2, 1]] = field(default_factory=list)
+            \"\"\"Levels: 50% of them.\"\"\"
+            inner: JsonConfig | None = None
+            \"\"\"Inner JSON.\"\"\"
+            block: int | None = None
+            \"\"\"A size.\"\"\"
+    """,
+    "vllm/platforms/__init__.py": """
+        _current_platform = None
+    """,
+    "vllm/engine/__init__.py": "",
+    "vllm/engine/arg_utils.py": """
+        import argparse
+
+        from vllm.config import DemoConfig
+        from vllm.platforms import current_platform
+
+
+        def get_kwargs(cls):
+            raise NotImplementedError  # emulated by the extractor
+
+
+        class EngineArgs:
+            @staticmethod
+            def add_cli_args(parser):
+                demo_kwargs = get_kwargs(DemoConfig)
+                group = parser.add_argument_group(title="DemoConfig", description=DemoConfig.__doc__)
+                group.add_argument("--enable-thing", **demo_kwargs["enable_thing"])
+                group.add_argument("--backend", "-b", **demo_kwargs["backend"])
+                group.add_argument("--mode", **demo_kwargs["mode"])
+                group.add_argument("--levels", **demo_kwargs["levels"])
+                group.add_argument("--block-size", **{**demo_kwargs["block"], "default": None})
+                demo_kwargs["inner"]["type"] = str
+                group.add_argument("--inner-config", **demo_kwargs["inner"])
+                parser.add_argument("--plain", action="store_true", help="A plain " "switch.")
+                parser.add_argument("--pick", choices=["a", "b"] + ["c"], help=f"Pick {'one'}.")
+                current_platform.pre_register_and_update(parser)
+                return parser
+    """,
+    "vllm/entrypoints/__init__.py": "",
+    "vllm/entrypoints/cli/__init__.py": "",
+    "vllm/entrypoints/cli/serve.py": """
+        from vllm.entrypoints.cli_args import make_arg_parser
+
+
+        class ServeSubcommand:
+            name = "serve"
+
+            def subparser_init(self, subparsers):
+                serve_parser = subparsers.add_parser(self.name, help="Serve.")
+                serve_parser = make_arg_parser(serve_parser)
+                serve_parser.epilog = "..."
+                return serve_parser
+    """,
+    "vllm/entrypoints/cli_args.py": """
+        import json
+
+        from vllm.config import config
+        from vllm.engine.arg_utils import EngineArgs
+
+
+        @config
+        class BaseFrontendArgs:
+            \"\"\"The frontend.\"\"\"
+
+            enable_auto_tool_choice: bool = False
+            \"\"\"Enable auto tool choice.\"\"\"
+            tool_call_parser: str | None = None
+            \"\"\"The tool call parser.\"\"\"
+            tool_parser_plugin: str = ""
+            \"\"\"A plugin.\"\"\"
+
+            @classmethod
+            def _customize_cli_kwargs(cls, frontend_kwargs):
+                frontend_kwargs["tool_call_parser"]["metavar"] = ",".join(unknowable())
+                return frontend_kwargs
+
+            @classmethod
+            def add_cli_args(cls, parser):
+                from vllm.engine.arg_utils import get_kwargs
+
+                frontend_kwargs = get_kwargs(cls)
+                frontend_kwargs = cls._customize_cli_kwargs(frontend_kwargs)
+                group = parser.add_argument_group(title=cls.__name__.replace("Args", ""), description=cls.__doc__)
+                for key, value in frontend_kwargs.items():
+                    extra_flags = value.pop("flags", [])
+                    group.add_argument(*extra_flags, f"--{key.replace('_', '-')}", **value)
+                return parser
+
+
+        @config
+        class FrontendArgs(BaseFrontendArgs):
+            port: int = 8000
+            \"\"\"Port number.\"\"\"
+            allowed_origins: list[str] = None
+            \"\"\"Allowed origins.\"\"\"
+
+            @classmethod
+            def _customize_cli_kwargs(cls, frontend_kwargs):
+                frontend_kwargs = super()._customize_cli_kwargs(frontend_kwargs)
+                frontend_kwargs["port"]["flags"] = ["-P"]
+                frontend_kwargs["allowed_origins"]["type"] = json.loads
+                del frontend_kwargs["allowed_origins"]["nargs"]
+                return frontend_kwargs
+
+
+        def make_arg_parser(parser):
+            parser.add_argument("model_tag", nargs="?", help="The model.")
+            parser.add_argument("--headless", action="store_true", help="Headless.")
+            parser = FrontendArgs.add_cli_args(parser)
+            parser = EngineArgs.add_cli_args(parser)
+            return parser
+    """,
+    "vllm/tool_parsers/__init__.py": """
+        _TOOL_PARSERS_TO_REGISTER = {"hermes": ("hermes_tool_parser", "Hermes"), "openai": ("o", "O")}
+    """,
+    "vllm/envs.py": """
+        import os
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            VLLM_HOST_IP: str = ""
+            NOT_OURS: str = ""
+
+        environment_variables = {
+            "VLLM_PORT": lambda: os.getenv("VLLM_PORT"),
+            "VLLM_HOST_IP": lambda: os.getenv("VLLM_HOST_IP", ""),
+        }
+    """,
+    "vllm/worker.py": """
+        import os
+
+        TIMEOUT = os.environ.get("VLLM_WORKER_TIMEOUT", "5")
+        if "VLLM_DEBUG_DUMP" in os.environ:
+            os.environ["VLLM_CHILD_FLAG"] = "1"
+        OTHER = os.getenv("HOME")
+    """,
+    "vllm_rbln/__init__.py": """
+        def register():
+            return "vllm_rbln.platform.DemoPlatform"
+    """,
+    "vllm_rbln/platform.py": """
+        class DemoPlatform:
+            device_type: str = "cpu"
+
+            @classmethod
+            def pre_register_and_update(cls, parser=None):
+                cls._unrelated()
+                if parser is None:
+                    return
+                for action in parser._actions:
+                    if action.dest == "block_size":
+                        action.choices = None
+                    elif action.dest == "pick":
+                        action.choices.append("npu")
+                from vllm_rbln.flags import add_flags
+
+                add_flags(parser)
+    """,
+    "vllm_rbln/flags.py": """
+        import argparse
+        from dataclasses import field, fields
+        from typing import Literal
+
+        from vllm.config.utils import config as vllm_config
+
+
+        class _StoreBool(argparse.BooleanOptionalAction):
+            pass
+
+
+        class _Store(argparse.Action):
+            pass
+
+
+        @vllm_config
+        class RblnOptions:
+            \"\"\"RBLN options.\"\"\"
+
+            use_fast_path: bool = True
+            \"\"\"Use the fast path.\"\"\"
+            strategy: Literal["exp", "linear"] = "exp"
+            \"\"\"Bucket strategy.\"\"\"
+            hidden: int | None = field(default=None, metadata={"no_flag": True})
+            \"\"\"No flag for this one.\"\"\"
+
+
+        _CLASSES = (RblnOptions,)
+
+
+        def add_flags(parser):
+            from vllm.engine.arg_utils import get_kwargs
+
+            if any(group.title == "RBLN" for group in parser._action_groups):
+                return
+            group = parser.add_argument_group(title="RBLN", description="NPU.")
+            for cls in _CLASSES:
+                kwargs = get_kwargs(cls)
+                for f in fields(cls):
+                    if f.metadata.get("no_flag"):
+                        continue
+                    field_kwargs = kwargs[f.name]
+                    is_bool = field_kwargs.pop("action", None) is argparse.BooleanOptionalAction
+                    group.add_argument(
+                        f"--rbln-{f.name.replace('_', '-')}",
+                        dest=f"rbln_{f.name}",
+                        action=_StoreBool if is_bool else _Store,
+                        **field_kwargs,
+                    )
+    """,
+    "vllm_rbln/envs.py": """
+        import os
+
+        environment_variables = {
+            "VLLM_RBLN_FAST": lambda: os.environ.get("VLLM_RBLN_FAST", "1"),
+        }
+        LEGACY = os.environ.get("VLLM_RBLN_OLD_NAME")
+    """,
+    "vllm_rbln-0.0.1.dist-info/entry_points.txt": """
+        [vllm.general_plugins]
+        ops = vllm_rbln:register_ops
+
+        [vllm.platform_plugins]
+        rbln = vllm_rbln:register
+    """,
+}
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def fake_tree(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "src", FAKE_TREE)
+
+
+def test_extractor_reads_a_fake_source_tree(fake_tree: Path) -> None:
+    data, warnings = _tool().extract(fake_tree, "9.9.9", "1.2.3")
+    assert warnings == []
+    assert (data["vllm"], data["vllm_rbln"], data["format"]) == ("9.9.9", "1.2.3", 1)
+    flags = data["flags"]
+    assert set(flags) == {
+        "--headless",
+        "--enable-auto-tool-choice",
+        "--no-enable-auto-tool-choice",
+        "--tool-call-parser",
+        "--tool-parser-plugin",
+        "--port",
+        "--allowed-origins",
+        "--enable-thing",
+        "--no-enable-thing",
+        "--backend",
+        "--mode",
+        "--levels",
+        "--block-size",
+        "--inner-config",
+        "--plain",
+        "--pick",
+        "--rbln-use-fast-path",
+        "--no-rbln-use-fast-path",
+        "--rbln-strategy",
+    }
+    # a bool field: BooleanOptionalAction, so a --no- form; help is the first paragraph
+    thing = flags["--enable-thing"]
+    assert (thing["takes_value"], thing["help"], thing["group"]) == ("no", "Enable the thing.", "DemoConfig")
+    assert flags["--no-enable-thing"]["negates"] == "--enable-thing"
+    # Literal (with a nested alias) -> sorted choices, and "None" since None is allowed
+    backend = flags["--backend"]
+    assert (backend["choices"], backend["open_choices"], backend["aliases"]) == (["mp", "ray", "None"], False, ["-b"])
+    # Literal | str -> the values are stated but any string passes argparse
+    assert (flags["--mode"]["choices"], flags["--mode"]["open_choices"]) == (["fast", "mp", "ray"], True)
+    # list of Literal -> nargs "+" with choices; %% in help is argparse's escape
+    levels = flags["--levels"]
+    assert (levels["choices"], levels["nargs"], levels["help"]) == (["1", "2"], "+", "Levels: 50% of them.")
+    # a dataclass-typed field -> JSON-valued, with the init fields as JSON keys
+    inner = flags["--inner-config"]
+    assert (inner["json"], inner["json_class"], inner["json_fields"]) == (True, "JsonConfig", ["name", "size"])
+    assert (flags["--plain"]["takes_value"], flags["--plain"]["help"]) == ("no", "A plain switch.")
+    # explicit choices, then appended to by the platform hook
+    assert (flags["--pick"]["choices"], flags["--pick"]["help"]) == (["a", "b", "c", "npu"], "Pick one.")
+    # the frontend's loop over its dataclass, with base-class fields and extra flags
+    assert flags["--enable-auto-tool-choice"]["group"] == "Frontend"
+    assert flags["--enable-auto-tool-choice"]["help"] == "Enable auto tool choice."
+    assert flags["--port"]["aliases"] == ["-P"]
+    assert flags["--allowed-origins"]["json"] is True and "nargs" not in flags["--allowed-origins"]
+    # a registry gives the parser names
+    parser = flags["--tool-call-parser"]
+    assert (parser["choices"], parser["open_choices"], parser["extended_by"]) == (
+        ["hermes", "openai"],
+        True,
+        "--tool-parser-plugin",
+    )
+    # the platform plugin: flags from a loop over its config fields, skipping no_flag ones
+    assert flags["--rbln-use-fast-path"]["takes_value"] == "no"
+    assert flags["--no-rbln-use-fast-path"]["negates"] == "--rbln-use-fast-path"
+    assert flags["--rbln-strategy"]["choices"] == ["exp", "linear"]
+    assert flags["--rbln-strategy"]["group"] == "RBLN"
+    # environment names: envs.py (TYPE_CHECKING and the dict) and os.environ / os.getenv reads
+    assert data["envs"] == {
+        "vllm": ["VLLM_CHILD_FLAG", "VLLM_DEBUG_DUMP", "VLLM_HOST_IP", "VLLM_PORT", "VLLM_WORKER_TIMEOUT"],
+        "vllm-rbln": ["VLLM_RBLN_FAST", "VLLM_RBLN_OLD_NAME"],
+    }
+
+
+def test_extractor_reports_what_it_cannot_follow(fake_tree: Path) -> None:
+    serve = fake_tree / "vllm/entrypoints/cli_args.py"
+    serve.write_text(
+        serve.read_text(encoding="utf-8").replace(
+            '    parser.add_argument("--headless"',
+            '    for name in discover():\n        parser.add_argument(name)\n    parser.add_argument("--headless"',
+        ),
+        encoding="utf-8",
+    )
+    data, warnings = _tool().extract(fake_tree, "9.9.9", None)
+    assert any("loop over discover() not followed" in w for w in warnings), warnings
+    assert "--headless" in data["flags"]
+
+
+def test_extractor_command_line_is_deterministic(fake_tree: Path, tmp_path: Path) -> None:
+    tool = _tool()
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    for out in (first, second):
+        assert (
+            tool.main(["--vllm", "9.9.9", "--vllm-rbln", "1.2.3", "--source", str(fake_tree), "--output", str(out)])
+            == 0
+        )
+    assert first.read_bytes() == second.read_bytes()
+    data = json.loads(first.read_text(encoding="utf-8"))
+    assert first.read_text(encoding="utf-8") == json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def test_extractor_unpacks_only_source_and_entry_points(fake_tree: Path, tmp_path: Path) -> None:
+    wheel = tmp_path / "dist" / "vllm_rbln-0.0.1-py3-none-any.whl"
+    wheel.parent.mkdir()
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for path in sorted(fake_tree.rglob("*")):
+            if path.is_file():
+                zf.write(path, path.relative_to(fake_tree).as_posix())
+        zf.writestr("vllm/_C.abi3.so", b"\x7fELF")
+        zf.writestr("vllm_rbln-0.0.1.dist-info/METADATA", "Name: vllm-rbln\n")
+    out = tmp_path / "unpacked"
+    _tool()._unpack(wheel, out)
+    unpacked = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert "vllm/_C.abi3.so" not in unpacked and "vllm_rbln-0.0.1.dist-info/METADATA" not in unpacked
+    assert "vllm_rbln-0.0.1.dist-info/entry_points.txt" in unpacked
+    assert sorted(p.relative_to(fake_tree).as_posix() for p in fake_tree.rglob("*") if p.is_file()) == unpacked
+    data, _ = _tool().extract(out, "9.9.9", "1.2.3")
+    assert "--rbln-strategy" in data["flags"]
