@@ -9,9 +9,12 @@ BUILD  := _build
 SPHINXOPTS ?= -j auto
 SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -c . $(SPHINXOPTS)
 LANGUAGES := en ko
+# Where the portal publishes the site; canonical URLs, hreflang and the sitemap use it.
+SITE_URL ?=
+SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL))
 export PYTHONPATH := $(CURDIR)/_ext
 
-.PHONY: html html-en html-ko livehtml test validate lint bench clean venv recipe-page gettext intl-update intl-stats
+.PHONY: html html-en html-ko livehtml test validate lint bench clean venv recipe-page gettext intl-update intl-stats vocabulary
 
 venv: $(STAMP)
 
@@ -21,10 +24,10 @@ $(STAMP): requirements.txt
 	touch $@
 
 html: $(addprefix html-,$(LANGUAGES))
-	$(BIN)/python -m recipebook_sphinx.landing $(BUILD)/html $(LANGUAGES)
+	$(BIN)/python -m recipebook_sphinx.publish $(BUILD)/html $(LANGUAGES) --site-url "$(SITE_URL)"
 
 $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
-	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* source $(BUILD)/html/$*
+	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* $(SITEOPTS) source $(BUILD)/html/$*
 
 livehtml: $(STAMP)
 	$(BIN)/sphinx-autobuild -c . -d $(BUILD)/doctrees/live --watch recipes --watch _ext source $(BUILD)/live
@@ -55,6 +58,13 @@ lint: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Regenerate the vllm serve vocabulary (flags, JSON fields, env names) from the released
+# source of a vLLM / vllm-rbln pair; needs the network, unlike the build and the tests.
+VLLM      ?= 0.30.0
+VLLM_RBLN ?= 0.12.0
+vocabulary: $(STAMP)
+	$(BIN)/python tools/vocabulary.py --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN)
 
 clean:
 	rm -rf $(BUILD)

@@ -63,7 +63,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         result = build_site(out, language)
         assert result.returncode == 0, result.stderr
     subprocess.run(
-        [sys.executable, "-m", "recipebook_sphinx.landing", str(out / "html"), "en", "ko"],
+        [sys.executable, "-m", "recipebook_sphinx.publish", str(out / "html"), "en", "ko"],
         check=True,
         env={"PYTHONPATH": str(ROOT / "_ext")},
     )

@@ -163,6 +163,15 @@ class HeaderDirective(RecipeDirective):
         if serves:
             fact(_("Serves"), ", ".join(serves))
         fact(_("Verified strategies"), *inline_nodes(self.texts(recipe).tag))
+        markdown = self.env.docname.rsplit("/", 1)[-1] + ".md"
+        fact(
+            _("Plain text"),
+            nodes.raw(
+                "",
+                f'<a href="{escape(markdown)}" type="text/markdown">{escape(_("this page as Markdown"))}</a>',
+                format="html",
+            ),
+        )
         result.append(facts)
         rows = [
             [label_(s.label), t.label or label_(t.target), str(t.npus), ", ".join(t.skus), t.verified]
@@ -329,8 +338,14 @@ class ExplorerDirective(RecipeDirective):
             max(len(v) for _a, v in template.axes) if template.axes else 0,
             list(template.excluded),
         )
-        html = grid_html.grid(recipe, template, gid, lambda axis: axis_text(recipe, axis), _)
-        return [nodes.raw("", html, format="html")]
+        up = "../" * (self.env.docname.count("/") + 1)  # from the language tree to the site root
+        files = f"{up}api/recipes/{recipe.name}/{strategy.slug}/{target.target}/"
+        html = grid_html.grid(recipe, template, gid, lambda axis: axis_text(recipe, axis), _, files)
+        # where the grid comes from, for views that show its commands as text (mdview)
+        node = nodes.raw(
+            "", html, format="html", rb_recipe=recipe.name, rb_strategy=strategy.slug, rb_target=target.target
+        )
+        return [node]
 
 
 def axis_text(recipe: Recipe, axis: str) -> tuple[str, dict[str, str]]:

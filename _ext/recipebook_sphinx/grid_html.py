@@ -155,7 +155,12 @@ def placeholder_text(name: str, _: Translate) -> str:
 
 
 def grid(
-    recipe: Recipe, template: Template, gid: str, axis_text: Callable[[str], tuple[str, dict[str, str]]], _: Translate
+    recipe: Recipe,
+    template: Template,
+    gid: str,
+    axis_text: Callable[[str], tuple[str, dict[str, str]]],
+    _: Translate,
+    files_href: str = "",
 ) -> str:
     """The whole explorer of one strategy and target."""
     selectors = [_selector(template, gid, a, *axis_text(axis), _) for a, (axis, _v) in enumerate(template.axes)]
@@ -171,7 +176,9 @@ def grid(
     ]
     parts = [
         f'<form class="rb-grid" id="{gid}" data-strategy="{escape(template.strategy.slug)}" '
-        f'data-target="{escape(template.target.target)}" aria-label="{escape(_("Feature selection"))}">',
+        f'data-target="{escape(template.target.target)}" '
+        f'data-axes="{escape(" ".join(axis for axis, _v in template.axes))}" '
+        f'aria-label="{escape(_("Feature selection"))}">',
         '<div class="rb-selectors">',
         *modes,
     ]
@@ -188,6 +195,14 @@ def grid(
         _excluded(template, gid, _),
         '<div class="rb-cmds">',
     ]
+    if files_href:
+        # without JavaScript the link lists every selection; the script points it at the chosen one
+        parts.insert(
+            -1,
+            f'<p class="rb-files"><a class="rb-dl" href="{escape(files_href)}index.html" '
+            f'data-base="{escape(files_href)}">{escape(_("Ready-to-run files"))}</a> '
+            f"{escape(_('(serve.sh, a vLLM config and an env file per command)'))}</p>",
+        )
     parts += list(_blocks(template, gid, _))
     parts.append("</div>")
     found = placeholders(template)

@@ -8,13 +8,18 @@ from typing import Any
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import get_translation
 
+from . import mdview
+
 _ = get_translation("recipebook")
 
 LANGUAGE_NAMES = {"en": "English", "ko": "한국어"}
+OG_LOCALES = {"en": "en_US", "ko": "ko_KR"}
+DESCRIPTION_LENGTH = 200
 
 
 def current(config: Config) -> str:
@@ -50,11 +55,36 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     for other in config.recipebook_languages:
         href = f"{up}../{other}/{pagename}{suffix}"
         url = f"{base}/{other}/{pagename}{suffix}" if base else href
-        alternates.append({"lang": other, "name": LANGUAGE_NAMES.get(other, other), "href": href, "url": url})
+        alternates.append(
+            {
+                "lang": other,
+                "name": LANGUAGE_NAMES.get(other, other),
+                "href": href,
+                "url": url,
+                "og_locale": OG_LOCALES.get(other, other),
+            }
+        )
     context["rb_alternates"] = alternates
     context["rb_lang"] = lang
     context["rb_canonical"] = f"{pagename.rsplit('/', 1)[-1]}{suffix}"
     context["_rb"] = _
+    context["rb_og_locale"] = OG_LOCALES.get(lang, lang)
+    context["rb_description"] = description(doctree)
+    if doctree is not None:  # a page from a source file: write its Markdown view beside it
+        markdown = mdview.to_markdown(doctree, config.recipebook_dir, _)
+        target = Path(app.outdir, pagename + ".md")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(markdown, encoding="utf-8")
+        context["rb_markdown"] = pagename.rsplit("/", 1)[-1] + ".md"
+
+
+def description(doctree: Any) -> str:
+    """The page's first paragraph, shortened: for search results and link previews."""
+    if doctree is None:
+        return ""
+    paragraph = doctree.next_node(nodes.paragraph)
+    text = " ".join(paragraph.astext().split()) if paragraph is not None else ""
+    return text if len(text) <= DESCRIPTION_LENGTH else text[: DESCRIPTION_LENGTH - 1].rsplit(" ", 1)[0] + "…"
 
 
 def compile_catalogs(locale_dir: Path, domains: tuple[str, ...]) -> None:

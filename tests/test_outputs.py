@@ -1,0 +1,215 @@
+"""Machine-readable outputs: JSON API, ready-to-run files, Markdown views, llms.txt, sitemap, Open Graph."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import stat
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from recipebook import expand, load, matrix
+from recipebook.files import selection_key
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = {name: load(ROOT / "recipes" / f"{name}.json") for name in ("gpt-oss-120b", "A.X-K2")}
+LANGUAGES = ("en", "ko")
+
+
+def test_api_index_lists_every_recipe_with_its_pages(site):
+    index = json.loads((site / "api" / "index.json").read_text())
+    assert index["version"] == 1
+    assert sorted(r["name"] for r in index["recipes"]) == sorted(RECIPES, key=str.lower) or \
+        {r["name"] for r in index["recipes"]} == set(RECIPES)
+    for entry in index["recipes"]:
+        recipe = RECIPES[entry["name"]]
+        assert entry["model"] == recipe.model and entry["provider"] == recipe.provider
+        assert [s["slug"] for s in entry["strategies"]] == [s.slug for s in recipe.strategies]
+        for lang in LANGUAGES:
+            assert (site / "api" / entry["pages"][lang]).resolve().is_file()
+            assert (site / "api" / entry["markdown"][lang]).resolve().is_file()
+        assert (site / "api" / entry["matrix"]).is_file()
+    assert json.loads((site / "api" / "schema.json").read_text()) == json.loads((ROOT / "recipes/schema.json").read_text())
+
+
+def test_api_equals_the_engine_for_every_selection(site):
+    for name, recipe in RECIPES.items():
+        document = json.loads((site / "api" / "recipes" / f"{name}.json").read_text())
+        assert document["version"] == 1 and document["recipe"] == name
+        expected = [e.to_json() for e in matrix(recipe)]
+        got = [{k: v for k, v in s.items() if k != "files"} for s in document["selections"]]
+        assert got == expected
+        assert len(got) == {"gpt-oss-120b": 108, "A.X-K2": 216}[name]
+
+
+def _selection_dirs(site: Path):
+    for name, recipe in RECIPES.items():
+        for expansion in matrix(recipe):
+            folder = site / "api" / "recipes" / name / expansion.strategy / expansion.target
+            yield expansion, folder / selection_key(expansion.selection)
+
+
+def test_every_selection_has_its_files(site):
+    count = 0
+    for expansion, folder in _selection_dirs(site):
+        names = {p.name for p in folder.iterdir()}
+        assert "serve.sh" in names and "index.html" in names
+        for command in expansion.commands:
+            stem = command.role if command.rank is None else f"{command.role}-rank{command.rank}"
+            assert {f"{stem}.yaml", f"{stem}.env"} <= names
+        count += 1
+    assert count == 324
+
+
+def test_serve_scripts_and_env_files_pass_bash_n_and_shellcheck(site):
+    scripts = [folder / "serve.sh" for _e, folder in _selection_dirs(site)]
+    envs = sorted({p for _e, folder in _selection_dirs(site) for p in folder.glob("*.env")})
+    for path in scripts + envs[:50]:
+        result = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True)
+        assert result.returncode == 0, (path, result.stderr)
+    shellcheck = shutil.which("shellcheck")
+    assert shellcheck, "shellcheck is installed by .ci/run"
+    result = subprocess.run([shellcheck, "-s", "bash", *map(str, scripts + envs)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[:3000]
+
+
+FAKE_VLLM = """#!/bin/sh
+out="$FAKE_VLLM_OUT"
+printf '%s\\0' "$@" > "$out.args"
+env -0 > "$out.env"
+"""
+
+
+def _run_serve(tmp_path: Path, script: Path, *argv: str) -> tuple[list[str], dict[str, str]]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    fake = bin_dir / "vllm"
+    fake.write_text(FAKE_VLLM)
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    out = tmp_path / "call"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAKE_VLLM_OUT": str(out), "POD_IP": "10.1.2.3",
+           "EPP_HOST": "epp.local"}
+    result = subprocess.run(["bash", str(script), *argv], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    args = (out.with_suffix(".args")).read_bytes().decode().split("\0")[:-1]
+    environ = dict(item.split("=", 1) for item in out.with_suffix(".env").read_text().split("\0") if "=" in item)
+    return args, environ
+
+
+def _filled(text: str) -> str:
+    return text.replace("<POD_IP>", "10.1.2.3").replace("<EPP_HOST>", "epp.local")
+
+
+@pytest.mark.parametrize("strategy,target,role,rank", [
+    ("prefill-decode-disaggregated", "Latency", "decode", 3),
+    ("prefill-decode-disaggregated", "Latency", "prefill", 0),
+    ("aggregated-data-expert-parallel", "Latency", "main", None),
+])
+def test_serve_sh_runs_exactly_the_command(site, tmp_path, strategy, target, role, rank):
+    expansion = expand(RECIPES["A.X-K2"], strategy, target)
+    folder = site / "api" / "recipes" / "A.X-K2" / strategy / target / selection_key(expansion.selection)
+    argv = [role] if rank is None else [role, str(rank)]
+    if expansion.commands[0].rank is None and len(expansion.commands) == 1:
+        argv = []  # a single command runs without arguments
+    args, environ = _run_serve(tmp_path, folder / "serve.sh", *argv)
+    command = next(c for c in expansion.commands if c.role == role and c.rank == rank)
+    expected = ["serve", command.model] + [w for text in command.args for w in shlex.split(_filled(text))]
+    assert args == expected
+    for text in command.envs:
+        key, value = shlex.split(_filled(text))[0].split("=", 1)
+        assert environ[key] == value
+
+
+def _args_from_config(config: dict) -> list[str]:
+    """How vLLM's --config turns a YAML mapping into arguments (true: a bare flag)."""
+    args = []
+    for key, value in config.items():
+        if value is True:
+            args.append(f"--{key}")
+        elif isinstance(value, list):
+            args += [f"--{key}", *map(str, value)]
+        else:
+            args += [f"--{key}", str(value)]
+    return args
+
+
+def test_each_config_yaml_holds_the_commands_arguments(site):
+    checked = 0
+    for expansion, folder in _selection_dirs(site):
+        if checked > 400:
+            break
+        for command in expansion.commands:
+            stem = command.role if command.rank is None else f"{command.role}-rank{command.rank}"
+            config = yaml.safe_load((folder / f"{stem}.yaml").read_text())
+            assert _args_from_config(config) == [w for text in command.args for w in shlex.split(text)]
+            env_text = (folder / f"{stem}.env").read_text()
+            assert env_text == "".join(f"export {e}\n" for e in command.envs)
+            checked += 1
+    assert checked > 400
+
+
+def _page_names(site: Path, lang: str) -> set[str]:
+    tree = site / lang
+    return {str(p.relative_to(tree))[:-5] for p in tree.rglob("*.html")} - {"search", "genindex"}
+
+
+def test_sitemap_lists_every_page_in_both_languages_with_alternates(site):
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    root = ET.parse(site / "sitemap.xml").getroot()
+    locs = {u.find("s:loc", ns).text for u in root.findall("s:url", ns)}
+    for lang in LANGUAGES:
+        for name in _page_names(site, lang):
+            assert f"/{lang}/{name}.html" in locs
+    for url in root.findall("s:url", ns):
+        assert {link.get("hreflang") for link in url.findall("x:link", ns)} == set(LANGUAGES)
+
+
+def test_llms_txt_lists_every_page_and_the_recommended_commands(site):
+    for lang in LANGUAGES:
+        index = (site / lang / "llms.txt").read_text()
+        linked = set(re.findall(r"\]\(([^)]+)\.md\)", index))
+        assert linked == _page_names(site, lang)
+        for target in linked:
+            assert (site / lang / f"{target}.md").is_file()
+        full = (site / lang / "llms-full.txt").read_text()
+        for recipe in RECIPES.values():
+            for strategy, target in recipe.targets():
+                for command in expand(recipe, strategy.slug, target.target).commands:
+                    assert command.shell in full
+
+
+def test_recipe_pages_link_their_markdown_view(site):
+    for lang in LANGUAGES:
+        for name, recipe in RECIPES.items():
+            page = site / lang / "recipes" / f"{name}.html"
+            soup = BeautifulSoup(page.read_text(), "html.parser")
+            link = soup.select_one('a[type="text/markdown"]')
+            assert link is not None and (page.parent / link["href"]).is_file()
+            markdown = (page.parent / link["href"]).read_text()
+            assert recipe.text[lang].sub.split("<")[0][:30] in markdown
+            assert "```bash" in markdown
+
+
+def test_open_graph_tags_and_404_page(site):
+    for lang in LANGUAGES:
+        for page in (site / lang).rglob("*.html"):
+            soup = BeautifulSoup(page.read_text(), "html.parser")
+            props = {m["property"] for m in soup.select("meta[property]")}
+            assert {"og:title", "og:type", "og:locale", "og:site_name"} <= props, page
+    not_found = (site / "404.html").read_text()
+    assert 'href="/en/index.html"' in not_found and 'href="/ko/index.html"' in not_found
+
+
+def test_root_index_sends_readers_to_their_language(site):
+    html = (site / "index.html").read_text()
+    assert 'href="en/index.html"' in html and 'href="ko/index.html"' in html
+    assert "navigator.languages" in html
+    assert os.path.exists(site / "en" / "index.html")
