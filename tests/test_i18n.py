@@ -82,8 +82,13 @@ def test_korean_catalogs_pass_the_gate():
 
 
 def test_sphinx_lint_finds_nothing_in_the_catalogs():
-    result = subprocess.run([sys.executable, "-m", "sphinxlint", str(LOCALE)], capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
+    lint = [sys.executable, "-m", "sphinxlint"]
+    ours = subprocess.run([*lint, "--ignore", "sphinx.po", str(LOCALE)], capture_output=True, text=True)
+    assert ours.returncode == 0, ours.stdout + ours.stderr
+    # the theme's own messages end in spaces that the translation must keep, so only that check is off
+    theme = subprocess.run([*lint, "--disable", "trailing-whitespace", str(LOCALE / "ko/LC_MESSAGES/sphinx.po")],
+                           capture_output=True, text=True)
+    assert theme.returncode == 0, theme.stdout + theme.stderr
 
 
 def _copy_locale(tmp_path: Path) -> Path:
@@ -134,9 +139,11 @@ def test_intl_update_keeps_translations_after_a_source_edit(tmp_path):
     assert changed in text
     removed = "Needed only for Suffix speculative decoding; not part of the base install."
     assert removed in text
+    assert f"`arctic-inference`\n: {removed}\n" in text
     page.write_text(
         text.replace(changed, changed.replace("Check that", "First check that")).replace(
-            removed, "Needed for Suffix speculative decoding."
+            f"`arctic-inference`\n: {removed}\n",
+            "",  # the whole definition goes
         )
     )
     before = {e.msgid: e.msgstr for e in polib.pofile(str(locale / "ko/LC_MESSAGES/install.po")) if e.msgid}
@@ -189,7 +196,7 @@ def test_korean_pages_have_no_untranslated_prose(site):
     """Visible text outside code on Korean pages holds no run of four English words."""
     for page in sorted((site / "ko").rglob("*.html")):
         soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-        for hidden in soup.select('script, style, pre, code, kbd, .rb-badge, [lang="en"]'):
+        for hidden in soup.select('script, style, svg, pre, code, kbd, .rb-badge, [lang="en"]'):
             hidden.decompose()
         text = _KEEP.sub(" ", soup.get_text(" "))
         english = re.findall(r"(?:\b[A-Za-z][a-z]+\b[ ,.]+){4,}", text)

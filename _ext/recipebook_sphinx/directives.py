@@ -115,13 +115,9 @@ class RecipeDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         recipe = self.load()
         if recipe is None:
-            return [
-                _para(
-                    _("This recipe could not be shown: its file has errors (see the build log)."),
-                    classes=("rb-broken",),
-                )
-            ]
-        return self.render(recipe)
+            message = _("This recipe could not be shown: its file has errors (see the build log).")
+            return _untranslatable([_para(message, classes=("rb-broken",))])
+        return _untranslatable(self.render(recipe))
 
     def render(self, recipe: Recipe) -> list[nodes.Node]:
         raise NotImplementedError
@@ -145,6 +141,9 @@ class HeaderDirective(RecipeDirective):
             facts.append(nodes.field("", nodes.field_name("", name), nodes.field_body("", _para(*value))))
 
         fact(_("Model"), nodes.reference(recipe.model, recipe.model, refuri=recipe.hf))
+        served = sorted({t.grid.model for _s, t in recipe.targets()} - {recipe.model})
+        if served:
+            fact(_("Served checkpoint"), ", ".join(served))
         fact(_("Provider"), recipe.provider)
         fact(
             _("Precision"),
@@ -190,13 +189,12 @@ class InstallDirective(RecipeDirective):
         versions = self.config.recipebook_versions
         install_page = self.config.recipebook_pages["install"]
         result: list[nodes.Node] = [
-            _para(
+            _para_with_link(
                 _(
                     "The host needs the RBLN Driver. Installing the RBLN Compiler (rebel-compiler) needs an "
-                    "RBLN Portal account. Compatible package versions are listed in the "
+                    "RBLN Portal account. Compatible package versions are listed in the {link}."
                 ),
                 doc_link(install_page, nodes.inline("", _("installation matrix"))),
-                ".",
             ),
             _para(_("Install the compiler:")),
             _code(
@@ -217,14 +215,20 @@ class InstallDirective(RecipeDirective):
             _para(_("In short, once the package indexes are configured:")),
             _code(recipe.install_line),
         ]
-        if needs_connectors(recipe):
+        offload, disaggregated = needs_connectors(recipe)
+        if offload or disaggregated:
+            if offload and disaggregated:
+                what = _("The KV offload (LMCache) and prefill/decode commands of this recipe")
+            elif offload:
+                what = _("The KV offload (LMCache) commands of this recipe")
+            else:
+                what = _("The prefill/decode commands of this recipe")
             result.append(
                 _note(
                     _(
-                        "The KV offload (LMCache) and prefill/decode commands of this recipe need the "
-                        "kv_connectors extra, which installs lmcache-rbln and nixl-rbln. Without it, "
-                        "such a server fails while starting."
-                    )
+                        "{what} need the kv_connectors extra, which installs lmcache-rbln and nixl-rbln. "
+                        "Without it, such a server fails while starting."
+                    ).format(what=what)
                 )
             )
         if needs_suffix(recipe):
@@ -241,6 +245,20 @@ class InstallDirective(RecipeDirective):
         return result
 
 
+def _para_with_link(text: str, link: nodes.Node) -> nodes.paragraph:
+    """A translated sentence with a {link} placeholder, so translators can move the link."""
+    before, _sep, after = text.partition("{link}")
+    return _para(before, link, after)
+
+
+def _untranslatable(result: list[nodes.Node]) -> list[nodes.Node]:
+    """Keep directive output out of the page catalogs: it is translated by the extension."""
+    for node in result:
+        for element in node.findall(nodes.TextElement):
+            element["translatable"] = False
+    return result
+
+
 def _code(text: str, language: str = "bash") -> nodes.literal_block:
     block = nodes.literal_block(text, text, language=language)
     return block
@@ -250,16 +268,14 @@ def _note(text: str) -> nodes.note:
     return nodes.note("", _para(text))
 
 
-def needs_connectors(recipe: Recipe) -> bool:
-    """KV offload through LMCache, or a prefill/decode strategy, is offered."""
+def needs_connectors(recipe: Recipe) -> tuple[bool, bool]:
+    """Whether the recipe offers KV offload through LMCache, and a prefill/decode strategy."""
+    offload = disaggregated = False
     for _s, target in recipe.targets():
         grid = target.grid
-        roles = {r.role for r in grid.base}
-        if {"prefill", "decode"} <= roles or any(v != "off" for v in grid.modes.get("lmcache", ())):
-            return True
-        if any(v != "off" for v in grid.modes.get("kv_connector", ())):
-            return True
-    return False
+        disaggregated |= {"prefill", "decode"} <= {r.role for r in grid.base}
+        offload |= any(v != "off" for axis in ("lmcache", "kv_connector") for v in grid.modes.get(axis, ()))
+    return offload, disaggregated
 
 
 def needs_suffix(recipe: Recipe) -> bool:
@@ -395,7 +411,7 @@ class CatalogueDirective(SphinxDirective):
                 [link, recipe.provider, badges, strategies, ", ".join(map(str, npus)), ", ".join(skus), verified]
             )
         if not rows:
-            return [_para(_("No recipes yet."))]
+            return _untranslatable([_para(_("No recipes yet."))])
         table = _table(
             [_("Model"), _("Provider"), _("Facts"), _("Strategies"), _("NPUs"), _("SKU"), _("Verified")],
             [],
@@ -406,7 +422,7 @@ class CatalogueDirective(SphinxDirective):
             body += nodes.row(
                 "", *[nodes.entry("", cell if isinstance(cell, nodes.paragraph) else _para(cell)) for cell in row]
             )
-        return [table]
+        return _untranslatable([table])
 
 
 def flags_in_use(recipe: Recipe) -> set[str]:
@@ -463,4 +479,4 @@ class FlagsDirective(SphinxDirective):
         body = table[0][-1]
         for row in rows:
             body += nodes.row("", *[nodes.entry("", cell) for cell in row])
-        return [intro, table]
+        return _untranslatable([intro, table])

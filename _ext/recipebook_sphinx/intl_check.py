@@ -22,7 +22,8 @@ _TARGET = re.compile(r"<([^<>]+)>\s*$")
 _FORMAT = re.compile(r"(?<!\{)\{[a-z_]+\}(?!\})")
 # closing stars right after punctuation or code, directly followed by Hangul: CommonMark
 # does not close them, so the stars would show on the page
-_STUCK = re.compile(r"[`\W]\*{1,2}(?=[\uac00-\ud7a3])")
+_STUCK = re.compile(r"[^\w\s*]\*{1,2}(?=[\uac00-\ud7a3])")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,7 +70,7 @@ def entry_problems(entry: polib.POEntry) -> list[str]:
     if not entry.msgstr.strip():
         return ["untranslated"]
     found = []
-    if _STUCK.search(entry.msgstr):
+    if _STUCK.search(_CODE_SPAN.sub("`", entry.msgstr)):  # code spans may show such markup literally
         found.append(
             "bold or emphasis ends in punctuation or code and a Korean letter follows: the stars "
             "would show; put a space or punctuation after them"
