@@ -77,6 +77,19 @@ def test_commands_and_code_blocks_never_enter_the_catalogs(pots):
         assert "\n    --" not in msgid, msgid
 
 
+def test_directive_output_stays_out_of_the_page_catalogs(pots):
+    """The extension translates what its directives render; texts a recipe gives in both languages never enter."""
+    from recipebook import load
+
+    msgids = {e.msgid for pot in pots.glob("*.pot") if pot.stem not in ("recipebook", "recipe-labels", "sphinx")
+              for e in polib.pofile(str(pot))}
+    for name in ("gpt-oss-120b", "A.X-K2"):
+        recipe = load(ROOT / "recipes" / f"{name}.json")
+        for text in (recipe.text["en"].sub, recipe.text["en"].tag, recipe.text["en"].strategy_note):
+            assert not any(text[:40] in m for m in msgids), text
+    assert not msgids & {"Model", "Provider", "Strategy", "Install the compiler:"}
+
+
 def test_korean_catalogs_pass_the_gate():
     assert intl_check.check(LOCALE, "ko") == []
 

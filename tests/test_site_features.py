@@ -90,6 +90,7 @@ def test_korean_pages_take_the_recipes_korean_texts(make_app, rootdir, tmp_path)
     recipe = load(RECIPES / "A.X-K2.json")
     assert recipe.text["ko"].tag in html
     assert recipe.text["en"].tag not in html
+    assert html.count('<span class="rb-badge') == len(recipe.badges)  # the badges keep their markup
     assert '<html lang="ko"' in Path(app.outdir, "index.html").read_text() or 'lang="ko"' in html
 
 

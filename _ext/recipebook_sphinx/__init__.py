@@ -20,7 +20,7 @@ STATIC = Path(__file__).parent / "static"
 TEMPLATES = Path(__file__).parent / "templates"
 LOCALE = Path(__file__).resolve().parents[2] / "locale"
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 1
+ENV_VERSION = 2
 
 
 def _configure(app: Sphinx, config: Config) -> None:

@@ -255,7 +255,9 @@ def _untranslatable(result: list[nodes.Node]) -> list[nodes.Node]:
     """Keep directive output out of the page catalogs: it is translated by the extension."""
     for node in result:
         for element in node.findall(nodes.TextElement):
-            element["translatable"] = False
+            # inline nodes are never extracted, and Sphinx unwraps any inline that carries the flag
+            if not isinstance(element, nodes.Inline):
+                element["translatable"] = False
     return result
 
 

@@ -37,8 +37,8 @@
     // open every sphinx-design tab that contains the element
     for (var node = element; node; node = node.parentElement) {
       if (node.classList && node.classList.contains("sd-tab-content")) {
-        var label = document.querySelector('label[aria-controls="' + node.id + '"]');
-        var input = label && document.getElementById(label.getAttribute("for"));
+        var label = node.previousElementSibling;  // sphinx-design: input, label, panel
+        var input = label && label.htmlFor && document.getElementById(label.htmlFor);
         if (input) { input.checked = true; }
       }
     }
@@ -66,10 +66,15 @@
     var pre = button.parentElement.querySelector("pre");
     var text = pre.innerText.replace(/\n$/, "");  // live innerText skips the hidden lines
     var done = function () {
-      var label = button.textContent;
+      // keep the label once: a second click within the pause must not take "Copied!" for it
+      if (!button.dataset.label) { button.dataset.label = button.textContent; }
+      clearTimeout(button.rbTimer);
       button.textContent = button.dataset.done;
       button.classList.add("rb-done");
-      setTimeout(function () { button.textContent = label; button.classList.remove("rb-done"); }, 1500);
+      button.rbTimer = setTimeout(function () {
+        button.textContent = button.dataset.label;
+        button.classList.remove("rb-done");
+      }, 1500);
     };
     if (navigator.clipboard) { navigator.clipboard.writeText(text).then(done); }
   }
