@@ -8,5 +8,19 @@ from .load import check_file, load
 from .model import Recipe
 from .problems import Kind, Problem, RecipeError, SelectionError
 
-__all__ = ["Command", "Expansion", "Kind", "Problem", "Recipe", "RecipeError", "SelectionError",
-           "check_file", "expand", "expand_selection", "load", "matrix", "offered", "resolve"]
+__all__ = [
+    "Command",
+    "Expansion",
+    "Kind",
+    "Problem",
+    "Recipe",
+    "RecipeError",
+    "SelectionError",
+    "check_file",
+    "expand",
+    "expand_selection",
+    "load",
+    "matrix",
+    "offered",
+    "resolve",
+]

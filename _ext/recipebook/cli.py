@@ -94,8 +94,11 @@ def cmd_expand(args: argparse.Namespace) -> int:
 
 def matrix_json(recipe: Recipe) -> dict:
     """Every offered selection with its commands: the shape tools consume."""
-    return {"version": API_VERSION, "recipe": recipe.name,
-            "selections": [e.to_json() for e in expansion.matrix(recipe)]}
+    return {
+        "version": API_VERSION,
+        "recipe": recipe.name,
+        "selections": [e.to_json() for e in expansion.matrix(recipe)],
+    }
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
@@ -122,8 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
     expand.add_argument("file", metavar="FILE")
     expand.add_argument("--strategy", required=True, metavar="SLUG")
     expand.add_argument("--target", required=True, metavar="TARGET")
-    expand.add_argument("--set", action="append", default=[], metavar="AXIS=VALUE",
-                        help="choose a value for an axis (repeatable); others take the recommended value")
+    expand.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="AXIS=VALUE",
+        help="choose a value for an axis (repeatable); others take the recommended value",
+    )
     expand.add_argument("--format", choices=("shell", "json"), default="shell")
     expand.set_defaults(run=cmd_expand)
     matrix = sub.add_parser("matrix", help="print every offered selection with its commands")

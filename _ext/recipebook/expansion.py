@@ -11,7 +11,8 @@ from . import shell
 from .model import Grid, Recipe, Role, Selection, Strategy, Target
 from .problems import SelectionError
 
-MAX_SELECTIONS = 4096
+MAX_SELECTIONS = 4096  # offered selections per target (rule 11)
+MAX_COMBINATIONS = 16 * MAX_SELECTIONS  # combinations of axis values looked at to count them
 
 # A slot says where a line sits in its command, whichever selection produced it:
 # (0, i) the i-th key of the role's base; (1, axis, value, i) the i-th key appended by
@@ -51,8 +52,14 @@ class Command:
         return shell.command_text(self.envs, self.launcher, self.model, self.args)
 
     def to_json(self) -> dict:
-        return {"rank": self.rank, "launcher": self.launcher, "model": self.model,
-                "envs": list(self.envs), "args": list(self.args), "shell": self.shell}
+        return {
+            "rank": self.rank,
+            "launcher": self.launcher,
+            "model": self.model,
+            "envs": list(self.envs),
+            "args": list(self.args),
+            "shell": self.shell,
+        }
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -75,10 +82,12 @@ class Expansion:
 
     def to_json(self) -> dict:
         return {
-            "recipe": self.recipe, "strategy": self.strategy, "target": self.target,
-            "selection": dict(self.selection), "recommended": self.recommended,
-            "roles": [{"role": role, "commands": [c.to_json() for c in commands]}
-                      for role, commands in self.roles()],
+            "recipe": self.recipe,
+            "strategy": self.strategy,
+            "target": self.target,
+            "selection": dict(self.selection),
+            "recommended": self.recommended,
+            "roles": [{"role": role, "commands": [c.to_json() for c in commands]} for role, commands in self.roles()],
             "router": [{"node": node, "cmd": cmd} for node, cmd in self.router],
         }
 
@@ -95,6 +104,14 @@ class Expansion:
 def selection_count(grid: Grid) -> int:
     """How many selections the axes allow, before exclusions."""
     return math.prod(len(values) for values in grid.axes.values())
+
+
+def offered_count(grid: Grid) -> int | None:
+    """How many selections are offered (exclusions applied); None when the axes allow
+    more than MAX_COMBINATIONS combinations, too many to go through."""
+    if selection_count(grid) > MAX_COMBINATIONS:
+        return None
+    return sum(1 for _ in offered(grid))
 
 
 def is_excluded(grid: Grid, selection: Selection) -> bool:
@@ -188,15 +205,31 @@ def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
     """The commands of one role: one, or one per rank laid over the role's."""
     args, envs = _apply_deltas(grid, role, selection)
     if role.ranks is None:
-        return [Command(role=role.role, rank=None, launcher=role.launcher, model=grid.model,
-                        env_lines=tuple(envs), arg_lines=tuple(args))]
+        return [
+            Command(
+                role=role.role,
+                rank=None,
+                launcher=role.launcher,
+                model=grid.model,
+                env_lines=tuple(envs),
+                arg_lines=tuple(args),
+            )
+        ]
     commands = []
     for number, rank in enumerate(role.ranks):
         rank_args, rank_envs = list(args), list(envs)
         _set_keys(rank_args, rank.args, (2,))
         _set_keys(rank_envs, rank.envs, (2,))
-        commands.append(Command(role=role.role, rank=number, launcher=role.launcher, model=grid.model,
-                                env_lines=tuple(rank_envs), arg_lines=tuple(rank_args)))
+        commands.append(
+            Command(
+                role=role.role,
+                rank=number,
+                launcher=role.launcher,
+                model=grid.model,
+                env_lines=tuple(rank_envs),
+                arg_lines=tuple(rank_args),
+            )
+        )
     return commands
 
 
@@ -205,9 +238,15 @@ def expand_selection(recipe: Recipe, strategy: Strategy, target: Target, selecti
     grid = target.grid
     commands = [c for role in grid.base for c in expand_role(grid, role, selection)]
     recommended = grid.recommended is not None and all(grid.recommended[a] == v for a, v in selection.items())
-    return Expansion(recipe=recipe.name, strategy=strategy.slug, target=target.target,
-                     selection=dict(selection), recommended=recommended, commands=tuple(commands),
-                     router=tuple((step.node, step.cmd) for step in grid.router))
+    return Expansion(
+        recipe=recipe.name,
+        strategy=strategy.slug,
+        target=target.target,
+        selection=dict(selection),
+        recommended=recommended,
+        commands=tuple(commands),
+        router=tuple((step.node, step.cmd) for step in grid.router),
+    )
 
 
 def find(recipe: Recipe, slug: str, target_name: str) -> tuple[Strategy, Target]:

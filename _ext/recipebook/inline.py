@@ -69,8 +69,11 @@ class _Parser(HTMLParser):
 def parse(text: str) -> tuple[tuple[Span, ...], list[str]]:
     """Parse inline markup into spans; the list says what is not allowed."""
     parser = _Parser()
-    parser.feed(text)
-    parser.close()
+    try:
+        parser.feed(text)
+        parser.close()
+    except AssertionError as error:  # html.parser asserts on some broken declarations, e.g. "<![x["
+        parser.errors.append(f"cannot read the markup ({error}); use only <strong>, <em>, <code> and <a href>")
     if len(parser.stack) > 1:
         parser.errors.append(f"<{parser.stack[-1][0]}> is never closed")
     return tuple(parser.stack[0][2]), parser.errors

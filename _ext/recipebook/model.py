@@ -32,13 +32,19 @@ class Delta:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], ptr: str) -> Delta:
-        return cls(ptr=ptr, add_args=_frozen(data["add_args"]), add_envs=_frozen(data["add_envs"]),
-                   del_args=tuple(data["del_args"]), del_envs=tuple(data["del_envs"]))
+        return cls(
+            ptr=ptr,
+            add_args=_frozen(data["add_args"]),
+            add_envs=_frozen(data["add_envs"]),
+            del_args=tuple(data["del_args"]),
+            del_envs=tuple(data["del_envs"]),
+        )
 
     def touched(self) -> set[tuple[str, str]]:
         """The (kind, key) pairs this delta sets or removes; kind is "args" or "envs"."""
-        return ({("args", k) for k in (*self.add_args, *self.del_args)}
-                | {("envs", k) for k in (*self.add_envs, *self.del_envs)})
+        return {("args", k) for k in (*self.add_args, *self.del_args)} | {
+            ("envs", k) for k in (*self.add_envs, *self.del_envs)
+        }
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -65,11 +71,21 @@ class Role:
     def from_json(cls, data: Mapping[str, Any], ptr: str) -> Role:
         ranks = None
         if data["ranks"] is not None:
-            ranks = tuple(Rank(ptr=pointer_join(ptr, "ranks", i), args=_frozen(r["args"]),
-                               envs=_frozen(r["envs"])) for i, r in enumerate(data["ranks"]))
+            ranks = tuple(
+                Rank(ptr=pointer_join(ptr, "ranks", i), args=_frozen(r["args"]), envs=_frozen(r["envs"]))
+                for i, r in enumerate(data["ranks"])
+            )
         varies = None if data["varies"] is None else tuple(data["varies"])
-        return cls(ptr=ptr, role=data["role"], launcher=data["launcher"], args=_frozen(data["args"]),
-                   envs=_frozen(data["envs"]), ranks=ranks, scale=data["scale"], varies=varies)
+        return cls(
+            ptr=ptr,
+            role=data["role"],
+            launcher=data["launcher"],
+            args=_frozen(data["args"]),
+            envs=_frozen(data["envs"]),
+            ranks=ranks,
+            scale=data["scale"],
+            varies=varies,
+        )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -97,14 +113,17 @@ class Grid:
     @classmethod
     def from_json(cls, data: Mapping[str, Any], ptr: str) -> Grid:
         deltas = {
-            key: _frozen({role: Delta.from_json(d, pointer_join(ptr, "deltas", key, role))
-                          for role, d in per_role.items()})
+            key: _frozen(
+                {role: Delta.from_json(d, pointer_join(ptr, "deltas", key, role)) for role, d in per_role.items()}
+            )
             for key, per_role in data["deltas"].items()
         }
         router = ()
         if data["router"] is not None:
-            router = tuple(RouterStep(ptr=pointer_join(ptr, "router", "nodes", i), node=n["node"], cmd=n["cmd"])
-                           for i, n in enumerate(data["router"]["nodes"]))
+            router = tuple(
+                RouterStep(ptr=pointer_join(ptr, "router", "nodes", i), node=n["node"], cmd=n["cmd"])
+                for i, n in enumerate(data["router"]["nodes"])
+            )
         return cls(
             ptr=ptr,
             model=data["model"],
@@ -144,9 +163,18 @@ class Target:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], ptr: str) -> Target:
-        return cls(ptr=ptr, target=data["target"], label=data["label"], npus=data["npus"],
-                   skus=tuple(data["skus"]), verified=data["verified"], model_impl=data["modelImpl"],
-                   attn=data["attn"], note=data["note"], grid=Grid.from_json(data["grid"], pointer_join(ptr, "grid")))
+        return cls(
+            ptr=ptr,
+            target=data["target"],
+            label=data["label"],
+            npus=data["npus"],
+            skus=tuple(data["skus"]),
+            verified=data["verified"],
+            model_impl=data["modelImpl"],
+            attn=data["attn"],
+            note=data["note"],
+            grid=Grid.from_json(data["grid"], pointer_join(ptr, "grid")),
+        )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -161,10 +189,15 @@ class Strategy:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], ptr: str) -> Strategy:
-        return cls(ptr=ptr, slug=data["slug"], label=data["label"], tag=data["tag"], variant=data["variant"],
-                   nodes=None if data["nodes"] is None else int(data["nodes"]),
-                   targets=tuple(Target.from_json(o, pointer_join(ptr, "options", i))
-                                 for i, o in enumerate(data["options"])))
+        return cls(
+            ptr=ptr,
+            slug=data["slug"],
+            label=data["label"],
+            tag=data["tag"],
+            variant=data["variant"],
+            nodes=None if data["nodes"] is None else int(data["nodes"]),
+            targets=tuple(Target.from_json(o, pointer_join(ptr, "options", i)) for i, o in enumerate(data["options"])),
+        )
 
     def target(self, name: str) -> Target | None:
         return next((t for t in self.targets if t.target == name), None)
@@ -214,21 +247,41 @@ class Recipe:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], path: str) -> Recipe:
-        badges = tuple(Badge(text=b, highlight=False) if isinstance(b, str)
-                       else Badge(text=b["text"], highlight=bool(b.get("hl", False))) for b in data["badges"])
+        badges = tuple(
+            Badge(text=b, highlight=False)
+            if isinstance(b, str)
+            else Badge(text=b["text"], highlight=bool(b.get("hl", False)))
+            for b in data["badges"]
+        )
         axes = {}
         for a in data["axes"]:
-            axes.setdefault(a["axis"], AxisInfo(axis=a["axis"], title=a["title"],
-                                                labels=_frozen({o["value"]: o["label"] for o in a["options"]})))
-        text = {lang: Texts(sub=t["sub"], tag=t["tag"], strategy_note=t["strategyNote"])
-                for lang, t in data["text"].items()}
+            axes.setdefault(
+                a["axis"],
+                AxisInfo(
+                    axis=a["axis"], title=a["title"], labels=_frozen({o["value"]: o["label"] for o in a["options"]})
+                ),
+            )
+        text = {
+            lang: Texts(sub=t["sub"], tag=t["tag"], strategy_note=t["strategyNote"]) for lang, t in data["text"].items()
+        }
         return cls(
-            path=path, name=data["name"], model=data["model"], provider=data["provider"], hf=data["hf"],
-            attn=data["attn"], variant=data["variant"], variants=tuple(data.get("variants", [data["variant"]])),
-            features=_frozen(data["features"]), badges=badges, install_line=data["installLine"],
-            client=data["client"], axes=_frozen(axes), text=_frozen(text),
-            strategies=tuple(Strategy.from_json(s, pointer_join("", "strategies", i))
-                             for i, s in enumerate(data["strategies"])),
+            path=path,
+            name=data["name"],
+            model=data["model"],
+            provider=data["provider"],
+            hf=data["hf"],
+            attn=data["attn"],
+            variant=data["variant"],
+            variants=tuple(data.get("variants", [data["variant"]])),
+            features=_frozen(data["features"]),
+            badges=badges,
+            install_line=data["installLine"],
+            client=data["client"],
+            axes=_frozen(axes),
+            text=_frozen(text),
+            strategies=tuple(
+                Strategy.from_json(s, pointer_join("", "strategies", i)) for i, s in enumerate(data["strategies"])
+            ),
         )
 
     def strategy(self, slug: str) -> Strategy | None:

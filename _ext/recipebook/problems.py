@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 
+_ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(0x20), 0x7F)}
+
 
 class Kind(enum.Enum):
     """What stage of checking found the problem (also the Sphinx warning subtype)."""
@@ -27,7 +29,9 @@ class Problem:
     kind: Kind = dataclasses.field(default=Kind.RULE, compare=False)
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}: {self.pointer or '/'}: {self.message}"
+        # one problem, one line: control characters (a key may hold a newline) are shown escaped
+        text = f"{self.file}:{self.line}:{self.column}: {self.pointer or '/'}: {self.message}"
+        return text.translate(_ESCAPES)
 
 
 class RecipeError(Exception):

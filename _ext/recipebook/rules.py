@@ -14,7 +14,16 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from . import inline, shell
-from .expansion import MAX_SELECTIONS, all_selections, expand_role, is_excluded, neutral_value, selection_count
+from .expansion import (
+    MAX_COMBINATIONS,
+    MAX_SELECTIONS,
+    all_selections,
+    expand_role,
+    is_excluded,
+    neutral_value,
+    offered_count,
+    selection_count,
+)
 from .model import Grid, Recipe, Role, Target
 from .problems import Problem, pointer_join
 from .source import Document
@@ -28,8 +37,14 @@ def _duplicates(items: list[str]) -> set[str]:
     return {item for item, n in Counter(items).items() if n > 1}
 
 
+def _last(items: list[str] | tuple[str, ...], item: str) -> int:
+    """The index of the last occurrence of an item (where a repeat is reported)."""
+    return max(i for i, x in enumerate(items) if x == item)
+
+
 def unique_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """1. Strategy slugs are unique in a recipe; targets are unique within a strategy."""
+    """1. Strategy slugs are unique in a recipe; targets are unique within a strategy
+    (and roles within a grid, since deltas and the commands name them)."""
     seen: set[str] = set()
     for strategy in recipe.strategies:
         if strategy.slug in seen:
@@ -38,9 +53,16 @@ def unique_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
         targets: set[str] = set()
         for target in strategy.targets:
             if target.target in targets:
-                yield doc.problem(pointer_join(target.ptr, "target"),
-                                  f"target {target.target!r} appears twice in strategy {strategy.slug!r}")
+                yield doc.problem(
+                    pointer_join(target.ptr, "target"),
+                    f"target {target.target!r} appears twice in strategy {strategy.slug!r}",
+                )
             targets.add(target.target)
+            roles: set[str] = set()
+            for role in target.grid.base:
+                if role.role in roles:
+                    yield doc.problem(pointer_join(role.ptr, "role"), f"role {role.role!r} appears twice in grid.base")
+                roles.add(role.role)
 
 
 def file_name(recipe: Recipe, doc: Document) -> Iterator[Problem]:
@@ -68,15 +90,24 @@ def delta_keys(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             pointer = pointer_join(grid.ptr, "deltas", key)
             axis, _, value = key.partition("=")
             if axis not in axes:
-                yield doc.problem(pointer, f"delta names unknown axis {axis!r}; this target's axes: "
-                                  f"{', '.join(axes) or 'none'}", key=True)
+                yield doc.problem(
+                    pointer,
+                    f"delta names unknown axis {axis!r}; this target's axes: {', '.join(axes) or 'none'}",
+                    key=True,
+                )
             elif value not in axes[axis]:
-                yield doc.problem(pointer, f"delta names unknown value {value!r} of axis {axis!r}; "
-                                  f"choose from: {', '.join(axes[axis])}", key=True)
+                yield doc.problem(
+                    pointer,
+                    f"delta names unknown value {value!r} of axis {axis!r}; choose from: {', '.join(axes[axis])}",
+                    key=True,
+                )
             for role in per_role:
                 if role not in roles:
-                    yield doc.problem(pointer_join(pointer, role), f"delta names role {role!r}, which is not in "
-                                      f"grid.base (roles: {', '.join(sorted(roles))})", key=True)
+                    yield doc.problem(
+                        pointer_join(pointer, role),
+                        f"delta names role {role!r}, which is not in grid.base (roles: {', '.join(sorted(roles))})",
+                        key=True,
+                    )
 
 
 def deleted_keys(recipe: Recipe, doc: Document) -> Iterator[Problem]:
@@ -88,12 +119,16 @@ def deleted_keys(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                 role = roles.get(role_name)
                 if role is None:
                     continue
-                for kind, keys, present in (("del_args", delta.del_args, role.args),
-                                            ("del_envs", delta.del_envs, role.envs)):
+                for kind, keys, present in (
+                    ("del_args", delta.del_args, role.args),
+                    ("del_envs", delta.del_envs, role.envs),
+                ):
                     for i, key in enumerate(keys):
                         if key not in present:
-                            yield doc.problem(pointer_join(delta.ptr, kind, i),
-                                              f"{key!r} is not in the base of role {role_name!r}, so it cannot be removed")
+                            yield doc.problem(
+                                pointer_join(delta.ptr, kind, i),
+                                f"{key!r} is not in the base of role {role_name!r}, so it cannot be removed",
+                            )
 
 
 def _args_and_envs(recipe: Recipe) -> Iterator[tuple[str, str, Mapping[str, str]]]:
@@ -116,7 +151,9 @@ def _json_value_error(value: str) -> str | None:
         try:
             json.loads(value)
         except json.JSONDecodeError as error:
-            return f"its JSON value does not parse: {error.msg} (line {error.lineno}, column {error.colno} of the value)"
+            return (
+                f"its JSON value does not parse: {error.msg} (line {error.lineno}, column {error.colno} of the value)"
+            )
     return None
 
 
@@ -165,39 +202,53 @@ def labels(recipe: Recipe, doc: Document) -> Iterator[Problem]:
         index = max(i for i, a in enumerate(data_axes) if a["axis"] == axis)
         yield doc.problem(f"/axes/{index}/axis", f"axis {axis!r} is catalogued twice")
     for i, entry in enumerate(data_axes):
-        for value in _duplicates([o["value"] for o in entry["options"]]):
-            yield doc.problem(f"/axes/{i}/options", f"value {value!r} of axis {entry['axis']!r} is labelled twice")
+        values = [o["value"] for o in entry["options"]]
+        for value in _duplicates(values):
+            yield doc.problem(
+                f"/axes/{i}/options/{_last(values, value)}/value",
+                f"value {value!r} of axis {entry['axis']!r} is labelled twice",
+            )
     for _, target in recipe.targets():
         grid = target.grid
         for group in ("modes", "options"):
             for axis, values in getattr(grid, group).items():
                 pointer = pointer_join(grid.ptr, group, axis)
                 for value in _duplicates(list(values)):
-                    yield doc.problem(pointer, f"value {value!r} is listed twice")
+                    yield doc.problem(pointer_join(pointer, _last(values, value)), f"value {value!r} is listed twice")
                 info = recipe.axes.get(axis)
                 if info is None:
                     if group == "modes" or axis not in KNOWN_OPTION_AXES:
-                        yield doc.problem(pointer, f"axis {axis!r} has no title and labels in the recipe's axes", key=True)
+                        yield doc.problem(
+                            pointer, f"axis {axis!r} has no title and labels in the recipe's axes", key=True
+                        )
                     continue
                 for i, value in enumerate(values):
                     if value not in info.labels:
-                        yield doc.problem(pointer_join(pointer, i),
-                                          f"value {value!r} of axis {axis!r} has no label in the recipe's axes")
+                        yield doc.problem(
+                            pointer_join(pointer, i),
+                            f"value {value!r} of axis {axis!r} has no label in the recipe's axes",
+                        )
         overlap = set(grid.modes) & set(grid.options)
         for axis in sorted(overlap):
-            yield doc.problem(pointer_join(grid.ptr, "options", axis), f"axis {axis!r} is both a mode and an option", key=True)
+            yield doc.problem(
+                pointer_join(grid.ptr, "options", axis), f"axis {axis!r} is both a mode and an option", key=True
+            )
 
 
-def _selection_problems(doc: Document, grid: Grid, pointer: str, chosen: Mapping[str, str],
-                        *, complete: bool) -> Iterator[Problem]:
+def _selection_problems(
+    doc: Document, grid: Grid, pointer: str, chosen: Mapping[str, str], *, complete: bool
+) -> Iterator[Problem]:
     axes = grid.axes
     for axis, value in chosen.items():
         if axis not in axes:
-            yield doc.problem(pointer_join(pointer, axis), f"unknown axis {axis!r}; this target's axes: "
-                              f"{', '.join(axes)}", key=True)
+            yield doc.problem(
+                pointer_join(pointer, axis), f"unknown axis {axis!r}; this target's axes: {', '.join(axes)}", key=True
+            )
         elif value not in axes[axis]:
-            yield doc.problem(pointer_join(pointer, axis), f"{value!r} is not a value of axis {axis!r}; "
-                              f"choose from: {', '.join(axes[axis])}")
+            yield doc.problem(
+                pointer_join(pointer, axis),
+                f"{value!r} is not a value of axis {axis!r}; choose from: {', '.join(axes[axis])}",
+            )
     if complete:
         missing = [a for a in axes if a not in chosen]
         if missing:
@@ -213,8 +264,9 @@ def recommendation(recipe: Recipe, doc: Document) -> Iterator[Problem]:
         option_base = pointer_join(grid.ptr, "option_base")
         for axis, value in grid.option_base.items():
             if axis not in grid.options:
-                yield doc.problem(pointer_join(option_base, axis), f"{axis!r} is not an option axis of this target",
-                                  key=True)
+                yield doc.problem(
+                    pointer_join(option_base, axis), f"{axis!r} is not an option axis of this target", key=True
+                )
             elif value not in grid.options[axis]:
                 yield doc.problem(pointer_join(option_base, axis), f"{value!r} is not a value of option {axis!r}")
         for axis in grid.options:
@@ -231,37 +283,55 @@ def recommendation(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             for axis in grid.modes:
                 neutral[axis] = neutral_value(grid, axis)
                 if neutral[axis] is None:
-                    yield doc.problem(pointer, f"recommended is null, but axis {axis!r} has no value that leaves "
-                                      "the base command unchanged; give a recommendation")
+                    yield doc.problem(
+                        pointer,
+                        f"recommended is null, but axis {axis!r} has no value that leaves "
+                        "the base command unchanged; give a recommendation",
+                    )
             neutral.update(grid.option_base)
             if None not in neutral.values() and len(neutral) == len(grid.axes) and is_excluded(grid, neutral):
                 yield doc.problem(pointer, "recommended is null and the base command's selection is excluded")
 
 
 def cap(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """11. The number of selections per target is capped."""
+    """11. The number of offered selections per target is capped."""
     for _, target in recipe.targets():
-        count = selection_count(target.grid)
-        if count > MAX_SELECTIONS:
-            yield doc.problem(target.grid.ptr, f"{count} selections is more than the limit of {MAX_SELECTIONS}; "
-                              "check grid.modes and grid.options for a typo, or exclude combinations")
+        grid = target.grid
+        count = offered_count(grid)
+        if count is None:
+            yield doc.problem(
+                grid.ptr,
+                f"the axes combine into {selection_count(grid)} selections, more than the {MAX_COMBINATIONS} "
+                f"that can be checked (at most {MAX_SELECTIONS} may be offered); check grid.modes and "
+                "grid.options for a typo",
+            )
+        elif count > MAX_SELECTIONS:
+            yield doc.problem(
+                grid.ptr,
+                f"{count} offered selections is more than the limit of {MAX_SELECTIONS}; "
+                "check grid.modes and grid.options for a typo, or exclude combinations",
+            )
 
 
 def conflicts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     """7. No offered selection has two axes that set or remove the same key of a role."""
     for _, target in recipe.targets():
         grid = target.grid
-        if selection_count(grid) > MAX_SELECTIONS:
+        count = offered_count(grid)
+        if count is None or count > MAX_SELECTIONS:
             continue
-        touched = {(axis, value): {role: d.touched() for role, d in grid.delta(axis, value).items()}
-                   for axis, values in grid.axes.items() for value in values}
+        touched = {
+            (axis, value): {role: d.touched() for role, d in grid.delta(axis, value).items()}
+            for axis, values in grid.axes.items()
+            for value in values
+        }
         reported: set[tuple] = set()
         axes = list(grid.axes)
         for selection in all_selections(grid):
             if is_excluded(grid, selection):
                 continue
             for i, first in enumerate(axes):
-                for second in axes[i + 1:]:
+                for second in axes[i + 1 :]:
                     a, b = (first, selection[first]), (second, selection[second])
                     for role, keys in touched[b].items():
                         for kind, key in sorted(keys & touched[a].get(role, set())):
@@ -269,9 +339,12 @@ def conflicts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                                 continue
                             reported.add((a, b, role, key))
                             where = grid.delta(*b)[role].ptr
-                            yield doc.problem(where, f"{a[0]}={a[1]} and {b[0]}={b[1]} both change {kind[:-1]} "
-                                              f"{key!r} of role {role!r} in an offered selection; exclude the "
-                                              "combination or move the key to one axis")
+                            yield doc.problem(
+                                where,
+                                f"{a[0]}={a[1]} and {b[0]}={b[1]} both change {kind[:-1]} "
+                                f"{key!r} of role {role!r} in an offered selection; exclude the "
+                                "combination or move the key to one axis",
+                            )
 
 
 def _rank_keys(role: Role) -> tuple[set[str], set[str]]:
@@ -287,14 +360,20 @@ def ranks(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             if role.ranks is None:
                 for field in ("scale", "varies"):
                     if getattr(role, field) is not None:
-                        yield doc.problem(pointer_join(role.ptr, field), f"{field} must be null for a role without ranks")
+                        yield doc.problem(
+                            pointer_join(role.ptr, field), f"{field} must be null for a role without ranks"
+                        )
                 continue
             match = _SCALE.match(role.scale or "")
             if match is None:
-                yield doc.problem(pointer_join(role.ptr, "scale"), f"a role with ranks needs scale \"{len(role.ranks)} ranks\"")
+                yield doc.problem(
+                    pointer_join(role.ptr, "scale"), f'a role with ranks needs scale "{len(role.ranks)} ranks"'
+                )
             elif int(match.group(1)) != len(role.ranks):
-                yield doc.problem(pointer_join(role.ptr, "scale"),
-                                  f"scale says {match.group(1)} but the role has {len(role.ranks)} ranks")
+                yield doc.problem(
+                    pointer_join(role.ptr, "scale"),
+                    f"scale says {match.group(1)} but the role has {len(role.ranks)} ranks",
+                )
             yield from _varies(doc, grid, role, target)
             arg_keys, env_keys = _rank_keys(role)
             for per_role in grid.deltas.values():
@@ -303,8 +382,11 @@ def ranks(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                     continue
                 for kind, key in sorted(delta.touched()):
                     if key in (arg_keys if kind == "args" else env_keys):
-                        yield doc.problem(delta.ptr, f"changes {kind[:-1]} {key!r}, which the ranks of role "
-                                          f"{role.role!r} set; the rank's value would always win")
+                        yield doc.problem(
+                            delta.ptr,
+                            f"changes {kind[:-1]} {key!r}, which the ranks of role "
+                            f"{role.role!r} set; the rank's value would always win",
+                        )
 
 
 def _varies(doc: Document, grid: Grid, role: Role, target: Target) -> Iterator[Problem]:
@@ -348,8 +430,21 @@ def router(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                 yield doc.problem(pointer_join(step.ptr, "cmd"), f"does not pass bash -n: {error}")
 
 
-RULES = (unique_names, file_name, dates, delta_keys, deleted_keys, texts, labels, recommendation, cap,
-         conflicts, ranks, markup, router)
+RULES = (
+    unique_names,
+    file_name,
+    dates,
+    delta_keys,
+    deleted_keys,
+    texts,
+    labels,
+    recommendation,
+    cap,
+    conflicts,
+    ranks,
+    markup,
+    router,
+)
 
 
 def check(recipe: Recipe, doc: Document) -> list[Problem]:

@@ -27,6 +27,14 @@ def _validator(path: Path = SCHEMA_PATH) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
+def _type_names(value: object) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _must_be(types: list[str]) -> str:
+    return "must be of type " + " or ".join(repr(t) for t in dict.fromkeys(types))
+
+
 def _describe(error: ValidationError) -> str:
     if error.validator == "const":
         return f"must be {json.dumps(error.validator_value)}"
@@ -34,25 +42,65 @@ def _describe(error: ValidationError) -> str:
         return f"{json.dumps(error.instance)} does not match the pattern {error.validator_value}"
     if error.validator == "required":
         return error.message.replace("is a required property", "is required")
+    if error.validator == "type":  # the default message repeats the whole value, however long
+        return _must_be(_type_names(error.validator_value))
+    if error.validator == "uniqueItems":
+        return "has repeated items; each item may appear once"
     return error.message
 
 
+def _branch(error: ValidationError) -> list[ValidationError] | str:
+    """For a failed anyOf/oneOf: the errors of the one alternative the value's type fits,
+    or, when its type fits none, a message naming the types that would."""
+    branches: dict[int, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+
+    def misfit(sub: ValidationError) -> bool:
+        return sub.validator == "type" and not sub.relative_path
+
+    fitting = [subs for subs in branches.values() if not any(misfit(sub) for sub in subs)]
+    if len(fitting) == 1:
+        return fitting[0]
+    if not fitting and all(any(misfit(sub) for sub in subs) for subs in branches.values()):
+        misfits = [sub for subs in branches.values() for sub in subs if misfit(sub)]
+        return _must_be([name for sub in misfits for name in _type_names(sub.validator_value)])
+    return [best_match(error.context)]
+
+
 def _problems(document: Document, error: ValidationError) -> list[Problem]:
-    if error.context:
-        # anyOf/oneOf: report the alternative that came closest, not the whole list
-        return _problems(document, best_match(error.context))
     pointer = pointer_join("", *error.absolute_path)
+    if error.context:
+        # anyOf/oneOf: report the alternative the value was meant to be, not the whole list
+        chosen = _branch(error)
+        if isinstance(chosen, str):
+            return [document.problem(pointer, chosen, kind=Kind.SCHEMA)]
+        return [problem for sub in chosen for problem in _problems(document, sub)]
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set(error.schema.get("properties", {}))
         extra = [k for k in error.instance if k not in allowed]
         if error.validator_value is False and extra:
             hint = f"; allowed here: {', '.join(sorted(allowed))}" if allowed else ""
-            return [document.problem(pointer_join(pointer, key), f"unknown key {key!r}{hint}",
-                                     kind=Kind.SCHEMA, key=True) for key in extra]
-    if error.validator == "propertyNames":
+            return [
+                document.problem(pointer_join(pointer, key), f"unknown key {key!r}{hint}", kind=Kind.SCHEMA, key=True)
+                for key in extra
+            ]
+    schema_path = list(error.absolute_schema_path)
+    if len(schema_path) >= 2 and schema_path[-2] == "propertyNames" and isinstance(error.instance, str):
+        # propertyNames checks each key as a value of its own; point at that key
         key = error.instance
-        return [document.problem(pointer_join(pointer, key), f"key {key!r} is not allowed here: {error.message}",
-                                 kind=Kind.SCHEMA, key=True)]
+        if error.validator == "pattern":
+            message = f"key {key!r} does not match the pattern {error.validator_value}"
+        else:
+            message = f"key {key!r} is not allowed here: {_describe(error)}"
+        return [
+            document.problem(
+                pointer_join(pointer, key),
+                message,
+                kind=Kind.SCHEMA,
+                key=True,
+            )
+        ]
     return [document.problem(pointer, _describe(error), kind=Kind.SCHEMA)]
 
 

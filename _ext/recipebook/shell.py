@@ -27,20 +27,26 @@ def arg_line(text: str) -> str:
     return CONTINUATION + ARG_INDENT + text
 
 
-def command_text(envs: list[str] | tuple[str, ...], launcher: str, model: str,
-                 args: list[str] | tuple[str, ...]) -> str:
+def command_text(
+    envs: list[str] | tuple[str, ...], launcher: str, model: str, args: list[str] | tuple[str, ...]
+) -> str:
     """The exact text a reader copies: env assignments, launcher and model, arguments."""
-    return ("".join(env_line(e) for e in envs) + f"{launcher} {shlex.quote(model)}"
-            + "".join(arg_line(a) for a in args))
+    return "".join(env_line(e) for e in envs) + f"{launcher} {shlex.quote(model)}" + "".join(arg_line(a) for a in args)
 
 
 def unsafe_reason(text: str) -> str | None:
     """Why a recipe text would not paste as plain words of one command, or None.
 
     Outside quotes, operators (``;`` ``|`` ``&`` ``<`` ``>`` parentheses, newline,
-    backquote), ``$`` expansions and comments would change what runs; inside double
-    quotes, ``$`` and backquote still expand. Single quotes keep everything.
+    backquote), ``$`` expansions and comments would change what runs, and so would
+    file-name patterns (``*`` ``?`` ``[``), braces, a leading ``~`` and a carriage
+    return (bash keeps it in the word, shlex splits there); inside double quotes,
+    ``$`` and backquote still expand, and a backslash before them or a newline is
+    removed by bash but kept by shlex. ``!`` outside single quotes is history
+    expansion when pasted into an interactive shell. Single quotes keep everything.
     """
+    if "\0" in text:
+        return "a NUL character cannot be passed to a command"
     quote = None
     at_word_start = True
     i = 0
@@ -49,8 +55,14 @@ def unsafe_reason(text: str) -> str | None:
         if quote == "'":
             if ch == "'":
                 quote = None
-        elif quote == '"':
+            i += 1
+            continue
+        if ch == "!":
+            return "'!' outside single quotes is history expansion in an interactive shell; use single quotes"
+        if quote == '"':
             if ch == "\\":
+                if i + 1 < len(text) and text[i + 1] in "$`\n":
+                    return "a backslash before '$', '`' or a newline inside double quotes; use single quotes"
                 i += 1
             elif ch == '"':
                 quote = None
@@ -69,6 +81,14 @@ def unsafe_reason(text: str) -> str | None:
             return "'$' outside quotes would be expanded by the shell; quote the value with single quotes"
         elif ch == "#" and at_word_start:
             return "'#' at the start of a word starts a comment; quote the value"
+        elif ch in "*?[":
+            return f"{ch!r} outside quotes is a file-name pattern the shell may expand; quote the value"
+        elif ch == "{":
+            return "'{' outside quotes may be brace-expanded by the shell; quote the value"
+        elif ch == "~" and (at_word_start or text[i - 1] in "=:"):
+            return "'~' here may be expanded to a home directory by the shell; quote the value"
+        elif ch == "\r":
+            return "a carriage return outside quotes; remove it or quote the value"
         at_word_start = ch in " \t"
         i += 1
     if quote:
@@ -87,6 +107,9 @@ def bash_syntax_error(script: str) -> str | None:
     if bash is None:
         return "bash is not installed, so the syntax cannot be checked"
     result = subprocess.run([bash, "-n"], input=script, capture_output=True, text=True, check=False)
-    if result.returncode == 0:
+    # bash names itself (its path) before each message; a warning (say, a here-document
+    # without its end marker) passes bash -n but would not paste as written either
+    lines = [line.removeprefix(f"{bash}: ").strip() for line in result.stderr.splitlines() if line.strip()]
+    if result.returncode == 0 and not lines:
         return None
-    return result.stderr.strip().replace("bash: ", "", 1) or f"bash -n exited with {result.returncode}"
+    return " ".join(lines) or f"bash -n exited with {result.returncode}"

@@ -19,6 +19,11 @@ from .problems import Kind, Problem, pointer_join
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
+# Recipes nest about a dozen levels; far deeper input is refused before any recursive
+# reader (json's, this module's, the schema validator's) can run out of stack on it.
+MAX_DEPTH = 100
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -60,6 +65,7 @@ class _Reader:
         self.values: dict[str, tuple[int, int]] = {}
         self.keys: dict[str, tuple[int, int]] = {}
         self.duplicates: list[tuple[str, int]] = []
+        self.surrogates: list[tuple[str, int]] = []  # strings that are not Unicode text
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -84,7 +90,7 @@ class _Reader:
         if ch == "[":
             return self.array(i + 1, pointer)
         if ch == '"':
-            return json.decoder.scanstring(self.text, i + 1)
+            return self.string(i, pointer)
         for word, literal in _LITERALS.items():
             if self.text.startswith(word, i):
                 return literal, i + len(word)
@@ -94,6 +100,13 @@ class _Reader:
         number = match.group()
         return (float(number) if any(c in number for c in ".eE") else int(number)), match.end()
 
+    def string(self, i: int, pointer: str) -> tuple[str, int]:
+        """The string whose quote is at i (a \\ud800-style escape can make a lone surrogate)."""
+        result, end = json.decoder.scanstring(self.text, i + 1)
+        if _SURROGATE.search(result):
+            self.surrogates.append((pointer, i))
+        return result, end
+
     def object(self, i: int, pointer: str) -> tuple[dict[str, Any], int]:
         result: dict[str, Any] = {}
         i = self.skip(i)
@@ -102,7 +115,7 @@ class _Reader:
         while True:
             i = self.skip(i)
             key_at = i
-            key, i = json.decoder.scanstring(self.text, i + 1)
+            key, i = self.string(key_at, pointer)
             child = pointer_join(pointer, key)
             if key in result:
                 self.duplicates.append((child, key_at))
@@ -128,29 +141,82 @@ class _Reader:
             i += 1
 
 
+def _too_deep(text: str) -> int | None:
+    """The offset of the first bracket nested deeper than MAX_DEPTH, if any (strings skipped)."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        ch = match.group()[0]
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return match.start()
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
 def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
     """Parse JSON text; return the document, or the problems that stop it."""
+    deep = _too_deep(text)
+    if deep is not None:
+        line, column = _Reader(text).position(deep)
+        return None, [
+            Problem(
+                file=path,
+                line=line,
+                column=column,
+                pointer="",
+                message=f"invalid JSON: nested more than {MAX_DEPTH} levels deep",
+                kind=Kind.JSON,
+            )
+        ]
     try:
         json.loads(text)  # the standard reader finds and locates syntax errors
     except json.JSONDecodeError as error:
         return None, [
-            Problem(file=path, line=error.lineno, column=error.colno, pointer="",
-                    message=f"invalid JSON: {error.msg}", kind=Kind.JSON)
+            Problem(
+                file=path,
+                line=error.lineno,
+                column=error.colno,
+                pointer="",
+                message=f"invalid JSON: {error.msg}",
+                kind=Kind.JSON,
+            )
         ]
     reader = _Reader(text)
     try:
         data, _ = reader.value(0, "")
     except _NotJSON as error:
         line, column = reader.position(error.offset)
-        return None, [Problem(file=path, line=line, column=column, pointer="",
-                              message=f"invalid JSON: {error}", kind=Kind.JSON)]
+        return None, [
+            Problem(file=path, line=line, column=column, pointer="", message=f"invalid JSON: {error}", kind=Kind.JSON)
+        ]
     document = Document(path=path, data=data, values=reader.values, keys=reader.keys)
     problems = []
     for pointer, offset in reader.duplicates:
         line, column = reader.position(offset)
-        problems.append(Problem(file=path, line=line, column=column, pointer=pointer,
-                                message="duplicate key: only the last value would count",
-                                kind=Kind.JSON))
+        problems.append(
+            Problem(
+                file=path,
+                line=line,
+                column=column,
+                pointer=pointer,
+                message="duplicate key: only the last value would count",
+                kind=Kind.JSON,
+            )
+        )
+    for pointer, offset in reader.surrogates:
+        line, column = reader.position(offset)
+        problems.append(
+            Problem(
+                file=path,
+                line=line,
+                column=column,
+                pointer=pointer,
+                message="a \\u escape makes a lone surrogate, which is not a character; write the character itself",
+                kind=Kind.JSON,
+            )
+        )
     return document, problems
 
 
@@ -160,10 +226,20 @@ def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        return None, [Problem(file=name, line=1, column=1, pointer="",
-                              message=f"not UTF-8 text: {error.reason} at byte {error.start}",
-                              kind=Kind.JSON)]
+        return None, [
+            Problem(
+                file=name,
+                line=1,
+                column=1,
+                pointer="",
+                message=f"not UTF-8 text: {error.reason} at byte {error.start}",
+                kind=Kind.JSON,
+            )
+        ]
     except OSError as error:
-        return None, [Problem(file=name, line=1, column=1, pointer="",
-                              message=f"cannot read file: {error.strerror}", kind=Kind.JSON)]
+        return None, [
+            Problem(
+                file=name, line=1, column=1, pointer="", message=f"cannot read file: {error.strerror}", kind=Kind.JSON
+            )
+        ]
     return parse(text, name)

@@ -1,0 +1,151 @@
+"""Shared helpers for the recipe engine tests (not a test module itself).
+
+``dump`` writes JSON exactly as the shipped recipes are formatted (two-space indent,
+one key per line) and records, independently of the engine's reader, the line and
+column where each value and each key starts. The rule tests write mutated recipes
+with it and check that a problem points where the writer says the offending value is.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import recipebook
+from recipebook.problems import Kind, Problem
+
+REPO = Path(__file__).resolve().parents[1]
+RECIPES = REPO / "recipes"
+GPT_NAME, AXK2_NAME = "gpt-oss-120b", "A.X-K2"
+NAMES = (GPT_NAME, AXK2_NAME)
+
+
+@functools.cache
+def _shipped(name: str) -> str:
+    return (RECIPES / f"{name}.json").read_text(encoding="utf-8")
+
+
+def shipped(name: str) -> Any:
+    """A fresh copy of a shipped recipe's JSON data."""
+    return json.loads(_shipped(name))
+
+
+def shipped_text(name: str) -> str:
+    return _shipped(name)
+
+
+def escape(token: object) -> str:
+    """One JSON-pointer reference token (RFC 6901)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def ptr(*parts: object) -> str:
+    return "".join("/" + escape(p) for p in parts)
+
+
+@dataclasses.dataclass
+class Dumped:
+    text: str
+    values: dict[str, tuple[int, int]]
+    keys: dict[str, tuple[int, int]]
+
+
+def dump(data: Any) -> Dumped:
+    """JSON text with indent 2 (as json.dumps writes it), with the position of every value and key."""
+    chunks: list[str] = []
+    values: dict[str, tuple[int, int]] = {}
+    keys: dict[str, tuple[int, int]] = {}
+    line, column = 1, 1
+
+    def emit(text: str) -> None:
+        nonlocal line, column
+        chunks.append(text)
+        newlines = text.count("\n")
+        if newlines:
+            line += newlines
+            column = len(text) - text.rindex("\n")
+        else:
+            column += len(text)
+
+    def value(item: Any, pointer: str, depth: int) -> None:
+        values[pointer] = (line, column)
+        pad, inner = "  " * depth, "  " * (depth + 1)
+        if isinstance(item, dict) and item:
+            emit("{")
+            for n, (key, child) in enumerate(item.items()):
+                emit(("," if n else "") + "\n" + inner)
+                keys[pointer + "/" + escape(key)] = (line, column)
+                emit(json.dumps(key, ensure_ascii=False) + ": ")
+                value(child, pointer + "/" + escape(key), depth + 1)
+            emit("\n" + pad + "}")
+        elif isinstance(item, list) and item:
+            emit("[")
+            for n, child in enumerate(item):
+                emit(("," if n else "") + "\n" + inner)
+                value(child, f"{pointer}/{n}", depth + 1)
+            emit("\n" + pad + "]")
+        else:
+            emit(json.dumps(item, ensure_ascii=False))
+
+    value(data, "", 0)
+    emit("\n")
+    return Dumped(text="".join(chunks), values=values, keys=keys)
+
+
+@dataclasses.dataclass
+class Checked:
+    """A recipe written to disk and checked: where things are, and what the engine said."""
+
+    path: Path
+    dumped: Dumped
+    recipe: recipebook.Recipe | None
+    problems: list[Problem]
+
+    def position(self, pointer: str, *, key: bool = False) -> tuple[int, int]:
+        return (self.dumped.keys if key else self.dumped.values)[pointer]
+
+    def expect(self, pointer: str, fragment: str, *, key: bool = False) -> Problem:
+        """The problem at a pointer whose message holds a fragment, located at that value's
+        (or key's) line and column in the written file."""
+        listing = "\n".join(map(str, self.problems)) or "(no problems)"
+        matches = [p for p in self.problems if p.pointer == pointer and fragment in p.message]
+        assert matches, f"no problem at {pointer} with {fragment!r}; found:\n{listing}"
+        found = matches[0]
+        assert found.file == str(self.path)
+        assert (found.line, found.column) == self.position(pointer, key=key), f"{found} is not at the expected place"
+        return found
+
+    @property
+    def ours(self) -> list[Problem]:
+        """The problems of the JSON reader, the schema and the rules (the vocabulary of vllm
+        flags is checked, and tested, separately)."""
+        return [p for p in self.problems if p.kind is not Kind.VOCABULARY]
+
+    def expect_only(self, pointer: str, fragment: str, *, key: bool = False) -> Problem:
+        found = self.expect(pointer, fragment, key=key)
+        assert self.ours == [found], "\n".join(map(str, self.problems))
+        assert self.recipe is None
+        return found
+
+
+def write(directory: Path, data: Any, file_name: str | None = None) -> tuple[Path, Dumped]:
+    dumped = dump(data)
+    path = directory / (file_name or f"{data['name']}.json")
+    path.write_text(dumped.text, encoding="utf-8")
+    return path, dumped
+
+
+def check_mutated(
+    directory: Path, name: str, mutate: Callable[[Any], object], *, file_name: str | None = None
+) -> Checked:
+    """Load a shipped recipe, change it, write it as <name>.json and check it with the engine."""
+    data = copy.deepcopy(shipped(name))
+    mutate(data)
+    path, dumped = write(directory, data, file_name)
+    recipe, problems = recipebook.check_file(path)
+    return Checked(path=path, dumped=dumped, recipe=recipe, problems=problems)

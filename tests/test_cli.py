@@ -1,0 +1,256 @@
+"""The command line, run as a reader would: python -m recipebook from the repository root."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from recipe_support import AXK2_NAME, GPT_NAME, REPO, shipped, write
+
+LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<pointer>/\S*): (?P<message>.+)$")
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "_ext")}
+    return subprocess.run(
+        [sys.executable, "-m", "recipebook", *map(str, args)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def no_traceback(result: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout, result.stderr
+
+
+def test_validate_shipped_recipes_prints_a_summary():
+    result = run("validate")
+    no_traceback(result)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1
+    assert "2 recipe(s) valid" in lines[0]
+    assert "gpt-oss-120b 108" in lines[0] and "A.X-K2 216" in lines[0]
+    assert "324 selections" in lines[0]
+
+
+def test_validate_named_files():
+    result = run("validate", f"recipes/{GPT_NAME}.json")
+    assert result.returncode == 0
+    assert result.stdout == "1 recipe(s) valid, 108 selections (gpt-oss-120b 108)\n"
+
+
+def test_broken_json_gives_file_line_column(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{\n  "name": "broken",\n  "model": "a/b"\n  "provider": "x"\n}\n', encoding="utf-8")
+    result = run("validate", broken)
+    no_traceback(result)
+    assert result.returncode == 1
+    first = result.stderr.splitlines()[0]
+    assert first == f"{broken}:4:3: /: invalid JSON: Expecting ',' delimiter"
+    assert result.stdout == ""
+
+
+def test_strange_files_are_reported_not_raised(tmp_path):
+    contents = {
+        "deep": "[" * 5000 + "]" * 5000,
+        "surrogate": '{"name": "\\ud800"}',
+        "empty": "",
+        "nan": '{"a": NaN}',
+        "null": "null",
+        "control": '{"a\\nb": 1}',
+    }
+    paths = []
+    for name, content in contents.items():
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(content, encoding="utf-8")
+    (tmp_path / "latin1.json").write_bytes(b'{"name": "caf\xe9"}')
+    paths.append(tmp_path / "latin1.json")
+    result = run("validate", *paths)
+    no_traceback(result)
+    assert result.returncode == 1
+    problems = result.stderr.splitlines()[:-1]
+    assert all(LOCATED.match(line) for line in problems), result.stderr
+    assert {LOCATED.match(line)["file"] for line in problems} == {str(p) for p in paths}
+    assert result.stderr.splitlines()[-1].endswith(f"in {len(paths)} of {len(paths)} recipe file(s)")
+
+
+def test_every_problem_of_every_file_in_one_run(tmp_path):
+    one = shipped(GPT_NAME)
+    one["strategies"][0]["options"][0]["grid"]["recommended"]["lmcache"] = "ssd"
+    one["strategies"][0]["options"][1]["grid"]["base"][0]["args"]["--max-num-seqs"] = "--max-num-seqs 8;"
+    first, _ = write(tmp_path, one)
+    two = shipped(AXK2_NAME)
+    two["strategies"][2]["options"][0]["grid"]["base"][1]["varies"].remove("--port")
+    two["badges"][0] = {"text": "MoE", "colour": "red"}
+    (tmp_path / "second").mkdir()
+    second, _ = write(tmp_path / "second", two)
+    good = REPO / "recipes" / f"{GPT_NAME}.json"
+
+    result = run("validate", first, good, second)
+    no_traceback(result)
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    problems, summary = lines[:-1], lines[-1]
+    assert all(LOCATED.match(line) for line in problems), result.stderr
+    by_file = {}
+    for line in problems:
+        match = LOCATED.match(line)
+        by_file.setdefault(match["file"], []).append((match["pointer"], match["message"]))
+    assert set(by_file) == {str(first), str(second)}
+    assert [pointer for pointer, _ in by_file[str(first)]] == [
+        "/strategies/0/options/0/grid/recommended/lmcache",
+        "/strategies/0/options/1/grid/base/0/args/--max-num-seqs",
+    ]
+    # the second file stops at the schema (the badge), so its rule problem waits for the next run
+    assert by_file[str(second)] == [("/badges/0/colour", "unknown key 'colour'; allowed here: hl, text")]
+    assert summary == "3 problem(s) in 2 of 3 recipe file(s)"
+    assert result.stdout == ""
+
+
+def test_validate_missing_file():
+    result = run("validate", "recipes/no-such-recipe.json")
+    no_traceback(result)
+    assert result.returncode == 1
+    assert result.stderr.startswith("recipes/no-such-recipe.json:1:1: /: cannot read file")
+
+
+def test_expand_json_shape():
+    result = run(
+        "expand", f"recipes/{AXK2_NAME}.json", "--strategy", "prefill-decode-disaggregated", "--target", "Latency",
+        "--format", "json",
+    )  # fmt: skip
+    no_traceback(result)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert list(data) == ["recipe", "strategy", "target", "selection", "recommended", "roles", "router"]
+    assert data["recipe"] == AXK2_NAME
+    assert data["strategy"] == "prefill-decode-disaggregated"
+    assert data["target"] == "Latency"
+    assert data["selection"] == {
+        "lmcache": "rds",
+        "prefix_caching": "on_sub_block",
+        "spec_decode": "eagle3",
+        "reasoning_parser": "on",
+        "tool_calling": "on",
+    }
+    assert data["recommended"] is True
+    assert [role["role"] for role in data["roles"]] == ["prefill", "decode"]
+    assert [[c["rank"] for c in role["commands"]] for role in data["roles"]] == [[0], list(range(8))]
+    for role in data["roles"]:
+        for command in role["commands"]:
+            assert list(command) == ["rank", "launcher", "model", "envs", "args", "shell"]
+            assert command["launcher"] == "vllm serve" and command["model"] == "skt/A.X-K2-NVFP4"
+            assert all(isinstance(t, str) for t in command["envs"] + command["args"])
+    assert [step["node"] for step in data["router"]] == ["router-values.yaml", "helm"]
+    assert all(list(step) == ["node", "cmd"] for step in data["router"])
+
+
+def test_expand_with_set_and_shell_format():
+    result = run(
+        "expand", f"recipes/{GPT_NAME}.json", "--strategy", "aggregated", "--target", "Throughput",
+        "--set", "lmcache=off", "--set", "tool_calling=off",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("# main\nVLLM_ENGINE_READY_TIMEOUT_S=9600 \\\nvllm serve openai/gpt-oss-120b \\\n")
+    assert "--enable-auto-tool-choice" not in result.stdout
+    assert "--gpu-memory-utilization" not in result.stdout
+    assert "--speculative-config" in result.stdout  # spec_decode keeps its recommended value
+
+
+def test_expand_null_recommendation_shows_the_base_command():
+    result = run(
+        "expand", f"recipes/{AXK2_NAME}.json", "--strategy", "aggregated-pipeline-parallel", "--target", "Throughput",
+        "--format", "json",
+    )  # fmt: skip
+    data = json.loads(result.stdout)
+    assert data["recommended"] is False
+    assert data["selection"] == {
+        "lmcache": "off",
+        "prefix_caching": "off",
+        "spec_decode": "off",
+        "reasoning_parser": "on",
+        "tool_calling": "on",
+    }
+    assert data["router"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--strategy", "disaggregated", "--target", "Latency"], "unknown strategy 'disaggregated'; choose from: "),
+        (["--strategy", "aggregated", "--target", "Fast"], "unknown target 'Fast' for strategy 'aggregated'"),
+        (["--strategy", "aggregated", "--target", "Latency", "--set", "kv=off"], "unknown axis 'kv'"),
+        (["--strategy", "aggregated", "--target", "Latency", "--set", "lmcache=ssd"], "unknown value 'ssd'"),
+        (["--strategy", "aggregated", "--target", "Latency", "--set", "lmcache"], "--set takes AXIS=VALUE"),
+        (
+            ["--strategy", "aggregated", "--target", "Latency", "--set", "lmcache=cpu", "--set", "lmcache=rds"],
+            "axis 'lmcache' is set twice",
+        ),
+    ],
+)
+def test_expand_errors_exit_2(args, fragment):
+    result = run("expand", f"recipes/{GPT_NAME}.json", *args)
+    no_traceback(result)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"recipes/{GPT_NAME}.json: ")
+    assert fragment in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_expand_excluded_selection_exits_2(tmp_path):
+    data = shipped(GPT_NAME)
+    data["strategies"][0]["options"][0]["grid"]["excluded"] = [{"lmcache": "cpu", "spec_decode": "suffix"}]
+    path, _ = write(tmp_path, data)
+    base = ["expand", path, "--strategy", "aggregated", "--target", "Latency"]
+    result = run(*base, "--set", "lmcache=cpu", "--set", "spec_decode=suffix")
+    no_traceback(result)
+    assert result.returncode == 2
+    assert "the recipe excludes this selection: lmcache=cpu, prefix_caching=on_sub_block" in result.stderr
+    assert run(*base, "--set", "lmcache=cpu").returncode == 0  # spec_decode stays eagle3
+
+
+def test_expand_of_an_invalid_recipe_reports_its_problems(tmp_path):
+    data = shipped(GPT_NAME)
+    data["strategies"][0]["options"][0]["grid"]["recommended"]["lmcache"] = "ssd"
+    path, _ = write(tmp_path, data)
+    result = run("expand", path, "--strategy", "aggregated", "--target", "Latency")
+    no_traceback(result)
+    assert result.returncode == 1
+    assert LOCATED.match(result.stderr.splitlines()[0])
+
+
+def test_usage_errors_exit_2():
+    for args in ([], ["expand", f"recipes/{GPT_NAME}.json"], ["frobnicate"]):
+        result = run(*args)
+        no_traceback(result)
+        assert result.returncode == 2
+        assert "usage:" in result.stderr
+
+
+@pytest.mark.parametrize(("name", "count"), [(GPT_NAME, 108), (AXK2_NAME, 216)])
+def test_matrix_lists_every_offered_selection(name, count):
+    result = run("matrix", f"recipes/{name}.json", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["recipe"] == name
+    selections = data["selections"]
+    assert len(selections) == count
+    keys = {(s["strategy"], s["target"], tuple(sorted(s["selection"].items()))) for s in selections}
+    assert len(keys) == count
+    recommended = [(s["strategy"], s["target"]) for s in selections if s["recommended"]]
+    assert len(recommended) == len(set(recommended))  # at most one per target
+    text = run("matrix", f"recipes/{name}.json")
+    assert text.returncode == 0
+    assert text.stdout.count("\n### ") + text.stdout.startswith("### ") == count

@@ -1,0 +1,136 @@
+"""The JSON reader: values and keys keep their line and column; broken files become problems."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from recipe_support import NAMES, RECIPES, dump, shipped, shipped_text
+from recipebook import source
+from recipebook.problems import Kind, Problem
+
+TEXT = """{
+  "name": "x",
+  "list": [1, 2.5e3,
+    {"a/b": true, "c~d": null}],
+  "unicode": "한국어",
+      "k": "v"
+}
+"""
+
+
+def test_values_and_keys_have_their_line_and_column():
+    document, problems = source.parse(TEXT, "t.json")
+    assert problems == []
+    assert document.data == json.loads(TEXT)
+    assert document.values[""] == (1, 1)
+    assert document.keys["/name"] == (2, 3)
+    assert document.values["/name"] == (2, 11)
+    assert document.values["/list"] == (3, 11)
+    assert document.values["/list/0"] == (3, 12)
+    assert document.values["/list/1"] == (3, 15)
+    assert document.values["/list/2"] == (4, 5)
+    assert document.keys["/list/2/a~1b"] == (4, 6)  # "/" and "~" are escaped in pointers
+    assert document.values["/list/2/a~1b"] == (4, 13)
+    assert document.values["/list/2/c~0d"] == (4, 26)
+    assert document.values["/unicode"] == (5, 14)  # columns count characters, not bytes
+    assert document.keys["/k"] == (6, 7)
+
+
+def test_where_falls_back_to_the_nearest_known_parent():
+    document, _ = source.parse(TEXT, "t.json")
+    assert document.where("/list/2/a~1b") == (4, 13)
+    assert document.where("/list/2/a~1b", key=True) == (4, 6)
+    assert document.where("/list/2/missing/deeper") == (4, 5)
+    assert document.where("/list/0", key=True) == (3, 12)  # array items have no key: the value
+    assert document.where("/nothing") == (1, 1)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shipped_recipes_positions_match_an_independent_writer(name):
+    dumped = dump(shipped(name))
+    assert dumped.text == shipped_text(name)  # the shipped files are written exactly this way
+    document, problems = source.read(RECIPES / f"{name}.json")
+    assert problems == []
+    assert document.values == dumped.values
+    assert document.keys == dumped.keys
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "fragment"),
+    [
+        ('{\n  "a": 1\n  "b": 2\n}\n', 3, 3, "Expecting ',' delimiter"),
+        ('{\n  "a": [1, 2,]\n}', 2, 14, "Expecting value"),
+        ('{"a": "unterminated}', 1, 7, "Unterminated string"),
+        ("", 1, 1, "Expecting value"),
+        ('{"a": 1} trailing', 1, 10, "Extra data"),
+        ("{'a': 1}", 1, 2, "Expecting property name enclosed in double quotes"),
+        ('{\n  "a": NaN\n}', 2, 8, "NaN and Infinity are not JSON numbers"),
+        ("[1, -Infinity]", 1, 5, "NaN and Infinity are not JSON numbers"),
+        ("\ufeff{}", 1, 1, "Unexpected UTF-8 BOM"),
+    ],
+)
+def test_broken_json_is_one_located_problem(text, line, column, fragment):
+    document, problems = source.parse(text, "broken.json")
+    assert document is None
+    assert len(problems) == 1
+    problem = problems[0]
+    assert (problem.file, problem.line, problem.column, problem.pointer) == ("broken.json", line, column, "")
+    assert problem.kind is Kind.JSON
+    assert problem.message.startswith("invalid JSON: ") and fragment in problem.message
+    assert str(problem).startswith(f"broken.json:{line}:{column}: /: invalid JSON")
+
+
+def test_duplicate_keys_are_reported_at_the_second_key():
+    text = '{\n  "a": 1,\n  "b": {"c": 1, "c": 2},\n  "a": 3\n}'
+    document, problems = source.parse(text, "dup.json")
+    assert document is not None and document.data == {"a": 3, "b": {"c": 2}}
+    assert [(p.line, p.column, p.pointer) for p in problems] == [(3, 17, "/b/c"), (4, 3, "/a")]
+    assert all("duplicate key" in p.message for p in problems)
+
+
+def test_deep_nesting_is_a_problem_not_a_crash():
+    depth = source.MAX_DEPTH + 1
+    text = '{"a":\n' + "[" * 100_000 + "]" * 100_000 + "}"
+    document, problems = source.parse(text, "deep.json")
+    assert document is None
+    assert [(p.line, p.column) for p in problems] == [(2, depth - 1)]
+    assert "nested more than" in problems[0].message
+    # brackets inside strings do not count
+    document, problems = source.parse(json.dumps({"a": "[" * 1000}), "strings.json")
+    assert problems == [] and document.data == {"a": "[" * 1000}
+    # and the limit leaves room for real recipes
+    nested = "[" * source.MAX_DEPTH + "]" * source.MAX_DEPTH
+    assert source.parse(nested, "ok.json")[1] == []
+
+
+def test_lone_surrogates_are_reported():
+    text = '{\n  "ok": "\\ud83d\\ude00",\n  "bad": "x\\udc00",\n  "\\ud800": 1\n}'
+    document, problems = source.parse(text, "s.json")
+    assert document.data["ok"] == "\U0001f600"
+    assert [(p.line, p.column, p.pointer) for p in problems] == [(3, 10, "/bad"), (4, 3, "")]
+    assert all("lone surrogate" in p.message for p in problems)
+
+
+def test_unreadable_files_are_problems(tmp_path):
+    binary = tmp_path / "latin1.json"
+    binary.write_bytes('{"name": "caf\xe9"}'.encode("latin-1"))
+    missing = tmp_path / "missing.json"
+    for path, fragment in [
+        (binary, "not UTF-8 text"),
+        (missing, "cannot read file"),
+        (tmp_path, "cannot read file"),
+    ]:
+        document, problems = source.read(path)
+        assert document is None
+        assert problems == [
+            Problem(file=str(path), line=1, column=1, pointer="", message=problems[0].message, kind=Kind.JSON)
+        ]
+        assert fragment in problems[0].message
+
+
+def test_problem_text_is_one_line():
+    problem = Problem(file="f.json", line=2, column=3, pointer="/a\nb", message="bad\tvalue\r")
+    assert str(problem) == "f.json:2:3: /a\\nb: bad\\tvalue\\r"
+    assert str(Problem(file="f.json", line=1, column=1, pointer="", message="m")) == "f.json:1:1: /: m"
