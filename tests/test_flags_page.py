@@ -1,0 +1,57 @@
+"""Issue 6 on the site: the configuration guide lists every flag the recipes use; a wrong flag fails the build."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+from recipebook import load, vocabulary
+from recipebook_sphinx.directives import flags_in_use
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = {name: load(ROOT / "recipes" / f"{name}.json") for name in ("gpt-oss-120b", "A.X-K2")}
+
+
+def test_configuration_guide_lists_every_flag_with_help_and_users(site):
+    used: dict[str, set[str]] = {}
+    for name, recipe in RECIPES.items():
+        for flag in flags_in_use(recipe):
+            used.setdefault(flag, set()).add(name)
+    assert "--speculative-config" in used and "--data-parallel-rank" in used
+    for lang in ("en", "ko"):
+        page = site / lang / "configuration.html"
+        soup = BeautifulSoup(page.read_text(), "html.parser")
+        rows = soup.select("table.rb-flags tbody tr")
+        shown = {}
+        for row in rows:
+            cells = row.select("td")
+            flag = cells[0].get_text(strip=True)
+            help_text = cells[1].select_one('[lang="en"]').get_text()
+            assert help_text == vocabulary.flag_help(flag) and help_text, flag
+            links = cells[2].select("a")
+            for link in links:
+                assert (page.parent / link["href"]).resolve().is_file()
+            shown[flag] = {a.get_text(strip=True) for a in links}
+        assert shown == used
+
+
+def test_a_misspelt_flag_fails_the_build_with_a_suggestion(make_app, rootdir, tmp_path):
+    folder = tmp_path / "recipes"
+    shutil.copytree(ROOT / "recipes", folder)
+    path = folder / "gpt-oss-120b.json"
+    data = json.loads(path.read_text())
+    delta = data["strategies"][0]["options"][0]["grid"]["deltas"]["spec_decode=eagle3"]["main"]["add_args"]
+    delta["--speculative_config"] = delta.pop("--speculative-config").replace(
+        "--speculative-config", "--speculative_config"
+    )
+    path.write_text(json.dumps(data, indent=2))
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    app = make_app("html", srcdir=srcdir, confoverrides={"recipebook_dir": str(folder)})
+    app.build()
+    warnings = app._warning.getvalue()
+    assert "[recipebook.vocabulary]" in warnings
+    assert "--speculative-config" in warnings and "gpt-oss-120b.json:" in warnings
