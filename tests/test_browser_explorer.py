@@ -25,12 +25,13 @@ def grid_id(page, strategy: str, target: str) -> str:
 
 def open_tabs(page, gid: str) -> None:
     """Click the strategy and target tabs that hold a grid, as a reader would."""
-    for label in page.eval_on_selector(
+    for input_id in page.eval_on_selector(
         f"#{gid}",
         """g => { const out = []; for (let n = g; n; n = n.parentElement) {
-                 if (n.classList && n.classList.contains('sd-tab-content')) out.unshift(n.id); } return out; }""",
+                 if (n.classList && n.classList.contains('sd-tab-content')) out.unshift(n.previousElementSibling.htmlFor); }
+                 return out; }""",
     ):
-        page.click(f'label[aria-controls="{label}"]')
+        page.click(f'label[for="{input_id}"]')  # a tab's label comes just before its panel
 
 
 def click_value(page, gid: str, axis: str, value: str) -> None:
