@@ -204,32 +204,25 @@ def _apply_deltas(grid: Grid, role: Role, selection: Selection) -> tuple[list[Li
 def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
     """The commands of one role: one, or one per rank laid over the role's."""
     args, envs = _apply_deltas(grid, role, selection)
+
+    def command(rank: int | None, args: list[Line], envs: list[Line]) -> Command:
+        return Command(
+            role=role.role,
+            rank=rank,
+            launcher=role.launcher,
+            model=grid.model,
+            env_lines=tuple(envs),
+            arg_lines=tuple(args),
+        )
+
     if role.ranks is None:
-        return [
-            Command(
-                role=role.role,
-                rank=None,
-                launcher=role.launcher,
-                model=grid.model,
-                env_lines=tuple(envs),
-                arg_lines=tuple(args),
-            )
-        ]
+        return [command(None, args, envs)]
     commands = []
     for number, rank in enumerate(role.ranks):
         rank_args, rank_envs = list(args), list(envs)
         _set_keys(rank_args, rank.args, (2,))
         _set_keys(rank_envs, rank.envs, (2,))
-        commands.append(
-            Command(
-                role=role.role,
-                rank=number,
-                launcher=role.launcher,
-                model=grid.model,
-                env_lines=tuple(rank_envs),
-                arg_lines=tuple(rank_args),
-            )
-        )
+        commands.append(command(number, rank_args, rank_envs))
     return commands
 
 

@@ -192,31 +192,17 @@ def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
             Problem(file=path, line=line, column=column, pointer="", message=f"invalid JSON: {error}", kind=Kind.JSON)
         ]
     document = Document(path=path, data=data, values=reader.values, keys=reader.keys)
+    found = [
+        (pointer, offset, "duplicate key: only the last value would count") for pointer, offset in reader.duplicates
+    ]
+    found += [
+        (pointer, offset, "a \\u escape makes a lone surrogate, which is not a character; write the character itself")
+        for pointer, offset in reader.surrogates
+    ]
     problems = []
-    for pointer, offset in reader.duplicates:
+    for pointer, offset, message in found:
         line, column = reader.position(offset)
-        problems.append(
-            Problem(
-                file=path,
-                line=line,
-                column=column,
-                pointer=pointer,
-                message="duplicate key: only the last value would count",
-                kind=Kind.JSON,
-            )
-        )
-    for pointer, offset in reader.surrogates:
-        line, column = reader.position(offset)
-        problems.append(
-            Problem(
-                file=path,
-                line=line,
-                column=column,
-                pointer=pointer,
-                message="a \\u escape makes a lone surrogate, which is not a character; write the character itself",
-                kind=Kind.JSON,
-            )
-        )
+        problems.append(Problem(file=path, line=line, column=column, pointer=pointer, message=message, kind=Kind.JSON))
     return document, problems
 
 
