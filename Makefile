@@ -56,8 +56,19 @@ lint: $(STAMP)
 	$(BIN)/ruff check _ext tests conf.py
 	$(BIN)/ruff format --check _ext tests conf.py
 
-test: $(STAMP)
+# The outside judges from npm (axe-core, the Nu Html Checker), exactly as package-lock.json
+# pins them; install scripts are skipped (vnu-jar's would download a Java runtime; Debian's
+# is used, see .ci/run).
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
+
+test: $(STAMP) node_modules/.installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Build and engine figures (bench/run.py); prints them as a table, ratios measured in one run.
+bench: $(STAMP)
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 # Regenerate the vllm serve vocabulary (flags, JSON fields, env names) from the released
 # source of a vLLM / vllm-rbln pair; needs the network, unlike the build and the tests.

@@ -78,7 +78,11 @@ def setup(app):
             start = len(self.body)
             super().visit_title(node)
             for i in range(start, len(self.body)):
-                if self.body[i].startswith("<p") and 'role="heading"' in self.body[i] and "aria-level" not in self.body[i]:
+                if (
+                    self.body[i].startswith("<p")
+                    and 'role="heading"' in self.body[i]
+                    and "aria-level" not in self.body[i]
+                ):
                     self.body[i] = self.body[i].replace('role="heading"', 'role="heading" aria-level="2"', 1)
 
     class TabLabels(SphinxPostTransform):

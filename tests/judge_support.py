@@ -1,0 +1,135 @@
+"""Shared by the outside judges (tests/test_judges_*.py): the pages to judge, the engine's
+own output for every selection, and where the npm-installed tools live.
+
+The judges are tools nobody here wrote (Chromium, axe-core, the Nu Html Checker, bash,
+shellcheck); this module only finds what to hand them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = ROOT / "recipes"
+NODE_MODULES = ROOT / "node_modules"
+LANGUAGES = ("en", "ko")
+# Recipes with at most this many offered selections are walked in full in the browser;
+# a larger one is walked through a spread sample of this size (every value still once).
+WALK_ALL_UP_TO = 600
+
+
+def node_tool(relative: str) -> Path:
+    """A file of an npm-installed judge; make test installs them (npm ci) before pytest runs."""
+    path = NODE_MODULES / relative
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run `make test` (it runs npm ci from package-lock.json) or `npm ci`")
+    return path
+
+
+def html_pages(site: Path) -> list[str]:
+    """Every HTML file of the built site, relative to it, sorted."""
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+
+
+def reader_pages(site: Path) -> list[str]:
+    """The pages the browser judges open: every page of both language trees and the site
+    root, and of the generated per-selection file listings (api/, hundreds of pages from
+    one template) the first page at each folder depth, one of each kind."""
+    pages, depths = [], set()
+    for rel in html_pages(site):
+        if rel.startswith("api/"):
+            depth = rel.count("/")
+            if depth in depths:
+                continue
+            depths.add(depth)
+        pages.append(rel)
+    return pages
+
+
+def recipe_pages(site: Path) -> list[tuple[str, str]]:
+    """(language, recipe name) of every recipe page of both languages."""
+    found = []
+    for language in LANGUAGES:
+        for page in sorted((site / language / "recipes").glob("*.html")):
+            found.append((language, page.stem))
+    assert found, f"no recipe pages under {site}"
+    return found
+
+
+def engine_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT / "_ext")}
+
+
+@functools.cache
+def engine_matrix(name: str) -> tuple[dict, ...]:
+    """What the engine prints for every offered selection of a recipe (`matrix --format json`,
+    the same expansion `expand` prints one selection of), in page order."""
+    result = subprocess.run(
+        [sys.executable, "-m", "recipebook", "matrix", str(RECIPES / f"{name}.json"), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env=engine_env(),
+    )
+    return tuple(json.loads(result.stdout)["selections"])
+
+
+def engine_expand(name: str, strategy: str, target: str, selection: dict[str, str]) -> dict:
+    """One selection, asked of the engine's `expand` command itself."""
+    sets = [arg for axis, value in selection.items() for arg in ("--set", f"{axis}={value}")]
+    command = [sys.executable, "-m", "recipebook", "expand", str(RECIPES / f"{name}.json")]
+    result = subprocess.run(
+        [*command, "--strategy", strategy, "--target", target, *sets, "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env=engine_env(),
+    )
+    return json.loads(result.stdout)
+
+
+def commands_of(entry: dict) -> list[str]:
+    """The server commands of one engine selection, in page order (roles, then ranks)."""
+    return [command["shell"] for role in entry["roles"] for command in role["commands"]]
+
+
+def router_of(entry: dict) -> list[str]:
+    return [step["cmd"] for step in entry["router"]]
+
+
+def grids_of(name: str) -> dict[tuple[str, str], list[dict]]:
+    """The engine's selections grouped by (strategy, target), in page order."""
+    grouped: dict[tuple[str, str], list[dict]] = {}
+    for entry in engine_matrix(name):
+        grouped.setdefault((entry["strategy"], entry["target"]), []).append(entry)
+    return grouped
+
+
+def walked(name: str) -> dict[tuple[str, str], list[dict]]:
+    """The selections the browser walks: all of them, or for a recipe with more than
+    WALK_ALL_UP_TO a spread sample that still holds every value of every axis."""
+    grouped = grids_of(name)
+    total = sum(len(entries) for entries in grouped.values())
+    if total <= WALK_ALL_UP_TO:
+        return grouped
+    sample: dict[tuple[str, str], list[dict]] = {}
+    for key, entries in grouped.items():
+        share = max(1, WALK_ALL_UP_TO * len(entries) // total)
+        step = max(1, len(entries) // share)
+        chosen = entries[::step]
+        seen = {(a, v) for e in chosen for a, v in e["selection"].items()}
+        for entry in entries:
+            if any((a, v) not in seen for a, v in entry["selection"].items()):
+                chosen.append(entry)
+                seen |= set(entry["selection"].items())
+        sample[key] = chosen
+    return sample

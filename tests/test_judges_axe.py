@@ -1,0 +1,85 @@
+"""Accessibility judged by axe-core (npm, pinned in package-lock.json) in Chromium.
+
+Every page of both languages (judge_support.reader_pages), in a light and a dark colour
+scheme (the site root, which sends a reader with JavaScript on to a language, as a reader
+without JavaScript sees it); on a recipe page also each explorer grid, with its tabs opened (axe skips what is
+not displayed). The bar: no violation of serious or critical impact. Keyboard operation
+is judged in test_judges_browser.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from judge_support import node_tool, reader_pages
+
+pytestmark = pytest.mark.browser
+BAR = ("serious", "critical")
+
+RUN = """async ([scope, rules]) => {
+  const options = {resultTypes: ['violations']};
+  if (rules) options.runOnly = {type: 'rule', values: rules};
+  const result = await axe.run(scope ? {include: [[scope]]} : document, options);
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary.split('\\n').slice(1).join(' ').trim()),
+  }));
+}"""
+
+TAB_LABELS = """gid => {
+  const out = [];
+  for (let node = document.getElementById(gid); node; node = node.parentElement) {
+    if (node.classList && node.classList.contains('sd-tab-content')) out.unshift(node.previousElementSibling.htmlFor);
+  }
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    return node_tool("axe-core/axe.min.js").read_text(encoding="utf-8")
+
+
+def _judge(page, axe_source: str, where: str, scope: str | None, rules: list[str] | None) -> list[str]:
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(content=axe_source)
+    found = []
+    for violation in page.evaluate(RUN, [scope, rules]):
+        if violation["impact"] in BAR:
+            nodes = "; ".join(violation["nodes"][:3])
+            found.append(
+                f"{where}: {violation['impact']} {violation['id']} ({violation['help']}) x{len(violation['nodes'])}: {nodes}"
+            )
+    return found
+
+
+def _without_scripts(route) -> None:
+    """The page as a reader without JavaScript gets it (the root page redirects otherwise)."""
+    response = route.fetch()
+    body = re.sub(r"<script\b.*?</script>", "", response.text(), flags=re.S)
+    route.fulfill(response=response, body=body)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_or_critical_violation_on_any_page(browser, server, site, axe_source, scheme):
+    # light: every rule; dark: the rules a colour scheme can change (contrast)
+    rules = None if scheme == "light" else ["color-contrast", "link-in-text-block"]
+    found: list[str] = []
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    page.route(f"{server}/index.html", _without_scripts)
+    pages = reader_pages(site)
+    for rel in pages:
+        page.goto(f"{server}/{rel}")
+        assert page.url == f"{server}/{rel}"
+        found += _judge(page, axe_source, f"{scheme} {rel}", None, rules)
+        if "/recipes/" in rel:
+            for gid in page.eval_on_selector_all("form.rb-grid", "forms => forms.map(f => f.id)"):
+                for input_id in page.evaluate(TAB_LABELS, gid):
+                    page.click(f'label[for="{input_id}"]')
+                found += _judge(page, axe_source, f"{scheme} {rel} #{gid}", f"#{gid}", rules)
+    context.close()
+    assert len(pages) > 18
+    assert not found, f"{len(found)} serious or critical violation(s):\n" + "\n".join(found)

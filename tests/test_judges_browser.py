@@ -1,0 +1,336 @@
+"""Correctness a reader feels, judged by Debian's Chromium (driven by Playwright).
+
+On every recipe page of both languages, with JavaScript and without:
+
+- every offered selection (judge_support.walked) shows exactly the commands and router
+  steps the engine prints; with JavaScript the URL fragment names the selection, and each
+  copy button puts exactly its text on the clipboard, tried on every distinct text it
+  shows during the walk (a button copies its block's live text, so a text it has copied
+  right once it copies right in any selection);
+- every value of every axis is also chosen once by a real mouse click on its label (English pages);
+- a deep link opens on its selection, and the language switcher keeps it;
+- the keyboard reaches the selectors and changes the selection;
+- at 375 px (a phone) no page scrolls sideways, and nothing in the text is cut off.
+
+The walk sets each selection by clicking the labels inside the page (one round trip per
+selection) and reads back what the browser renders: innerText leaves out the lines the
+stylesheet hides, exactly as a reader's copy-and-paste does.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+
+from judge_support import (
+    LANGUAGES,
+    commands_of,
+    engine_expand,
+    grids_of,
+    reader_pages,
+    recipe_pages,
+    router_of,
+    walked,
+)
+
+pytestmark = pytest.mark.browser
+
+# The state of one grid as the browser renders it.
+READ_GRID = """gid => {
+  const grid = document.getElementById(gid);
+  const selection = {};
+  for (const input of grid.querySelectorAll('input[data-axis]')) {
+    if (input.type === 'checkbox') selection[input.dataset.axis] = input.checked ? 'on' : 'off';
+    else if (input.checked) selection[input.dataset.axis] = input.value;
+  }
+  const texts = css => Array.from(grid.querySelectorAll(css), pre => pre.innerText);
+  return {
+    selection,
+    commands: texts('.rb-cmds .rb-role:not(.rb-router) pre'),
+    router: texts('.rb-router pre'),
+    visible: grid.checkVisibility(),
+    hash: decodeURIComponent(location.hash),
+  };
+}"""
+
+# Choose a selection the way a reader does, by clicking the labels of the inputs that differ.
+CHOOSE = """([gid, wanted]) => {
+  const grid = document.getElementById(gid);
+  for (const input of grid.querySelectorAll('input[data-axis]')) {
+    const value = wanted[input.dataset.axis];
+    const change = input.type === 'checkbox' ? input.checked !== (value === 'on')
+                                             : input.value === value && !input.checked;
+    if (change) grid.querySelector(`label[for="${input.id}"]`).click();
+  }
+}"""
+
+# Click the copy buttons of a grid (those given by index) and read back what each put on
+# the clipboard.
+COPY = """async ([gid, which]) => {
+  const sentinel = '\\u0000';
+  const out = [];
+  const buttons = document.getElementById(gid).querySelectorAll('.rb-cmds .rb-copy');
+  for (const index of which) {
+    const button = buttons[index];
+    await navigator.clipboard.writeText(sentinel);
+    button.click();
+    let text = sentinel;
+    for (let i = 0; i < 400 && text === sentinel; i++) {
+      await new Promise(resolve => setTimeout(resolve, 5));
+      text = await navigator.clipboard.readText();
+    }
+    out.push(text);
+  }
+  return out;
+}"""
+
+# The labels of the sphinx-design tabs that hold a grid, outermost first (a panel's label
+# is the element before it).
+TAB_LABELS = """gid => {
+  const out = [];
+  for (let node = document.getElementById(gid); node; node = node.parentElement) {
+    if (node.classList && node.classList.contains('sd-tab-content')) out.unshift(node.previousElementSibling.htmlFor);
+  }
+  return out;
+}"""
+
+
+def grid_id(page, strategy: str, target: str) -> str:
+    return page.eval_on_selector(f'form.rb-grid[data-strategy="{strategy}"][data-target="{target}"]', "f => f.id")
+
+
+def open_tabs(page, gid: str) -> None:
+    """Click the strategy and target tabs that hold a grid, as a reader would."""
+    for input_id in page.evaluate(TAB_LABELS, gid):
+        page.click(f'label[for="{input_id}"]')
+
+
+def fragment(strategy: str, target: str, selection: dict[str, str]) -> str:
+    return urlencode({"s": strategy, "t": target, **selection})
+
+
+def expected_fragment(strategy: str, target: str, selection: dict[str, str]) -> str:
+    return "#" + "&".join([f"s={strategy}", f"t={target}", *(f"{a}={v}" for a, v in selection.items())])
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_selection_shows_and_copies_the_engine_commands(browser, server, site, language, javascript):
+    permissions = ["clipboard-read", "clipboard-write"] if javascript else []
+    context = browser.new_context(java_script_enabled=javascript, permissions=permissions)
+    page = context.new_page()
+    wrong: list[str] = []
+    copied: set[tuple[str, int, str]] = set()
+    checked = 0
+    for lang, name in recipe_pages(site):
+        if lang != language:
+            continue
+        page.goto(f"{server}/{language}/recipes/{name}.html")
+        for (strategy, target), entries in walked(name).items():
+            gid = grid_id(page, strategy, target)
+            open_tabs(page, gid)
+            for entry in entries:
+                selection = entry["selection"]
+                page.evaluate(CHOOSE, [gid, selection])
+                shown = page.evaluate(READ_GRID, gid)
+                where = f"{language}/{name} {strategy}/{target} {selection}"
+                if not shown["visible"]:
+                    wrong.append(f"{where}: the grid is not visible")
+                if shown["selection"] != selection:
+                    wrong.append(f"{where}: the inputs show {shown['selection']}")
+                if shown["commands"] != commands_of(entry):
+                    wrong.append(f"{where}: shown commands differ from the engine's")
+                if shown["router"] != router_of(entry):
+                    wrong.append(f"{where}: shown router steps differ from the engine's")
+                if javascript:
+                    if shown["hash"] != expected_fragment(strategy, target, selection):
+                        wrong.append(f"{where}: the URL fragment is {shown['hash']!r}")
+                    # each button is tried on every text it can show (the first selection that shows it)
+                    texts = commands_of(entry) + router_of(entry)
+                    which = [i for i, text in enumerate(texts) if (gid, i, text) not in copied]
+                    for i, got in zip(which, page.evaluate(COPY, [gid, which]), strict=True):
+                        copied.add((gid, i, texts[i]))
+                        if got != texts[i]:
+                            wrong.append(f"{where}: copy button {i} copied other text than the engine's")
+                checked += 1
+    context.close()
+    assert not wrong, f"{len(wrong)} finding(s) in {checked} selections:\n" + "\n".join(wrong[:20])
+    assert checked >= 300
+    assert not javascript or len(copied) >= 500
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_every_value_answers_a_real_mouse_click(browser, server, site, javascript):
+    """Each value of each axis once, by Playwright's mouse on its label (trusted events)."""
+    context = browser.new_context(java_script_enabled=javascript)
+    page = context.new_page()
+    clicks = 0
+    for language, name in recipe_pages(site):
+        if language != "en":  # the Korean pages share the markup; the walk above covers their texts
+            continue
+        page.goto(f"{server}/{language}/recipes/{name}.html")
+        for (strategy, target), entries in grids_of(name).items():
+            gid = grid_id(page, strategy, target)
+            open_tabs(page, gid)
+            state = page.evaluate(READ_GRID, gid)["selection"]
+            offered = {tuple(sorted(e["selection"].items())): e for e in entries}
+            for axis in state:
+                for value in sorted({e["selection"][axis] for e in entries}):
+                    wanted = {**state, axis: value}
+                    entry = offered.get(tuple(sorted(wanted.items())))
+                    if entry is None or wanted == state:
+                        continue  # an excluded combination, or already shown
+                    field = page.locator(f'#{gid} input[data-axis="{axis}"]')
+                    if field.first.get_attribute("type") != "checkbox":
+                        field = page.locator(f'#{gid} input[data-axis="{axis}"][value="{value}"]')
+                    page.click(f'#{gid} label[for="{field.first.get_attribute("id")}"]')
+                    shown = page.evaluate(READ_GRID, gid)
+                    assert shown["selection"] == wanted
+                    assert shown["commands"] == commands_of(entry), (name, strategy, target, wanted)
+                    state = wanted
+                    clicks += 1
+    context.close()
+    assert clicks > 40
+
+
+def test_copy_button_by_mouse_and_its_label_comes_back(browser, server, site):
+    """A trusted click copies; clicking again before the label returns leaves it right."""
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    _language, name = recipe_pages(site)[0]
+    (strategy, target), entries = next(iter(grids_of(name).items()))
+    page.goto(f"{server}/en/recipes/{name}.html")
+    gid = grid_id(page, strategy, target)
+    open_tabs(page, gid)
+    page.evaluate(CHOOSE, [gid, entries[-1]["selection"]])
+    button = page.locator(f"#{gid} .rb-cmds .rb-copy").first
+    label = button.inner_text()
+    button.click()
+    assert page.evaluate("navigator.clipboard.readText()") == commands_of(entries[-1])[0]
+    button.click()
+    page.wait_for_timeout(2000)
+    assert button.inner_text() == label
+    context.close()
+
+
+def _deep_selection(entries: list[dict], default: dict[str, str]) -> dict:
+    """The offered selection that differs from the page's opening one in the most axes."""
+    return max(entries, key=lambda e: sum(e["selection"][a] != default.get(a) for a in e["selection"]))
+
+
+def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(browser, server, site):
+    context = browser.new_context()
+    page = context.new_page()
+    links = 0
+    for language, name in recipe_pages(site):
+        for (strategy, target), entries in grids_of(name).items():
+            page.goto(f"{server}/{language}/recipes/{name}.html")
+            gid = grid_id(page, strategy, target)
+            default = page.evaluate(READ_GRID, gid)["selection"]
+            entry = _deep_selection(entries, default)
+            selection = entry["selection"]
+            # what the engine's own expand command prints for this selection
+            assert commands_of(engine_expand(name, strategy, target, selection)) == commands_of(entry)
+            link = f"{server}/{language}/recipes/{name}.html#{fragment(strategy, target, selection)}"
+            page.goto("about:blank")
+            page.goto(link)
+            shown = page.evaluate(READ_GRID, gid)
+            assert shown["visible"], link
+            assert shown["selection"] == selection, link
+            assert shown["commands"] == commands_of(entry), link
+            other = next(lang for lang in LANGUAGES if lang != language)
+            with page.expect_navigation():
+                page.click(f'a.rb-lang-link[hreflang="{other}"]')
+            assert page.url.startswith(f"{server}/{other}/recipes/{name}.html#"), page.url
+            shown = page.evaluate(READ_GRID, gid)
+            assert shown["visible"] and shown["selection"] == selection, page.url
+            assert shown["commands"] == commands_of(entry), page.url
+            links += 1
+    context.close()
+    assert links >= 10
+
+
+def _tab_until(page, predicate: str, limit: int = 400) -> bool:
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate(predicate):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_keyboard_reaches_and_operates_the_selectors(browser, server, site, language):
+    context = browser.new_context()
+    page = context.new_page()
+    name = next(n for lang, n in recipe_pages(site) if lang == language)
+    (strategy, target), entries = next(iter(grids_of(name).items()))
+    offered = {tuple(sorted(e["selection"].items())): e for e in entries}
+    page.goto(f"{server}/{language}/recipes/{name}.html")
+    gid = grid_id(page, strategy, target)
+    on_radio = (
+        f"(() => {{ const a = document.activeElement; return a.matches('#{gid} input[type=radio][data-axis]'); }})()"
+    )
+    assert _tab_until(page, on_radio), "Tab never reached a selector of the first grid"
+    focused = page.evaluate("document.activeElement.id")
+    outline = page.evaluate(f"getComputedStyle(document.querySelector('label[for=\"{focused}\"]')).outlineStyle")
+    assert outline != "none", "the focused selector's label shows no focus ring"
+    before = page.evaluate(READ_GRID, gid)["selection"]
+    page.keyboard.press("ArrowRight")
+    shown = page.evaluate(READ_GRID, gid)
+    assert shown["selection"] != before, "an arrow key did not change the selection"
+    entry = offered[tuple(sorted(shown["selection"].items()))]
+    assert shown["commands"] == commands_of(entry)
+    on_checkbox = f"document.activeElement.matches('#{gid} input[type=checkbox][data-axis]')"
+    assert _tab_until(page, on_checkbox, 40), "Tab never reached an option switch"
+    before = shown["selection"]
+    page.keyboard.press("Space")
+    shown = page.evaluate(READ_GRID, gid)
+    assert shown["selection"] != before, "Space did not switch the option"
+    entry = offered.get(tuple(sorted(shown["selection"].items())))
+    assert entry is not None and shown["commands"] == commands_of(entry)
+    # the strategy tabs answer the keyboard too: focus the first, the arrow opens the next
+    first_tab = page.evaluate(TAB_LABELS, gid)[0]
+    page.focus(f"#{first_tab}")
+    page.keyboard.press("ArrowRight")
+    assert not page.locator(f"#{gid}").is_visible(), "an arrow key on the strategy tabs did not switch tabs"
+    context.close()
+
+
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const element of document.querySelectorAll('article *')) {
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || box.right <= width + 1 || !element.checkVisibility()) continue;
+    let scroller = false;  // inside a block that scrolls sideways on its own (code, tables)
+    for (let p = element.parentElement; p && !scroller; p = p.parentElement) {
+      scroller = ['auto', 'scroll'].includes(getComputedStyle(p).overflowX);
+    }
+    if (!scroller) out.push(`${element.tagName.toLowerCase()}.${element.className} ends at ${Math.round(box.right)}px`);
+  }
+  return {scroll: document.documentElement.scrollWidth, inner: innerWidth, cut: out.slice(0, 5)};
+}"""
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_no_page_scrolls_sideways_on_a_phone(browser, server, site, javascript):
+    context = browser.new_context(
+        viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True, java_script_enabled=javascript
+    )
+    page = context.new_page()
+    wrong = []
+    for rel in reader_pages(site):
+        if rel == "index.html" and javascript:
+            continue  # the root sends a reader with JavaScript on to a language's index, checked anyway
+        page.goto(f"{server}/{rel}")
+        views = [(rel, page.evaluate(OVERFLOW))]
+        if "/recipes/" in rel:  # every grid, each behind its tabs
+            for gid in page.eval_on_selector_all("form.rb-grid", "forms => forms.map(f => f.id)"):
+                open_tabs(page, gid)
+                views.append((f"{rel} #{gid}", page.evaluate(OVERFLOW)))
+        for where, view in views:
+            if view["scroll"] > view["inner"] or view["cut"]:
+                wrong.append(f"{where}: {view}")
+    context.close()
+    assert not wrong, "\n".join(wrong)

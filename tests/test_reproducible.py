@@ -1,0 +1,55 @@
+"""Two clean builds of the site give byte-identical output.
+
+The site is built twice with `make html` (the shipped route: both languages, in parallel
+as the Makefile does, then the site-level files) into two fresh folders of different
+names, under different hash seeds, so neither the build folder, nor the order of Python
+sets and dicts, nor the scheduling of parallel workers may leak into a page. Every file
+of the two outputs is compared byte for byte (HTML, JavaScript, CSS, text, and the
+rest).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from judge_support import ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def _make_html(build: Path, seed: str) -> Path:
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    env["PYTHONHASHSEED"] = seed
+    result = subprocess.run(
+        ["make", "--no-print-directory", "html", f"BUILD={build}"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env=env,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return build / "html"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_two_clean_builds_are_byte_identical(tmp_path):
+    first = _files(_make_html(tmp_path / "first-build", "1"))
+    second = _files(_make_html(tmp_path / "build-two", "2"))
+    assert sorted(first) == sorted(second), set(first) ^ set(second)
+    differ = [name for name in first if first[name] != second[name]]
+    detail = ""
+    if differ:
+        a = first[differ[0]].decode("utf-8", "replace").splitlines()
+        b = second[differ[0]].decode("utf-8", "replace").splitlines()
+        detail = "\n".join(list(difflib.unified_diff(a, b, "first", "second", n=1, lineterm=""))[:40])
+    assert not differ, f"{len(differ)} of {len(first)} files differ: {differ[:20]}\n{detail}"
+    assert any(name.endswith(".html") for name in first) and len(first) > 50
