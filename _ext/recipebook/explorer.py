@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from . import shell
-from .expansion import default_selection, expand_selection, offered
+from .expansion import Command, default_selection, expand_selection, offered
 from .model import Recipe, Strategy, Target
 
 # One product: for each axis index, the allowed value indices (None: any value).
@@ -90,17 +90,46 @@ def _decompose(chosen: set[tuple[int, ...]], universe: set[tuple[int, ...]], wid
 
 def build(recipe: Recipe, strategy: Strategy, target: Target, *, only_default: bool = False) -> Template:
     """The template of one target; with only_default, of its first selection only."""
+    return build_checked(recipe, strategy, target, only_default=only_default)[0]
+
+
+def build_checked(
+    recipe: Recipe, strategy: Strategy, target: Target, *, only_default: bool = False
+) -> tuple[Template, list[str]]:
+    """The template, and the selections for which filtering it differs from expansion (none, always).
+
+    Each selection is expanded once: the same commands build the template and check it.
+    """
     grid = target.grid
     axes = tuple((axis, values) for axis, values in grid.axes.items())
     default = default_selection(grid)
     selections = [default] if only_default else list(offered(grid))
     indexed = [tuple(values.index(s[axis]) for axis, values in axes) for s in selections]
+    expansions = [expand_selection(recipe, strategy, target, s).commands for s in selections]
+    template = _template(strategy, target, axes, indexed, expansions, default)
+    wrong = [
+        ", ".join(f"{a}={v}" for a, v in selection.items())
+        for selection, index, commands in zip(selections, indexed, expansions, strict=True)
+        if [block.text(index) for block in template.blocks] != [c.shell for c in commands]
+    ]
+    return template, wrong
+
+
+def _template(
+    strategy: Strategy,
+    target: Target,
+    axes: tuple[tuple[str, tuple[str, ...]], ...],
+    indexed: list[tuple[int, ...]],
+    expansions: list[tuple[Command, ...]],
+    default: dict[str, str],
+) -> Template:
+    grid = target.grid
     universe = set(indexed)
     seen: dict[tuple, dict[tuple, set[tuple[int, ...]]]] = {}
     order: dict[tuple, dict[tuple, tuple]] = {}
     heads: dict[tuple, tuple[str, str]] = {}
-    for selection, index in zip(selections, indexed, strict=True):
-        for command in expand_selection(recipe, strategy, target, selection).commands:
+    for index, commands in zip(indexed, expansions, strict=True):
+        for command in commands:
             block = (command.role, command.rank)
             heads[block] = (command.launcher, command.model)
             lines = [("env", line) for line in command.env_lines] + [("arg", line) for line in command.arg_lines]
@@ -142,18 +171,5 @@ def build(recipe: Recipe, strategy: Strategy, target: Target, *, only_default: b
         excluded=excluded,
         blocks=tuple(blocks),
         router=tuple((step.node, step.cmd) for step in grid.router),
-        selections=len(selections),
+        selections=len(indexed),
     )
-
-
-def check(recipe: Recipe, template: Template) -> list[str]:
-    """Selections for which filtering the template differs from expansion (none, always)."""
-    grid = template.target.grid
-    wrong = []
-    for selection in offered(grid):
-        index = template.index(selection)
-        expected = expand_selection(recipe, template.strategy, template.target, selection).commands
-        got = [block.text(index) for block in template.blocks]
-        if got != [c.shell for c in expected]:
-            wrong.append(", ".join(f"{a}={v}" for a, v in selection.items()))
-    return wrong

@@ -32,8 +32,8 @@ def _configure(app: Sphinx, config: Config) -> None:
 def _report(app: Sphinx) -> None:
     """Check every recipe at the start of every build, so a bad one always fails it."""
     problems: list[Problem] = []
-    for path in store.recipe_paths(app.config.recipebook_dir):
-        problems += store.check(path)[1]
+    for found in store.check_all(app.env, app.config.recipebook_dir).values():
+        problems += found
     for problem in sorted(problems):
         warn_problem(problem, os.path.relpath(problem.file, app.confdir))
 
@@ -50,12 +50,12 @@ def _add_assets(app: Sphinx) -> None:
 def _pages(app: Sphinx, env: BuildEnvironment) -> None:
     """Every valid recipe has a page, so the catalogue never links nowhere."""
     pattern = app.config.recipebook_pages["recipe"]
-    for path in store.recipe_paths(app.config.recipebook_dir):
-        recipe, _problems = store.check(path)
-        if recipe is not None and pattern.format(name=recipe.name) not in env.found_docs:
+    for path, problems in store.check_all(env, app.config.recipebook_dir).items():
+        name = path.stem  # a valid recipe's name is its file name
+        if not problems and pattern.format(name=name) not in env.found_docs:
             warn(
-                f"recipe {recipe.name!r} has no page {pattern.format(name=recipe.name)!r}; create it with "
-                f"`make recipe-page NAME={recipe.name}`",
+                f"recipe {name!r} has no page {pattern.format(name=name)!r}; create it with "
+                f"`make recipe-page NAME={name}`",
                 Subtype.PAGE,
                 os.path.relpath(path, app.confdir),
             )

@@ -102,8 +102,7 @@ class RecipeDirective(SphinxDirective):
             return None
         for dependency in store.dependencies(path):
             self.env.note_dependency(dependency)
-        recipe, _problems = store.check(path)
-        return recipe  # problems were reported once, at the start of the build
+        return store.recipe(self.env, path)  # problems were reported once, at the start of the build
 
     @property
     def lang(self) -> str:
@@ -340,15 +339,13 @@ class ExplorerDirective(RecipeDirective):
 
     def _grid(self, recipe: Recipe, strategy: Strategy, target: Target, si: int, ti: int) -> list[nodes.Node]:
         only_default = self.config.recipebook_render == RENDER_RECOMMENDED
-        template = explorer.build(recipe, strategy, target, only_default=only_default)
-        if not only_default:
-            wrong = explorer.check(recipe, template)
-            if wrong:
-                warn(
-                    f"the explorer would not show the expanded commands for: {wrong[0]}",
-                    Subtype.TEMPLATE,
-                    self.get_location(),
-                )
+        template, wrong = explorer.build_checked(recipe, strategy, target, only_default=only_default)
+        if wrong:
+            warn(
+                f"the explorer would not show the expanded commands for: {wrong[0]}",
+                Subtype.TEMPLATE,
+                self.get_location(),
+            )
         gid = f"rb-{_slug(recipe.name)}-{si}-{ti}"
         env_data = self.env.recipebook_grids = getattr(self.env, "recipebook_grids", {})
         env_data.setdefault(self.env.docname, {})[gid] = (
@@ -394,7 +391,7 @@ class CatalogueDirective(SphinxDirective):
         for path in store.recipe_paths(directory):
             for dependency in store.dependencies(path):
                 self.env.note_dependency(dependency)
-            recipe, _problems = store.check(path)
+            recipe = store.recipe(self.env, path)
             if recipe is None:
                 continue
             docname = self.config.recipebook_pages["recipe"].format(name=recipe.name)
@@ -455,7 +452,7 @@ class FlagsDirective(SphinxDirective):
         for path in store.recipe_paths(directory):
             for dependency in store.dependencies(path):
                 self.env.note_dependency(dependency)
-            recipe, _problems = store.check(path)
+            recipe = store.recipe(self.env, path)
             if recipe is None:
                 continue
             for flag in flags_in_use(recipe):

@@ -71,7 +71,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     context["rb_og_locale"] = OG_LOCALES.get(lang, lang)
     context["rb_description"] = description(doctree)
     if doctree is not None:  # a page from a source file: write its Markdown view beside it
-        markdown = mdview.to_markdown(doctree, config.recipebook_dir, _)
+        markdown = mdview.to_markdown(doctree, app.env, config.recipebook_dir, _)
         target = Path(app.outdir, pagename + ".md")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(markdown, encoding="utf-8")

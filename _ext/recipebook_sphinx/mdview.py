@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from docutils import nodes
 
-from recipebook import expand, load
+from recipebook import expand
 
 from . import store
 
@@ -21,8 +22,9 @@ _LOCAL_HTML = re.compile(r"^(?![a-z]+:)(?P<path>[^#?]*)\.html(?P<rest>[#?].*)?$"
 class MarkdownWriter(nodes.NodeVisitor):
     """Turns a resolved doctree into Markdown text (only the node kinds the site uses)."""
 
-    def __init__(self, document: nodes.document, recipes_dir: str, translate: Callable[[str], str]) -> None:
+    def __init__(self, document: nodes.document, env: Any, recipes_dir: str, translate: Callable[[str], str]) -> None:
         super().__init__(document)
+        self.env = env
         self.recipes_dir = recipes_dir
         self._ = translate
         self.blocks: list[str] = []
@@ -157,7 +159,9 @@ class MarkdownWriter(nodes.NodeVisitor):
     do_target = do_substitution_definition = do_system_message = do_comment
 
     def explorer(self, node: nodes.raw) -> None:
-        recipe = load(store.path_for(self.recipes_dir, node["rb_recipe"]))
+        recipe = store.recipe(self.env, store.path_for(self.recipes_dir, node["rb_recipe"]))
+        if recipe is None:
+            return
         expansion = expand(recipe, node["rb_strategy"], node["rb_target"])
         choice = ", ".join(f"{axis}={value}" for axis, value in expansion.selection.items())
         intro = (
@@ -173,5 +177,5 @@ class MarkdownWriter(nodes.NodeVisitor):
             self.add(f"```bash\n# router: {node_name}\n{cmd}\n```")
 
 
-def to_markdown(doctree: nodes.document, recipes_dir: str, translate: Callable[[str], str]) -> str:
-    return MarkdownWriter(doctree, recipes_dir, translate).result()
+def to_markdown(doctree: nodes.document, env: Any, recipes_dir: str, translate: Callable[[str], str]) -> str:
+    return MarkdownWriter(doctree, env, recipes_dir, translate).result()
