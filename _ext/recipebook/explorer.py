@@ -11,6 +11,7 @@ the command that ``expansion`` produces; ``check`` proves it for every selection
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 
 from . import shell
@@ -69,21 +70,40 @@ class Template:
         return tuple(values.index(selection[axis]) for axis, values in self.axes)
 
 
-def _decompose(chosen: set[tuple[int, ...]], universe: set[tuple[int, ...]], width: int) -> list[Product]:
-    """Split a set of selections into products that, within ``universe``, cover exactly it."""
+@dataclasses.dataclass(frozen=True)
+class _Universe:
+    """The offered selections of a target, and whether they are every combination."""
+
+    selections: frozenset[tuple[int, ...]]
+    domains: tuple[frozenset[int], ...]
+    complete: bool
+
+    @classmethod
+    def of(cls, selections: list[tuple[int, ...]], width: int) -> _Universe:
+        domains = tuple(frozenset(s[a] for s in selections) for a in range(width))
+        complete = len(set(selections)) == math.prod(len(d) for d in domains)
+        return cls(selections=frozenset(selections), domains=domains, complete=complete)
+
+    def count(self, box: list[frozenset[int]]) -> int:
+        """How many offered selections lie in a box (a product of value sets)."""
+        if self.complete:  # no exclusions: every combination in the box is offered
+            return math.prod(len(values) for values in box)
+        return sum(1 for s in self.selections if all(s[a] in values for a, values in enumerate(box)))
+
+
+def _decompose(chosen: set[tuple[int, ...]], universe: _Universe) -> list[Product]:
+    """Split a set of selections into products that, among the offered ones, cover exactly it."""
     if not chosen:
         return []
+    width = len(universe.domains)
     projections = [frozenset(s[a] for s in chosen) for a in range(width)]
-    box = [s for s in universe if all(s[a] in projections[a] for a in range(width))]
-    if len(box) == len(chosen):
-        domains = [frozenset(s[a] for s in universe) for a in range(width)]
-        return [tuple(None if projections[a] >= domains[a] else projections[a] for a in range(width))]
+    if universe.count(projections) == len(chosen):
+        return [tuple(None if projections[a] >= universe.domains[a] else projections[a] for a in range(width))]
     axis = next(a for a in range(width) if len(projections[a]) > 1)
     products = []
     for value in sorted(projections[axis]):
         part = {s for s in chosen if s[axis] == value}
-        rest = {s for s in universe if s[axis] == value}
-        for product in _decompose(part, rest, width):
+        for product in _decompose(part, universe):
             products.append(tuple(frozenset({value}) if a == axis else p for a, p in enumerate(product)))
     return products
 
@@ -124,7 +144,7 @@ def _template(
     default: dict[str, str],
 ) -> Template:
     grid = target.grid
-    universe = set(indexed)
+    universe = _Universe.of(indexed, len(axes))
     seen: dict[tuple, dict[tuple, set[tuple[int, ...]]]] = {}
     order: dict[tuple, dict[tuple, tuple]] = {}
     heads: dict[tuple, tuple[str, str]] = {}
@@ -144,7 +164,7 @@ def _template(
         lines = []
         for variant in sorted(variants, key=lambda v: order[block][v]):
             kind, _, key, text = variant
-            for product in _decompose(variants[variant], universe, len(axes)):
+            for product in _decompose(variants[variant], universe):
                 lines.append(Variant(kind=kind, key=key, text=text, when=product))
         launcher, model = heads[block]
         blocks.append(
