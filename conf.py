@@ -60,38 +60,3 @@ html_sidebars = {
         "sidebar/scroll-end.html",
     ]
 }
-
-
-# Markup fixes for what Sphinx and sphinx-design write, so the outside judges (the Nu Html
-# Checker and axe-core, tests/test_judges_*.py) find nothing:
-# - a toctree caption (sidebar, index page) is <p role="heading">, which needs an aria-level;
-# - sphinx-design puts aria-controls on each tab's <label for=...>, which HTML does not
-#   allow on the label of a form control. The tab stays a radio button with its label, and
-#   its panel follows the label in the page (recipebook.js finds it that way).
-def setup(app):
-    from sphinx.transforms.post_transforms import SphinxPostTransform
-    from sphinx.writers.html5 import HTML5Translator
-    from sphinx_design.tabs import sd_tab_label
-
-    class Translator(HTML5Translator):
-        def visit_title(self, node):
-            start = len(self.body)
-            super().visit_title(node)
-            for i in range(start, len(self.body)):
-                if (
-                    self.body[i].startswith("<p")
-                    and 'role="heading"' in self.body[i]
-                    and "aria-level" not in self.body[i]
-                ):
-                    self.body[i] = self.body[i].replace('role="heading"', 'role="heading" aria-level="2"', 1)
-
-    class TabLabels(SphinxPostTransform):
-        default_priority = 250  # after sphinx-design's TabSetHtmlTransform (200)
-        formats = ("html",)
-
-        def run(self, **kwargs):
-            for label in self.document.findall(sd_tab_label):
-                label.attributes.pop("aria_controls", None)
-
-    app.set_translator("html", Translator)
-    app.add_post_transform(TabLabels)

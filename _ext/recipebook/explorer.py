@@ -11,6 +11,7 @@ the command that ``expansion`` produces; ``check`` proves it for every selection
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
@@ -31,8 +32,13 @@ class Variant:
     text: str
     when: Product  # one product; a line shown under a union appears once per product
 
+    @functools.cached_property
+    def _limits(self) -> tuple[tuple[int, frozenset[int]], ...]:
+        # only the axes that restrict the line; most lines depend on one axis or none
+        return tuple((a, allowed) for a, allowed in enumerate(self.when) if allowed is not None)
+
     def shown(self, chosen: Sequence[int]) -> bool:
-        return all(allowed is None or chosen[a] in allowed for a, allowed in enumerate(self.when))
+        return all(chosen[axis] in allowed for axis, allowed in self._limits)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -47,8 +53,9 @@ class Block:
     lines: tuple[Variant, ...]
 
     def text(self, chosen: Sequence[int]) -> str:
-        envs = [v.text for v in self.lines if v.kind == "env" and v.shown(chosen)]
-        args = [v.text for v in self.lines if v.kind == "arg" and v.shown(chosen)]
+        shown = [v for v in self.lines if v.shown(chosen)]
+        envs = [v.text for v in shown if v.kind == "env"]
+        args = [v.text for v in shown if v.kind == "arg"]
         return shell.command_text(envs, self.launcher, self.model, args)
 
 

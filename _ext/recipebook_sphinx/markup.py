@@ -1,0 +1,42 @@
+"""Markup fixes for what Sphinx and sphinx-design write, so HTML checkers find nothing.
+
+- A toctree caption (sidebar, index page) is ``<p role="heading">``, which needs an
+  ``aria-level``.
+- sphinx-design puts ``aria-controls`` on each tab's ``<label for=...>``, which HTML does
+  not allow on the label of a form control. The tab stays a radio button with its label,
+  and its panel follows the label in the page (recipebook.js finds it that way).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.writers.html5 import HTML5Translator
+from sphinx_design.tabs import sd_tab_label
+
+
+class Translator(HTML5Translator):
+    def visit_title(self, node: nodes.title) -> None:
+        start = len(self.body)
+        super().visit_title(node)
+        for i in range(start, len(self.body)):
+            part = self.body[i]
+            if part.startswith("<p") and 'role="heading"' in part and "aria-level" not in part:
+                self.body[i] = part.replace('role="heading"', 'role="heading" aria-level="2"', 1)
+
+
+class TabLabels(SphinxPostTransform):
+    default_priority = 250  # after sphinx-design's TabSetHtmlTransform (200)
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        for label in self.document.findall(sd_tab_label):
+            label.attributes.pop("aria_controls", None)
+
+
+def setup(app: Sphinx) -> None:
+    app.set_translator("html", Translator)
+    app.add_post_transform(TabLabels)
