@@ -53,8 +53,8 @@ recipe-page: $(STAMP)
 	$(BIN)/python -m recipebook_sphinx.newpage $(NAME)
 
 lint: $(STAMP)
-	$(BIN)/ruff check _ext tests conf.py
-	$(BIN)/ruff format --check _ext tests conf.py
+	$(BIN)/ruff check _ext tests bench conf.py
+	$(BIN)/ruff format --check _ext tests bench conf.py
 
 # The outside judges from npm (axe-core, the Nu Html Checker), exactly as package-lock.json
 # pins them; install scripts are skipped (vnu-jar's would download a Java runtime; Debian's
@@ -63,7 +63,7 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --ignore-scripts
 	touch $@
 
-test: $(STAMP) node_modules/.installed
+test: $(STAMP) node_modules/.installed lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # Build and engine figures (bench/run.py); prints them as a table, ratios measured in one run.

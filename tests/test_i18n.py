@@ -81,8 +81,12 @@ def test_directive_output_stays_out_of_the_page_catalogs(pots):
     """The extension translates what its directives render; texts a recipe gives in both languages never enter."""
     from recipebook import load
 
-    msgids = {e.msgid for pot in pots.glob("*.pot") if pot.stem not in ("recipebook", "recipe-labels", "sphinx")
-              for e in polib.pofile(str(pot))}
+    msgids = {
+        e.msgid
+        for pot in pots.glob("*.pot")
+        if pot.stem not in ("recipebook", "recipe-labels", "sphinx")
+        for e in polib.pofile(str(pot))
+    }
     for name in ("gpt-oss-120b", "A.X-K2"):
         recipe = load(ROOT / "recipes" / f"{name}.json")
         for text in (recipe.text["en"].sub, recipe.text["en"].tag, recipe.text["en"].strategy_note):
@@ -99,8 +103,11 @@ def test_sphinx_lint_finds_nothing_in_the_catalogs():
     ours = subprocess.run([*lint, "--ignore", "sphinx.po", str(LOCALE)], capture_output=True, text=True)
     assert ours.returncode == 0, ours.stdout + ours.stderr
     # the theme's own messages end in spaces that the translation must keep, so only that check is off
-    theme = subprocess.run([*lint, "--disable", "trailing-whitespace", str(LOCALE / "ko/LC_MESSAGES/sphinx.po")],
-                           capture_output=True, text=True)
+    theme = subprocess.run(
+        [*lint, "--disable", "trailing-whitespace", str(LOCALE / "ko/LC_MESSAGES/sphinx.po")],
+        capture_output=True,
+        text=True,
+    )
     assert theme.returncode == 0, theme.stdout + theme.stderr
 
 

@@ -27,8 +27,9 @@ LANGUAGES = ("en", "ko")
 def test_api_index_lists_every_recipe_with_its_pages(site):
     index = json.loads((site / "api" / "index.json").read_text())
     assert index["version"] == 1
-    assert sorted(r["name"] for r in index["recipes"]) == sorted(RECIPES, key=str.lower) or \
-        {r["name"] for r in index["recipes"]} == set(RECIPES)
+    assert sorted(r["name"] for r in index["recipes"]) == sorted(RECIPES, key=str.lower) or {
+        r["name"] for r in index["recipes"]
+    } == set(RECIPES)
     for entry in index["recipes"]:
         recipe = RECIPES[entry["name"]]
         assert entry["model"] == recipe.model and entry["provider"] == recipe.provider
@@ -37,7 +38,9 @@ def test_api_index_lists_every_recipe_with_its_pages(site):
             assert (site / "api" / entry["pages"][lang]).resolve().is_file()
             assert (site / "api" / entry["markdown"][lang]).resolve().is_file()
         assert (site / "api" / entry["matrix"]).is_file()
-    assert json.loads((site / "api" / "schema.json").read_text()) == json.loads((ROOT / "recipes/schema.json").read_text())
+    assert json.loads((site / "api" / "schema.json").read_text()) == json.loads(
+        (ROOT / "recipes/schema.json").read_text()
+    )
 
 
 def test_api_equals_the_engine_for_every_selection(site):
@@ -95,8 +98,7 @@ def _run_serve(tmp_path: Path, script: Path, *argv: str) -> tuple[list[str], dic
     fake.write_text(FAKE_VLLM)
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     out = tmp_path / "call"
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAKE_VLLM_OUT": str(out), "POD_IP": "10.1.2.3",
-           "EPP_HOST": "epp.local"}
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAKE_VLLM_OUT": str(out), "POD_IP": "10.1.2.3", "EPP_HOST": "epp.local"}
     result = subprocess.run(["bash", str(script), *argv], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     args = (out.with_suffix(".args")).read_bytes().decode().split("\0")[:-1]
@@ -108,11 +110,14 @@ def _filled(text: str) -> str:
     return text.replace("<POD_IP>", "10.1.2.3").replace("<EPP_HOST>", "epp.local")
 
 
-@pytest.mark.parametrize("strategy,target,role,rank", [
-    ("prefill-decode-disaggregated", "Latency", "decode", 3),
-    ("prefill-decode-disaggregated", "Latency", "prefill", 0),
-    ("aggregated-data-expert-parallel", "Latency", "main", None),
-])
+@pytest.mark.parametrize(
+    "strategy,target,role,rank",
+    [
+        ("prefill-decode-disaggregated", "Latency", "decode", 3),
+        ("prefill-decode-disaggregated", "Latency", "prefill", 0),
+        ("aggregated-data-expert-parallel", "Latency", "main", None),
+    ],
+)
 def test_serve_sh_runs_exactly_the_command(site, tmp_path, strategy, target, role, rank):
     expansion = expand(RECIPES["A.X-K2"], strategy, target)
     folder = site / "api" / "recipes" / "A.X-K2" / strategy / target / selection_key(expansion.selection)
