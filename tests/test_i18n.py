@@ -221,3 +221,19 @@ def test_korean_pages_have_no_untranslated_prose(site):
         text = _KEEP.sub(" ", soup.get_text(" "))
         english = re.findall(r"(?:\b[A-Za-z][a-z]+\b[ ,.]+){4,}", text)
         assert not english, (page.name, english[:5])
+
+
+@pytest.mark.browser
+def test_korean_search_finds_stems_and_english_terms(browser, server):
+    """The built Korean search page: a stem finds words with particles; English terms are found too."""
+    page = browser.new_page()
+
+    def search(query: str) -> list[str]:
+        page.goto(f"{server}/ko/search.html?q={query}")
+        page.wait_for_selector("#search-results ul.search li", timeout=15000)
+        return page.eval_on_selector_all("#search-results ul.search li > a", "as => as.map(a => a.textContent)")
+
+    found = search("모델")
+    assert "RBLN NPU에서 A.X-K2 서빙" in found and "RBLN NPU에서 gpt-oss-120b 서빙" in found
+    assert "RBLN NPU에서 A.X-K2 서빙" in search("Kubernetes")
+    page.close()
