@@ -26,7 +26,7 @@ ENV_VERSION = 2
 def _configure(app: Sphinx, config: Config) -> None:
     config.recipebook_dir = os.fspath(Path(app.confdir, config.recipebook_dir).resolve())
     config.templates_path.append(os.fspath(TEMPLATES))
-    i18n.set_base_url(app, config)
+    i18n.configure(app, config)
 
 
 def _report(app: Sphinx) -> None:
