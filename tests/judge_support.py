@@ -133,3 +133,14 @@ def walked(name: str) -> dict[tuple[str, str], list[dict]]:
                 seen |= set(entry["selection"].items())
         sample[key] = chosen
     return sample
+
+
+# The labels of the sphinx-design tabs that hold a grid, outermost first (a panel's label
+# is the element before it).
+TAB_LABELS = """gid => {
+  const out = [];
+  for (let node = document.getElementById(gid); node; node = node.parentElement) {
+    if (node.classList && node.classList.contains('sd-tab-content')) out.unshift(node.previousElementSibling.htmlFor);
+  }
+  return out;
+}"""

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from judge_support import node_tool, reader_pages
+from judge_support import TAB_LABELS, node_tool, reader_pages
 
 pytestmark = pytest.mark.browser
 BAR = ("serious", "critical")
@@ -26,14 +26,6 @@ RUN = """async ([scope, rules]) => {
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary.split('\\n').slice(1).join(' ').trim()),
   }));
-}"""
-
-TAB_LABELS = """gid => {
-  const out = [];
-  for (let node = document.getElementById(gid); node; node = node.parentElement) {
-    if (node.classList && node.classList.contains('sd-tab-content')) out.unshift(node.previousElementSibling.htmlFor);
-  }
-  return out;
 }"""
 
 

@@ -25,6 +25,7 @@ import pytest
 
 from judge_support import (
     LANGUAGES,
+    TAB_LABELS,
     commands_of,
     engine_expand,
     grids_of,
@@ -81,16 +82,6 @@ COPY = """async ([gid, which]) => {
       text = await navigator.clipboard.readText();
     }
     out.push(text);
-  }
-  return out;
-}"""
-
-# The labels of the sphinx-design tabs that hold a grid, outermost first (a panel's label
-# is the element before it).
-TAB_LABELS = """gid => {
-  const out = [];
-  for (let node = document.getElementById(gid); node; node = node.parentElement) {
-    if (node.classList && node.classList.contains('sd-tab-content')) out.unshift(node.previousElementSibling.htmlFor);
   }
   return out;
 }"""

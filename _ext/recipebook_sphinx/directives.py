@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html import escape
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from sphinx.locale import get_translation
 from sphinx.util.docutils import SphinxDirective
 from sphinx_design.shared import create_component
 
-from recipebook import explorer, inline
+from recipebook import explorer, inline, vocabulary
 from recipebook.model import Recipe, Strategy, Target
 
 from . import grid_html, store
@@ -379,21 +380,26 @@ class ClientDirective(RecipeDirective):
         return [_para(_("Once the server is up, send it a request:")), _code(recipe.client)]
 
 
+def every_recipe(directive: SphinxDirective) -> Iterator[Recipe]:
+    """Every valid recipe of the recipes folder, each noted as a dependency of the page."""
+    directory = Path(directive.config.recipebook_dir)
+    directive.env.note_dependency(str(directory))
+    for path in store.recipe_paths(directory):
+        for dependency in store.dependencies(path):
+            directive.env.note_dependency(dependency)
+        recipe = store.recipe(directive.env, path)
+        if recipe is not None:
+            yield recipe
+
+
 class CatalogueDirective(SphinxDirective):
     """Every recipe in the recipes folder, linking its page."""
 
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        directory = Path(self.config.recipebook_dir)
-        self.env.note_dependency(str(directory))
         rows = []
-        for path in store.recipe_paths(directory):
-            for dependency in store.dependencies(path):
-                self.env.note_dependency(dependency)
-            recipe = store.recipe(self.env, path)
-            if recipe is None:
-                continue
+        for recipe in every_recipe(self):
             docname = self.config.recipebook_pages["recipe"].format(name=recipe.name)
             link = doc_link(docname, nodes.inline("", recipe.name))
             badges = _para(classes=("rb-badges",))
@@ -444,17 +450,8 @@ class FlagsDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        from recipebook import vocabulary
-
-        directory = Path(self.config.recipebook_dir)
-        self.env.note_dependency(str(vocabulary.DATA_FILE))
         users: dict[str, list[str]] = {}
-        for path in store.recipe_paths(directory):
-            for dependency in store.dependencies(path):
-                self.env.note_dependency(dependency)
-            recipe = store.recipe(self.env, path)
-            if recipe is None:
-                continue
+        for recipe in every_recipe(self):
             for flag in flags_in_use(recipe):
                 users.setdefault(flag, []).append(recipe.name)
         info = vocabulary.vocabulary_info()
