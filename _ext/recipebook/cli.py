@@ -13,7 +13,6 @@ from .model import Recipe
 from .problems import Problem, SelectionError
 
 RECIPES = Path("recipes")
-API_VERSION = 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -95,7 +94,7 @@ def cmd_expand(args: argparse.Namespace) -> int:
 def matrix_json(recipe: Recipe) -> dict:
     """Every offered selection with its commands: the shape tools consume."""
     return {
-        "version": API_VERSION,
+        "version": expansion.API_VERSION,
         "recipe": recipe.name,
         "selections": [e.to_json() for e in expansion.matrix(recipe)],
     }

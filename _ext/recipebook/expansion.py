@@ -11,7 +11,9 @@ from . import shell
 from .model import Grid, Recipe, Role, Selection, Strategy, Target
 from .problems import SelectionError
 
-MAX_SELECTIONS = 4096  # offered selections per target (rule 11)
+MAX_SELECTIONS = 4096
+# Version of the JSON shape of an expansion and of a recipe's matrix (command line and site API).
+API_VERSION = 1  # offered selections per target (rule 11)
 MAX_COMBINATIONS = 16 * MAX_SELECTIONS  # combinations of axis values looked at to count them
 
 # A slot says where a line sits in its command, whichever selection produced it:

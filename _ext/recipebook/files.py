@@ -17,7 +17,6 @@ import yaml
 from . import shell
 from .expansion import Command, Expansion
 
-_PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*)>")
 _EMPTY_BEFORE = re.compile(r"''(?=\"\$\{[A-Z][A-Z0-9_]*\}\")")
 _EMPTY_AFTER = re.compile(r"(?<=\}\")''")
 
@@ -39,7 +38,7 @@ def _fill_placeholders(text: str) -> str:
     """
     out, quote, i = [], None, 0
     while i < len(text):
-        match = _PLACEHOLDER.match(text, i)
+        match = shell.PLACEHOLDER.match(text, i)
         if match:
             name = match.group(1)
             out.append({"'": f"'\"${{{name}}}\"'", '"': f"${{{name}}}"}.get(quote, f'"${{{name}}}"'))
@@ -51,10 +50,6 @@ def _fill_placeholders(text: str) -> str:
         out.append(ch)
         i += 1
     return _EMPTY_AFTER.sub("", _EMPTY_BEFORE.sub("", "".join(out)))
-
-
-def _placeholders(text: str) -> list[str]:
-    return list(dict.fromkeys(_PLACEHOLDER.findall(text)))
 
 
 def _function(name: str, body: str, needs: list[str]) -> str:
@@ -79,7 +74,7 @@ def serve_sh(expansion: Expansion) -> str:
     for command in expansion.commands:
         name = "serve_" + command_name(command).replace("-", "_")
         names.append((command, name))
-        parts.append(_function(name, _fill_placeholders(command.shell), _placeholders(command.shell)))
+        parts.append(_function(name, _fill_placeholders(command.shell), shell.placeholders(command.shell)))
     if expansion.router:
         steps = "\n".join(cmd for _node, cmd in expansion.router)  # verbatim: heredocs stay intact
         parts.append(_function("router", steps, []))
@@ -111,7 +106,7 @@ def config_yaml(command: Command) -> str:
         values = ([inline] if _sep else []) + words[1:]
         key = flag.lstrip("-")
         config[key] = True if not values else values[0] if len(values) == 1 else values
-    found = _placeholders(" ".join(command.args))
+    found = shell.placeholders(" ".join(command.args))
     note = f"# Replace {', '.join(f'<{p}>' for p in found)} before use.\n" if found else ""
     header = f"# vllm serve {command.model} --config {command_name(command)}.yaml\n{note}"
     return header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=1000)

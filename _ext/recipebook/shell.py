@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
 
 CONTINUATION = " \\\n"
 ARG_INDENT = "    "
+
+# A value the reader fills in, such as <POD_IP>; the group is its name.
+PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*)>")
 
 # Characters that end or redirect a simple command when they stand outside quotes.
 _OPERATORS = set(";&|<>()`\n")
@@ -94,6 +98,11 @@ def unsafe_reason(text: str) -> str | None:
     if quote:
         return f"unbalanced {quote} quote"
     return None
+
+
+def placeholders(text: str) -> list[str]:
+    """The names of the placeholders in a text, each once, in order."""
+    return list(dict.fromkeys(PLACEHOLDER.findall(text)))
 
 
 def words(text: str) -> list[str]:

@@ -8,7 +8,6 @@ of axis A is chosen (see ``explorer_css``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from html import escape
 
@@ -17,7 +16,6 @@ from recipebook.explorer import Block, Product, Template
 from recipebook.model import Recipe
 
 Translate = Callable[[str], str]
-PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_]*>")
 ON_OFF = frozenset({"on", "off"})
 
 
@@ -38,7 +36,7 @@ def hide_classes(product: Product, axes: tuple[tuple[str, tuple[str, ...]], ...]
 def code_html(text: str) -> str:
     """Escape shell text and make placeholders such as <POD_IP> stand out."""
     parts, last = [], 0
-    for match in PLACEHOLDER.finditer(text):
+    for match in shell.PLACEHOLDER.finditer(text):
         parts.append(escape(text[last : match.start()], quote=False))
         parts.append(f'<span class="rb-ph">{escape(match.group(), quote=False)}</span>')
         last = match.end()
@@ -137,13 +135,8 @@ def role_title(role: str, _: Translate) -> str:
 
 
 def placeholders(template: Template) -> list[str]:
-    found: dict[str, None] = {}
-    for block in template.blocks:
-        for variant in block.lines:
-            found.update(dict.fromkeys(PLACEHOLDER.findall(variant.text)))
-    for _, cmd in template.router:
-        found.update(dict.fromkeys(PLACEHOLDER.findall(cmd)))
-    return list(found)
+    texts = [v.text for block in template.blocks for v in block.lines] + [cmd for _, cmd in template.router]
+    return [f"<{name}>" for name in shell.placeholders("\n".join(texts))]
 
 
 def placeholder_text(name: str, _: Translate) -> str:

@@ -22,13 +22,13 @@ from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
 from recipebook import load, matrix
+from recipebook.expansion import API_VERSION
 from recipebook.files import selection_files, selection_key
 from recipebook.model import Recipe
 from recipebook.schema import SCHEMA_PATH
 
 from . import landing, store
 
-API_VERSION = 1
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE_PAGE = "recipes/{name}"
 SKIP_PAGES = {"search", "genindex", "404"}
