@@ -13,10 +13,12 @@ Usage: python -m recipebook_sphinx.publish OUTDIR [--site-url URL] LANG [LANG ..
 from __future__ import annotations
 
 import argparse
+import gettext
 import json
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
@@ -27,9 +29,10 @@ from recipebook.files import selection_files, selection_key
 from recipebook.model import Recipe
 from recipebook.schema import SCHEMA_PATH
 
-from . import landing, store
+from . import i18n, landing, store
 
 ROOT = Path(__file__).resolve().parents[2]
+LOCALE = ROOT / "locale"
 RECIPE_PAGE = "recipes/{name}"
 SKIP_PAGES = {"search", "genindex", "404"}
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
@@ -169,28 +172,33 @@ def title_of(path: Path) -> str:
     return re.sub(r"\s+", " ", match.group(1)).split(" — ")[0].split(" &#8212; ")[0].strip() if match else path.stem
 
 
+def translator(lang: str) -> Callable[[str], str]:
+    """The extension's catalog for one language, as the Sphinx build uses it."""
+    i18n.compile_catalogs(LOCALE, ("recipebook",))
+    return gettext.translation("recipebook", LOCALE, [lang], fallback=True).gettext
+
+
 def write_llms(out: Path, lang: str, all_recipes: list[Recipe]) -> None:
     """llms.txt (an index of the Markdown views) and llms-full.txt (all of them)."""
     tree = out / lang
+    _ = translator(lang)
     site_title = title_of(tree / "index.html")
-    summary = {
-        "en": "Tested vllm serve commands for large language models on RBLN NPUs, per deployment "
-        "strategy, target and feature.",
-        "ko": "RBLN NPU에서 대규모 언어 모델을 서빙하는 검증된 vllm serve 명령을 배포 전략, 목표, 기능별로 제공합니다.",
-    }
-    lines = [f"# {site_title}", "", f"> {summary.get(lang, summary['en'])}", ""]
+    summary = _(
+        "Tested vllm serve commands for large language models on RBLN NPUs, per deployment strategy, "
+        "target and feature."
+    )
+    lines = [f"# {site_title}", "", f"> {summary}", ""]
     names = {RECIPE_PAGE.format(name=r.name): r for r in all_recipes}
-    heading = {"en": ("Recipes", "Guides"), "ko": ("레시피", "가이드")}.get(lang, ("Recipes", "Guides"))
-    lines.append(f"## {heading[0]}")
+    lines.append(f"## {_('Recipes')}")
     for page, recipe in names.items():
         texts = recipe.text.get(lang) or recipe.text["en"]
         lines.append(f"- [{title_of(tree / (page + '.html'))}]({page}.md): {re.sub('<[^>]+>', '', texts.sub)}")
-    lines += ["", f"## {heading[1]}"]
+    lines += ["", f"## {_('Guides')}"]
     for page in pages(out, lang):
         if page not in names and (tree / f"{page}.md").exists():
             lines.append(f"- [{title_of(tree / (page + '.html'))}]({page}.md)")
     (tree / "llms.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    full = [f"# {site_title}", "", f"> {summary.get(lang, summary['en'])}"]
+    full = [f"# {site_title}", "", f"> {summary}"]
     for page in [*names, *[p for p in pages(out, lang) if p not in names]]:
         markdown = tree / f"{page}.md"
         if markdown.exists():
