@@ -5,10 +5,13 @@
 - sphinx-design puts ``aria-controls`` on each tab's ``<label for=...>``, which HTML does
   not allow on the label of a form control. The tab stays a radio button with its label,
   and its panel follows the label in the page (recipebook.js finds it that way).
+- vLLM's help text (the flag table's description column) quotes flags and values in
+  backticks; they become inline code like the page's own, so a flag never breaks inside.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from docutils import nodes
@@ -37,6 +40,29 @@ class TabLabels(SphinxPostTransform):
             label.attributes.pop("aria_controls", None)
 
 
+_HELP_SPAN = re.compile(r'<span lang="en">[^<]*</span>\Z')
+_QUOTED = re.compile(r"`([^`\s][^`]*)`")
+
+
+def inline_code(text: str) -> str:
+    """Sphinx's inline-code markup for escaped HTML text: one span.pre per space-separated part."""
+    parts = (f'<span class="pre">{part}</span>' for part in text.split(" ") if part)
+    return f'<code class="docutils literal notranslate">{" ".join(parts)}</code>'
+
+
+class QuotedCode(SphinxPostTransform):
+    default_priority = 250
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        for raw in list(self.document.findall(nodes.raw)):
+            text = raw.astext()
+            if raw.get("format") == "html" and _HELP_SPAN.match(text) and "`" in text:
+                html = _QUOTED.sub(lambda match: inline_code(match.group(1)), text)
+                raw.replace_self(nodes.raw("", html, format="html"))
+
+
 def setup(app: Sphinx) -> None:
     app.set_translator("html", Translator)
     app.add_post_transform(TabLabels)
+    app.add_post_transform(QuotedCode)
