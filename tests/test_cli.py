@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from recipe_support import AXK2_NAME, GPT_NAME, REPO, shipped, write
+from recipe_support import AXK2_NAME, GPT_NAME, HAND_COUNTED, REPO, recipe_names, shipped, write
 
 LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<pointer>/\S*): (?P<message>.+)$")
 
@@ -39,9 +39,16 @@ def test_validate_shipped_recipes_prints_a_summary():
     assert result.stderr == ""
     lines = result.stdout.splitlines()
     assert len(lines) == 1
-    assert "2 recipe(s) valid" in lines[0]
-    assert "gpt-oss-120b 108" in lines[0] and "A.X-K2 216" in lines[0]
-    assert "324 selections" in lines[0]
+    # every recipe in recipes/, each with the count `matrix` lists (the shipped two also by hand)
+    counts = {
+        name: len(json.loads(run("matrix", f"recipes/{name}.json", "--format", "json").stdout)["selections"])
+        for name in recipe_names()
+    }
+    assert {name: counts[name] for name in HAND_COUNTED} == HAND_COUNTED
+    assert f"{len(counts)} recipe(s) valid" in lines[0]
+    for name, count in counts.items():
+        assert f"{name} {count}" in lines[0]
+    assert f"{sum(counts.values())} selections" in lines[0]
 
 
 def test_validate_named_files():

@@ -87,8 +87,10 @@ def test_directive_output_stays_out_of_the_page_catalogs(pots):
         if pot.stem not in ("recipebook", "recipe-labels", "sphinx")
         for e in polib.pofile(str(pot))
     }
-    for name in ("gpt-oss-120b", "A.X-K2"):
-        recipe = load(ROOT / "recipes" / f"{name}.json")
+    for path in sorted((ROOT / "recipes").glob("*.json")):
+        if path.name == "schema.json":
+            continue
+        recipe = load(path)
         for text in (recipe.text["en"].sub, recipe.text["en"].tag, recipe.text["en"].strategy_note):
             assert not any(text[:40] in m for m in msgids), text
     assert not msgids & {"Model", "Provider", "Strategy", "Install the compiler:"}

@@ -41,13 +41,12 @@ class TabLabels(SphinxPostTransform):
 
 
 _HELP_SPAN = re.compile(r'<span lang="en">[^<]*</span>\Z')
-_QUOTED = re.compile(r"`([^`\s][^`]*)`")
+_QUOTED = re.compile(r"`([^`\s]+)`")  # a flag or a value: no spaces (a lone backtick stays text)
 
 
 def inline_code(text: str) -> str:
-    """Sphinx's inline-code markup for escaped HTML text: one span.pre per space-separated part."""
-    parts = (f'<span class="pre">{part}</span>' for part in text.split(" ") if part)
-    return f'<code class="docutils literal notranslate">{" ".join(parts)}</code>'
+    """Sphinx's inline-code markup for one escaped HTML token."""
+    return f'<code class="docutils literal notranslate"><span class="pre">{text}</span></code>'
 
 
 class QuotedCode(SphinxPostTransform):
