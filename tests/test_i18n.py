@@ -11,9 +11,9 @@ from pathlib import Path
 import polib
 import pytest
 from bs4 import BeautifulSoup
-from sphinx_intl.basic import update
 
 from recipebook_sphinx import intl_check
+from recipebook_sphinx.catalogs import update as catalogs_update
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "locale"
@@ -57,7 +57,7 @@ def test_catalogs_are_current(pots, tmp_path):
     """Regenerating the catalogs from the sources changes nothing that is committed."""
     locale = tmp_path / "locale"
     shutil.copytree(LOCALE, locale, ignore=shutil.ignore_patterns("*.mo"))
-    update(str(locale), str(pots), ("ko",), jobs=1)
+    catalogs_update(pots, locale, ("ko",))
     changed = [
         p.name
         for p in sorted((locale / "ko" / "LC_MESSAGES").glob("*.po"))
@@ -171,7 +171,7 @@ def test_intl_update_keeps_translations_after_a_source_edit(tmp_path):
     before = {e.msgid: e.msgstr for e in polib.pofile(str(locale / "ko/LC_MESSAGES/install.po")) if e.msgid}
     pot = tmp_path / "pot"
     extract(project, pot)
-    update(str(locale), str(pot), ("ko",), jobs=1)
+    catalogs_update(pot, locale, ("ko",))
     after = polib.pofile(str(locale / "ko/LC_MESSAGES/install.po"))
     edited = next(e for e in after if e.msgid.startswith("The host needs the RBLN Driver. First check"))
     assert "fuzzy" in edited.flags

@@ -21,6 +21,7 @@ from recipebook_sphinx.search_ko import (
     AFTER_VOWEL,
     AFTER_VOWEL_OR_RIEUL,
     ANY,
+    GLOSSARY,
     STOPWORDS,
     SUFFIXES,
     SearchKorean,
@@ -245,7 +246,7 @@ korean_words = st.builds(
 def test_korean_stem_is_a_nonempty_idempotent_prefix(word: str) -> None:
     stem = stem_word(word)
     assert stem
-    assert word.startswith(stem)
+    assert word.startswith(stem) or stem in GLOSSARY.values()  # the glossary may respell a stem
     assert stem_word(stem) == stem
 
 

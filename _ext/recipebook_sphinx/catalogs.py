@@ -9,8 +9,13 @@
   translate them like any other page text.
 
 The output is deterministic (fixed date, sorted, no locations), so regenerating
-the catalogs changes nothing unless a string changed.
-Usage: python -m recipebook_sphinx.catalogs OUTDIR
+the catalogs changes nothing unless a string changed.  Templates and catalogs are
+written without rewrapping (WIDTH = 0): a message stays on one line however long, so
+editing one sentence changes one msgid/msgstr pair in the diff, not the paragraph around it.
+
+``--update`` merges the templates into a language's catalogs, as ``sphinx-intl update``
+does, with that same width (``make intl-update``).
+Usage: python -m recipebook_sphinx.catalogs OUTDIR | --update POTDIR LOCALEDIR LANG...
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from . import store
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parents[1]
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
-WIDTH = 76
+WIDTH = 0  # no wrapping (babel and sphinx-intl: 0 or less disables it)
 
 
 def _catalog(domain: str) -> Catalog:
@@ -116,8 +121,28 @@ def write(catalog: Catalog, path: Path) -> None:
         write_po(handle, catalog, width=WIDTH, no_location=True, sort_output=True, omit_header=False)
 
 
+def update(pot_dir: Path, locale_dir: Path, languages: tuple[str, ...]) -> None:
+    """Merge the templates into the catalogs (kept translations, fuzzy, obsolete), unwrapped."""
+    from sphinx_intl import catalog as intl_catalog
+    from sphinx_intl.basic import update as intl_update
+
+    intl_update(str(locale_dir), str(pot_dir), languages, line_width=WIDTH, jobs=1)
+    # sphinx-intl leaves a catalog whose set of messages did not change as it was; write
+    # those unwrapped too, so every catalog has the one layout whatever wrote it last
+    for language in languages:
+        for po in sorted(Path(locale_dir, language, "LC_MESSAGES").glob("*.po")):
+            before = po.read_bytes()
+            intl_catalog.dump_po(str(po), intl_catalog.load_po(str(po)), width=WIDTH)
+            if po.read_bytes() == before:
+                continue
+            print(f"Unwrapped: {po}")
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    if len(argv) >= 4 and argv[0] == "--update":
+        update(Path(argv[1]), Path(argv[2]), tuple(argv[3:]))
+        return 0
+    if len(argv) != 1 or argv[0].startswith("-"):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     out = Path(argv[0])

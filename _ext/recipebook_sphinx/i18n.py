@@ -48,6 +48,33 @@ def add_ui_strings(app: Sphinx) -> None:
         "Failed to copy": _("Failed to copy"),
     }
     app.add_js_file(None, body=f"window.RB_STRINGS = {json.dumps(strings, ensure_ascii=False, sort_keys=True)};")
+    if current(app.config) != "en" and (script := _search_count_script()):
+        app.add_js_file(None, body=script)
+
+
+# Sphinx's search page reports the number of pages found through its own catalog, whose
+# Korean leaves the message empty: the Korean results page showed no count.  The messages
+# are Sphinx's (searchtools.js), the translations ours; they fill in only a missing one.
+SEARCH_FOUND_ONE = "Search finished, found one page matching the search query."
+SEARCH_FOUND_MANY = "Search finished, found ${resultCount} pages matching the search query."
+
+
+def _search_count_script() -> str:
+    one = str(_("Search finished, found one page matching the search query."))
+    many = str(_("Search finished, found ${resultCount} pages matching the search query."))
+    if many == SEARCH_FOUND_MANY:
+        return ""
+    data = json.dumps({"key": SEARCH_FOUND_ONE, "one": one, "many": many}, ensure_ascii=False)
+    return (
+        "(function (m) {\n"
+        '  if (typeof Documentation === "undefined") return;\n'
+        "  var known = Documentation.TRANSLATIONS[m.key];\n"
+        "  if (Array.isArray(known) ? known.some(Boolean) : known) return;\n"
+        "  // one plural form (Korean): every count takes the form that shows the number\n"
+        "  var single = Documentation.PLURAL_EXPR(1) === Documentation.PLURAL_EXPR(2);\n"
+        "  Documentation.TRANSLATIONS[m.key] = single ? [m.many] : [m.one, m.many];\n"
+        f"}})({data});"
+    )
 
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
