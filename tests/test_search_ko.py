@@ -221,7 +221,7 @@ def test_combined_suffixes_cut_where_their_first_part_would() -> None:
     """A row like 과의 must not cut where 과 alone would not (결과의 → 결과, not 결)."""
     rows = {suffix: (condition, min_stem) for suffix, condition, min_stem in SUFFIXES}
     # 이나, 이란, 이라는... are particles of their own after a final consonant, not 이 + 나
-    own_particles = {"이나", "이란", "이랑", "이라는", "이라도", "이었다", "이었습니다"}
+    own_particles = {"이나", "이든", "이란", "이랑", "이라는", "이라도", "이었다", "이었습니다"}
     for suffix, condition, min_stem in SUFFIXES:
         for cut in range(1, len(suffix)):
             head, tail = suffix[:cut], suffix[cut:]

@@ -55,6 +55,7 @@ __all__ = [
     "js_splitter_code",
     "js_stemmer_code",
     "split_words",
+    "stem_spelling",
     "stem_word",
 ]
 
@@ -154,6 +155,15 @@ _PARTICLES: Final[tuple[tuple[str, str, int], ...]] = (
     ("밖에", ANY, 1),
     ("조차", ANY, 1),
     ("마저", ANY, 1),
+    ("대로", ANY, 2),  # 순서대로 → 순서, but 그대로 stays
+    ("끼리", ANY, 1),
+    ("이든", AFTER_CONSONANT, 1),
+    ("든", AFTER_VOWEL, 2),
+    # "per" and "each" (서버당, 조합별, 하나씩) and the adjectival -적 (자체적): found as the noun
+    ("당", ANY, 2),
+    ("별", ANY, 2),
+    ("씩", ANY, 2),
+    ("적", ANY, 2),
     # frequent combinations; each keeps the condition and minimum of its first part,
     # so that it cuts exactly where stripping the parts one by one would
     ("에는", ANY, 1),
@@ -227,6 +237,7 @@ _HADA: Final[tuple[tuple[str, str, int], ...]] = (
     ("하였다", ANY, 1),
     ("했고", ANY, 1),
     ("했으며", ANY, 1),
+    ("했으면", ANY, 1),
     ("했던", ANY, 1),
     ("한다", ANY, 1),
     ("하는", ANY, 1),
@@ -271,6 +282,7 @@ _HADA: Final[tuple[tuple[str, str, int], ...]] = (
     ("하네요", ANY, 1),
     ("했네요", ANY, 1),
     ("하려는데", ANY, 1),
+    ("하려는", ANY, 1),
     ("하고요", ANY, 1),
     ("하면요", ANY, 1),
     ("할게요", ANY, 1),
@@ -288,6 +300,8 @@ _DOEDA: Final[tuple[tuple[str, str, int], ...]] = (
     ("됐다", ANY, 1),
     ("되었고", ANY, 1),
     ("되었으며", ANY, 1),
+    ("되었으면", ANY, 1),
+    ("됐으면", ANY, 1),
     ("된다", ANY, 1),
     ("되는", ANY, 1),
     ("되는지", ANY, 1),
@@ -337,6 +351,8 @@ _VERB: Final[tuple[tuple[str, str, int], ...]] = (
     # colloquial: 있나요, 없는데, 있었는데, 맞나요
     ("나요", ANY, 1),
     ("었나요", ANY, 1),
+    ("었으면", ANY, 1),
+    ("았으면", ANY, 1),
     ("았나요", ANY, 1),
     ("는데", ANY, 1),
     ("는데요", ANY, 1),
@@ -346,6 +362,10 @@ _VERB: Final[tuple[tuple[str, str, int], ...]] = (
     ("았어요", ANY, 1),
     ("을까요", ANY, 1),
     ("네요", ANY, 1),
+    ("거나", ANY, 1),
+    ("도록", ANY, 1),
+    ("다면", ANY, 1),
+    ("어야", ANY, 1),
 )
 
 
@@ -462,6 +482,11 @@ def _stem_alone(word: str) -> str:
     if _HANGUL_WORD_RE.search(word):
         return word
     return _english.stemWord(word) or word  # Porter turns "s" into ""
+
+
+def stem_spelling(word: str) -> str:
+    """Stem one word as :func:`stem_word` does, without the glossary (the word as spelt)."""
+    return _stem_alone(word)
 
 
 def _glossary_keys(groups: tuple[tuple[str, ...], ...]) -> dict[str, str]:
