@@ -239,3 +239,39 @@ def test_korean_search_finds_stems_and_english_terms(browser, server):
     assert "RBLN NPU에서 A.X-K2 서빙" in found and "RBLN NPU에서 gpt-oss-120b 서빙" in found
     assert "RBLN NPU에서 A.X-K2 서빙" in search("Kubernetes")
     page.close()
+
+
+def test_gate_fails_on_a_translation_that_names_another_model(tmp_path):
+    """gettext's fuzzy match offered A.X-K2's title for another model's; without the fuzzy mark it
+    still fails, at the entry's file and line, because the model name and numbers are not kept."""
+    locale = _copy_locale(tmp_path)
+    path = locale / "ko" / "LC_MESSAGES" / "recipes.po"
+    catalog = polib.pofile(str(path), wrapwidth=0)
+    titles = {e.msgid: e for e in catalog if re.fullmatch(r"Serving \S+ on RBLN NPU", e.msgid)}
+    other = titles["Serving gpt-oss-120b on RBLN NPU"]
+    other.msgstr = titles["Serving A.X-K2 on RBLN NPU"].msgstr  # the wrong model, no fuzzy mark
+    catalog.save()
+    line = next(e.linenum for e in polib.pofile(str(path)) if e.msgid == other.msgid)
+    problems = intl_check.check(locale, "ko")
+    assert problems == [
+        f"{path}:{line}: names, flags or numbers of the English are missing: gpt-oss-120b "
+        "(is this the translation of another message?)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("english", "korean", "missing"),
+    [
+        ("Use `--port` with 8 devices.", "디바이스 8개로 `--port`를 씁니다.", ""),
+        ("With 8 devices and --max-model-len 4096.", "디바이스 여러 개와 --max-model-len으로.", "4096, 8"),
+        ("A.X-K2 serves 262,144 tokens.", "A.X-K2는 토큰 131,072개를 서빙합니다.", "262,144"),
+        ("Install vllm-rbln 0.12.0.", "vllm-rbln 0.12.0을 설치합니다.", ""),
+    ],
+)
+def test_gate_compares_names_flags_and_numbers(english, korean, missing):
+    found = intl_check.entry_problems(polib.POEntry(msgid=english, msgstr=korean))
+    assert [p for p in found if "missing" in p] == (
+        [f"names, flags or numbers of the English are missing: {missing} (is this the translation of another message?)"]
+        if missing
+        else []
+    )

@@ -1,5 +1,10 @@
 """The translation gate: every catalog of a language compiles, is complete, keeps markup.
 
+A translation also keeps every name, flag and number of its English: model and package
+names (A.X-K2, gpt-oss-120b, vllm-rbln, RBLN-CR13), flags (--max-model-len) and numbers
+(262,144, 0.12.0) appear in it as often as in the English, so a fuzzy match that gettext
+offered from another message (another model's title) fails here even without its mark.
+
 Usage: python -m recipebook_sphinx.intl_check LOCALE_DIR LANG
 Prints one line per problem (FILE:LINE: message) and exits 1 if there is any.
 """
@@ -24,6 +29,18 @@ _FORMAT = re.compile(r"(?<!\{)\{[a-z_]+\}(?!\})")
 # does not close them, so the stars would show on the page
 _STUCK = re.compile(r"[^\w\s*]\*{1,2}(?=[\uac00-\ud7a3])")
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+# What a translation keeps as it is: flags, and every word with a digit in it, which takes in
+# numbers (8, 262,144, 0.12.0) and model, device and format names (A.X-K2, gpt-oss-120b,
+# RBLN-CR13, NVFP4).  ASCII only, so a Korean particle after a name (A.X-K2는) is not part of it.
+_WORD = re.compile(
+    r"(?<![A-Za-z0-9_.-])(?:--?[A-Za-z][A-Za-z0-9_-]*|[A-Za-z0-9][A-Za-z0-9_]*(?:[.,:/-][A-Za-z0-9_]+)*)"
+)
+
+
+def kept_tokens(text: str) -> Counter:
+    """Flags, names and numbers of a message, outside code spans (markup() compares those)."""
+    words = _WORD.findall(_CODE_SPAN.sub(" ", text))
+    return Counter(w for w in words if w.startswith("-") or any(c.isdigit() for c in w))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +93,13 @@ def entry_problems(entry: polib.POEntry) -> list[str]:
             "would show; put a space or punctuation after them"
         )
     source, target = markup(entry.msgid), markup(entry.msgstr)
+    missing = kept_tokens(entry.msgid) - kept_tokens(entry.msgstr)
+    if missing:
+        found.append(
+            "names, flags or numbers of the English are missing: "
+            + ", ".join(sorted(missing.elements()))
+            + " (is this the translation of another message?)"
+        )
     for field in ("code", "links", "strong", "emphasis", "placeholders"):
         if getattr(source, field) != getattr(target, field):
             found.append(
