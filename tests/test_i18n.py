@@ -275,3 +275,35 @@ def test_gate_compares_names_flags_and_numbers(english, korean, missing):
         if missing
         else []
     )
+
+
+def untranslated_pages(tree: Path) -> dict[str, list[str]]:
+    """Pages of a built language tree that show a message with no translation (Sphinx's
+    ``untranslated`` class, which the extension turns on), with those messages."""
+    found = {}
+    for page in sorted(tree.rglob("*.html")):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        shown = [" ".join(n.get_text(" ").split())[:80] for n in soup.select(".untranslated")]
+        if shown:
+            found[page.relative_to(tree).as_posix()] = shown
+    return found
+
+
+def test_no_korean_page_shows_a_message_with_no_translation(site):
+    pages = untranslated_pages(site / "ko")
+    assert not pages, "Korean pages show English; run `make intl-update` and translate:\n" + "\n".join(
+        f"  {page}: {messages}" for page, messages in pages.items()
+    )
+
+
+def test_a_page_without_translations_is_a_note_not_a_warning(make_app, rootdir, tmp_path):
+    """The test root has no Korean catalogs: a Korean build succeeds, notes every page, marks its text."""
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    app = make_app("html", srcdir=srcdir, confoverrides={"language": "ko"})
+    app.build()
+    assert "WARNING" not in app._warning.getvalue()
+    status = app._status.getvalue()
+    assert "page(s) in 'ko' show English where a message has no translation" in status, status
+    assert "  install: 2 message(s): 'Install'; 'The installation matrix.'" in status
+    assert "install.html" in untranslated_pages(Path(app.outdir))

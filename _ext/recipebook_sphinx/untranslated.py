@@ -1,0 +1,107 @@
+"""Pages of a translated build that show a message with no translation.
+
+Sphinx keeps the English of a message its catalog lacks, and marks the node
+``translated=False`` (a page whose catalog does not exist at all is not marked, so that is
+done here).  Each page's untranslated messages are kept in the environment; at the end
+of the build one note lists the pages, so an author who added a recipe sees that its
+Korean page is English until the catalogs are updated and translated.  A note, not a
+warning: the author's ``make html`` (warnings are errors) still succeeds; ``make test``
+fails on the same pages (tests/test_i18n.py, which finds them by the ``untranslated``
+class this module has Sphinx put on them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.environment import BuildEnvironment
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+from sphinx.util.nodes import NodeMatcher, extract_messages
+
+logger = logging.getLogger(__name__)
+SHOWN = 3  # messages quoted per page in the note
+
+
+def _translating(config: Config) -> bool:
+    return (config.language or "en").split("_")[0] != "en"
+
+
+class MarkUntranslated(SphinxTransform):
+    """Mark the messages of a page that has no catalog at all as untranslated."""
+
+    default_priority = 24  # after sphinx.transforms.i18n.Locale (20), before its totaliser (25)
+
+    def apply(self, **kwargs: Any) -> None:
+        from sphinx.builders.gettext import MessageCatalogBuilder
+
+        if issubclass(self.env._builder_cls, MessageCatalogBuilder) or not _translating(self.config):
+            return
+        if next(NodeMatcher(nodes.Element, translated=Any).findall(self.document), None) is not None:
+            return  # Locale found the page's catalog and marked every message
+        for node, _message in extract_messages(self.document):
+            node["translated"] = False
+
+
+def _configure(app: Sphinx, config: Config) -> None:
+    if not config.translation_progress_classes:
+        config.translation_progress_classes = "untranslated"
+
+
+def _collect(app: Sphinx, doctree: nodes.document) -> None:
+    if not _translating(app.config) or app.builder.format != "html":
+        return
+    # a toctree is marked by the message of its last entry, whatever its caption's state
+    found = [
+        " ".join(node.astext().split())
+        for node in NodeMatcher(nodes.Element, translated=False).findall(doctree)
+        if not isinstance(node, addnodes.toctree)
+    ]
+    store = app.env.recipebook_untranslated = getattr(app.env, "recipebook_untranslated", {})
+    if found:
+        store[app.env.docname] = found
+    else:
+        store.pop(app.env.docname, None)
+
+
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    getattr(env, "recipebook_untranslated", {}).pop(docname, None)
+
+
+def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+    store = env.recipebook_untranslated = getattr(env, "recipebook_untranslated", {})
+    for docname in docnames:
+        if docname in getattr(other, "recipebook_untranslated", {}):
+            store[docname] = other.recipebook_untranslated[docname]
+
+
+def note(pages: dict[str, list[str]], language: str) -> str:
+    """The note listing the pages, their number of untranslated messages and the first few."""
+    lines = [
+        f"note: {len(pages)} page(s) in {language!r} show English where a message has no translation; "
+        "run `make intl-update`, translate the new entries in locale/, then `make html` "
+        "(`make test` fails until they are translated):"
+    ]
+    for docname, messages in sorted(pages.items()):
+        quoted = "; ".join(repr(m[:60]) for m in messages[:SHOWN]) + ("; …" if len(messages) > SHOWN else "")
+        lines.append(f"  {docname}: {len(messages)} message(s): {quoted}")
+    return "\n".join(lines)
+
+
+def _report(app: Sphinx, exception: Exception | None) -> None:
+    pages = getattr(app.env, "recipebook_untranslated", {})
+    if exception is None and pages and app.builder.format == "html" and _translating(app.config):
+        logger.info(note(pages, app.config.language))
+
+
+def setup(app: Sphinx) -> None:
+    app.add_transform(MarkUntranslated)
+    app.connect("config-inited", _configure)
+    app.connect("doctree-read", _collect)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("build-finished", _report)
