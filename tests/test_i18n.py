@@ -307,3 +307,30 @@ def test_a_page_without_translations_is_a_note_not_a_warning(make_app, rootdir, 
     assert "page(s) in 'ko' show English where a message has no translation" in status, status
     assert "  install: 2 message(s): 'Install'; 'The installation matrix.'" in status
     assert "install.html" in untranslated_pages(Path(app.outdir))
+
+
+def test_a_one_line_source_change_is_a_small_catalog_diff(tmp_path):
+    """Catalogs are never rewrapped: editing one sentence of a long paragraph changes its entry only."""
+    import difflib
+
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "source", project / "source")
+    shutil.copy(ROOT / "conf.py", project / "conf.py")
+    shutil.copytree(ROOT / "recipes", project / "recipes")
+    locale = _copy_locale(project)
+    page = project / "source" / "configuration.md"
+    text = page.read_text()
+    paragraph = max(text.split("\n\n"), key=len)  # the longest paragraph, over several lines
+    assert paragraph.count("\n") >= 2
+    word = re.search(r"\b[a-z]{5,}\b", paragraph).group()
+    page.write_text(text.replace(paragraph, paragraph.replace(word, word.upper(), 1)))
+    before = (locale / "ko/LC_MESSAGES/configuration.po").read_text().splitlines()
+    pot = tmp_path / "pot"
+    extract(project, pot)
+    catalogs_update(pot, locale, ("ko",))
+    after = (locale / "ko/LC_MESSAGES/configuration.po").read_text().splitlines()
+    changed = [line for line in difflib.unified_diff(before, after, lineterm="", n=0) if line[:1] in "+-"]
+    changed = [line for line in changed if not line.startswith(("+++", "---"))]
+    # the edited msgid (new), its fuzzy mark, and the old entry kept as obsolete at the end
+    assert len(changed) <= 8, "\n".join(changed)
+    assert any(line.startswith("+msgid") and word.upper() in line for line in changed)
