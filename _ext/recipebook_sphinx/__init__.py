@@ -12,7 +12,7 @@ from sphinx.util.typing import ExtensionMetadata
 
 from recipebook.problems import Problem
 
-from . import directives, grid_html, i18n, markup, store, untranslated
+from . import directives, grid_html, i18n, markup, navigation, store, untranslated
 from .search_ko import SearchKorean
 from .warnings_ import Subtype, warn, warn_problem
 
@@ -105,6 +105,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_config_value("recipebook_site_url", "", "html", types=(str,))
     markup.setup(app)
     untranslated.setup(app)
+    navigation.setup(app)
     app.add_search_language(SearchKorean)
     app.add_directive("recipe-header", directives.HeaderDirective)
     app.add_directive("recipe-install", directives.InstallDirective)

@@ -1,0 +1,86 @@
+"""Incremental builds keep the navigation right: after a recipe page is added or removed, every
+page's sidebar and previous/next links follow, in both languages, without `make clean`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from third_recipe import NAME, copy_project, third_recipe_text
+
+pytestmark = pytest.mark.slow
+
+
+def build(project: Path, language: str) -> None:
+    doctrees, out = project / "_build/doctrees" / language, project / "_build/html" / language
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-c",
+            str(project),
+            "-b",
+            "html",
+            "-d",
+            str(doctrees),
+            "-D",
+            f"language={language}",
+            str(project / "source"),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(project / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def navigation(page: Path) -> tuple[list[str], str | None, str | None]:
+    """The pages the sidebar links to, and the previous and next links, as paths from the tree."""
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+
+    def resolve(href: str | None) -> str | None:
+        if href is None:
+            return None
+        path = href.split("#")[0]
+        return (page.parent / path).resolve().as_posix() if path else page.resolve().as_posix()  # "#": this page
+
+    sidebar = [resolve(a["href"]) for a in soup.select(".sidebar-tree a.reference")]
+    prev = soup.select_one("a.prev-page")
+    nxt = soup.select_one("a.next-page")
+    return sidebar, resolve(prev["href"]) if prev else None, resolve(nxt["href"]) if nxt else None
+
+
+def pages(tree: Path) -> list[Path]:
+    return [p for p in sorted(tree.rglob("*.html")) if p.name not in ("search.html", "genindex.html")]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_adding_and_removing_a_recipe_rewrites_every_page_s_navigation(tmp_path, language):
+    project = copy_project(tmp_path / "project")
+    build(project, language)
+    tree = project / "_build/html" / language
+    recipe, page = project / "recipes" / f"{NAME}.json", project / "source" / "recipes" / f"{NAME}.md"
+    recipe.write_text(third_recipe_text(), encoding="utf-8")
+    page.write_text(f"# Serving {NAME} on RBLN NPU\n\n```{{recipe-header}} {NAME}\n```\n", encoding="utf-8")
+    build(project, language)  # incremental: the same doctrees
+    new = (tree / "recipes" / f"{NAME}.html").resolve().as_posix()
+    stale = [p.relative_to(tree).as_posix() for p in pages(tree) if new not in navigation(p)[0]]
+    assert not stale, f"pages whose sidebar lacks the new recipe: {stale}"
+    linked = {p.relative_to(tree).as_posix() for p in pages(tree) if new in navigation(p)[1:]}
+    assert len(linked) == 2, linked  # the pages before and after it link to it
+
+    recipe.unlink()
+    page.unlink()
+    build(project, language)
+    kept = [p for p in pages(tree) if p.name != f"{NAME}.html"]
+    still = [p.relative_to(tree).as_posix() for p in kept if new in navigation(p)[0] or new in navigation(p)[1:]]
+    assert not still, f"pages that still link to the removed recipe: {still}"

@@ -1,0 +1,55 @@
+"""A third recipe for tests that add one: MiniMax-M2, prefill/decode disaggregated, derived from
+the shipped A.X-K2 recipe with its JSON option values written on one line (as llm-d writes
+them), and the project copied to a folder where the author's steps can run."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = "MiniMax-M2"
+# what a copy of the project needs to build, test and translate (no build output, no caches)
+_IGNORE = shutil.ignore_patterns(".git", ".venv", "node_modules", "_build", "__pycache__", "*.mo", ".pytest_cache")
+
+
+def _one_line(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _one_line(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_one_line(item) for item in value]
+    if isinstance(value, str) and "'{" in value:
+        compact = lambda m: "'" + json.dumps(json.loads(m.group(1)), separators=(",", ":")) + "'"  # noqa: E731
+        return re.sub(r"'(\{.*\})'", compact, value, flags=re.S)
+    return value
+
+
+def third_recipe_text() -> str:
+    """The recipe file: A.X-K2's prefill/decode strategy only, renamed, one-line JSON values."""
+    data = _one_line(json.loads((ROOT / "recipes" / "A.X-K2.json").read_text(encoding="utf-8")))
+    data["strategies"] = [
+        s for s in data["strategies"] if any(b["role"] == "decode" for b in s["options"][0]["grid"]["base"])
+    ]
+    assert data["strategies"], "A.X-K2 has no prefill/decode strategy any more"
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return (
+        text.replace("A.X-K2", NAME)
+        .replace("skt/", "MiniMaxAI/")
+        .replace('"provider": "skt"', '"provider": "MiniMaxAI"')
+    )
+
+
+def longest_line(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
+
+
+def copy_project(target: Path) -> Path:
+    """The project, as an author's clone, with the test run's virtualenv and npm tools linked in."""
+    shutil.copytree(ROOT, target, ignore=_IGNORE)
+    for name in (".venv", "node_modules"):
+        if (ROOT / name).exists():
+            (target / name).symlink_to(ROOT / name)
+    return target
