@@ -99,8 +99,11 @@ def page_texts(tree: Path) -> dict[str, str]:
         if docname in ("search", "genindex") or docname.startswith("_"):
             continue
         article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one('article[role="main"]')
-        if article is not None:
-            texts[docname] = article.get_text(" ")
+        if article is None:
+            continue
+        for chrome in article.select("script, style, button"):  # a button's label is not the page's text
+            chrome.decompose()
+        texts[docname] = article.get_text(" ")
     return texts
 
 
