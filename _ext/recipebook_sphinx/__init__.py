@@ -12,7 +12,7 @@ from sphinx.util.typing import ExtensionMetadata
 
 from recipebook.problems import Problem
 
-from . import directives, grid_html, i18n, markup, store
+from . import directives, explorer_node, i18n, markup, store
 from .search_ko import SearchKorean
 from .warnings_ import Subtype, warn, warn_problem
 
@@ -82,7 +82,7 @@ def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
         for gid, info in page.items()
         if info[2]
     }
-    css = grid_html.explorer_css(
+    css = explorer_node.explorer_css(
         max((s[0] for s in sizes), default=0), max((s[1] for s in sizes), default=0), exclusions
     )
     target = Path(app.outdir, "_static", EXPLORER_CSS)
@@ -104,6 +104,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_config_value("recipebook_languages", ["en", "ko"], "html", types=(list,))
     app.add_config_value("recipebook_site_url", "", "html", types=(str,))
     markup.setup(app)
+    app.add_node(explorer_node.recipe_explorer, html=(explorer_node.visit_html, None))
     app.add_search_language(SearchKorean)
     app.add_directive("recipe-header", directives.HeaderDirective)
     app.add_directive("recipe-install", directives.InstallDirective)

@@ -16,7 +16,7 @@ from sphinx_design.shared import create_component
 from recipebook import explorer, inline, vocabulary
 from recipebook.model import Recipe, Strategy, Target
 
-from . import grid_html, store
+from . import explorer_node, store
 from .warnings_ import Subtype, warn
 
 _ = get_translation("recipebook")
@@ -356,11 +356,9 @@ class ExplorerDirective(RecipeDirective):
         )
         up = "../" * (self.env.docname.count("/") + 1)  # from the language tree to the site root
         files = f"{up}api/recipes/{recipe.name}/{strategy.slug}/{target.target}/"
-        html = grid_html.grid(recipe, template, gid, lambda axis: axis_text(recipe, axis), _, files)
+        view = explorer_node.view(template, gid, lambda axis: axis_text(recipe, axis), _, files)
         # where the grid comes from, for views that show its commands as text (mdview)
-        node = nodes.raw(
-            "", html, format="html", rb_recipe=recipe.name, rb_strategy=strategy.slug, rb_target=target.target
-        )
+        node = explorer_node.make_node(view, rb_recipe=recipe.name, rb_strategy=strategy.slug, rb_target=target.target)
         return [node]
 
 

@@ -149,6 +149,8 @@ class MarkdownWriter(nodes.NodeVisitor):
         if node.get("rb_recipe"):
             self.explorer(node)
 
+    do_recipe_explorer = do_raw  # the explorer node carries the same rb_* attributes
+
     def do_compound(self, node: nodes.compound) -> None:
         if "toctree-wrapper" not in node.get("classes", []):
             self.walk_children(node)
