@@ -263,8 +263,11 @@ def _code(text: str) -> nodes.literal_block:
 
 def text_form(v: dict[str, Any]) -> Iterator[nodes.Element]:
     """The explorer as paragraphs and code blocks: labels as words, commands as lines."""
-    for s in [*v["modes"], *v["toggles"]]:
-        if s["kind"] == "toggle":
+    selectors = [*v["modes"], *([v["options_legend"]] if v["toggles"] else []), *v["toggles"]]
+    for s in selectors:
+        if isinstance(s, str):
+            yield _para(s)
+        elif s["kind"] == "toggle":
             yield _para(f"{s['title']}:", *([f"({s['hint']})"] if s["hint"] else []))
         else:
             labels = [
