@@ -20,7 +20,7 @@ STATIC = Path(__file__).parent / "static"
 TEMPLATES = Path(__file__).parent / "templates"
 LOCALE = Path(__file__).resolve().parents[2] / "locale"
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 2
+ENV_VERSION = 3
 
 
 def _configure(app: Sphinx, config: Config) -> None:
@@ -61,29 +61,14 @@ def _pages(app: Sphinx, env: BuildEnvironment) -> None:
             )
 
 
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    getattr(env, "recipebook_grids", {}).pop(docname, None)
-
-
-def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-    grids = env.recipebook_grids = getattr(env, "recipebook_grids", {})
-    for docname in docnames:
-        if docname in getattr(other, "recipebook_grids", {}):
-            grids[docname] = other.recipebook_grids[docname]
-
-
 def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    sizes = [info for page in getattr(app.env, "recipebook_grids", {}).values() for info in page.values()]
-    exclusions = {
-        gid: info[2]
-        for page in getattr(app.env, "recipebook_grids", {}).values()
-        for gid, info in page.items()
-        if info[2]
-    }
+    grids = store.state(app.env).grids
+    sizes = [size for page in grids.values() for size in page.values()]
+    exclusions = {gid: size.excluded for page in grids.values() for gid, size in page.items() if size.excluded}
     css = explorer_node.explorer_css(
-        max((s[0] for s in sizes), default=0), max((s[1] for s in sizes), default=0), exclusions
+        max((s.axes for s in sizes), default=0), max((s.values for s in sizes), default=0), exclusions
     )
     target = Path(app.outdir, "_static", EXPLORER_CSS)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -121,8 +106,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("builder-inited", i18n.add_ui_strings)
     app.connect("html-page-context", i18n.page_context)
     app.connect("env-check-consistency", _pages)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    app.add_env_collector(store.Collector)
     app.connect("build-finished", _write_explorer_css)
     return {"version": "1.0", "env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}
 

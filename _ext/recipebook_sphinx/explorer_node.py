@@ -27,19 +27,14 @@ from markupsafe import Markup
 
 from recipebook import shell
 from recipebook.explorer import Block, Product, Template
+from recipebook.view import Axis, TargetView
 
 Translate = Callable[[str], str]
-ON_OFF = frozenset({"on", "off"})
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 class recipe_explorer(nodes.container):  # docutils names its node classes in lower case
     """One explorer grid; ``view`` is its view model, the children its text form."""
-
-
-def toggle(values: tuple[str, ...]) -> bool:
-    """Option axes with exactly the values on and off show as one checkbox."""
-    return len(values) == 2 and set(values) == ON_OFF
 
 
 def hide_classes(product: Product, axes: tuple[tuple[str, tuple[str, ...]], ...]) -> list[str]:
@@ -86,24 +81,22 @@ def role_title(role: str, _: Translate) -> str:
     return titles.get(role, role)
 
 
-def placeholders(template: Template) -> list[str]:
-    texts = [v.text for block in template.blocks for v in block.lines] + [cmd for _, cmd in template.router]
-    return [f"<{name}>" for name in shell.placeholders("\n".join(texts))]
-
-
-def placeholder_text(name: str, _: Translate) -> str:
+def placeholder_text(meaning: str, _: Translate) -> str:
+    """What a placeholder stands for, by the meaning key the engine gives it (view.PLACEHOLDER_MEANINGS)."""
     known = {
-        "<POD_IP>": _("the IP address of the host or pod that runs this server, as the other servers reach it."),
-        "<EPP_HOST>": _("the host of the llm-d endpoint picker (EPP), which receives the KV-cache events."),
+        "pod-ip": _("the IP address of the host or pod that runs this server, as the other servers reach it."),
+        "epp-host": _("the host of the llm-d endpoint picker (EPP), which receives the KV-cache events."),
     }
-    return known.get(name, _("a value of your deployment; replace it before running the command."))
+    return known.get(meaning, _("a value of your deployment; replace it before running the command."))
 
 
-def _selector(template: Template, gid: str, a: int, title: str, labels: dict[str, str], _: Translate) -> dict[str, Any]:
+def _selector(
+    template: Template, axis_view: Axis, gid: str, a: int, title: str, labels: dict[str, str], _: Translate
+) -> dict[str, Any]:
     axis, values = template.axes[a]
     chosen = template.default[a]
     rec = template.recommended[a] if template.recommended else None
-    if toggle(values) and axis in template.target.grid.options:
+    if axis_view.toggle:
         on, off = values.index("on"), values.index("off")
         hint = f"{_('recommended')}: {_('on') if rec == on else _('off')}" if rec is not None else ""
         return {
@@ -131,18 +124,18 @@ def _selector(template: Template, gid: str, a: int, title: str, labels: dict[str
 
 
 def view(
-    template: Template,
+    target: TargetView,
     gid: str,
-    axis_text: Callable[[str], tuple[str, dict[str, str]]],
+    axis_text: Callable[[Axis], tuple[str, dict[str, str]]],
     _: Translate,
     files_href: str = "",
 ) -> dict[str, Any]:
-    """The view model of one explorer: plain data, every label translated."""
-    selectors = [_selector(template, gid, a, *axis_text(axis), _) for a, (axis, _v) in enumerate(template.axes)]
+    """The explorer's view model: the engine's target view in words, as plain data."""
+    template = target.template
     modes, toggles = [], []
-    for selector, (axis, values) in zip(selectors, template.axes, strict=True):
-        is_mode = axis in template.target.grid.modes or not toggle(values)
-        (modes if is_mode else toggles).append(selector)
+    for a, axis in enumerate(target.axes):
+        selector = _selector(template, axis, gid, a, *axis_text(axis), _)
+        (modes if axis.mode else toggles).append(selector)
     if template.recommended is None:
         status = {
             "classes": ["rb-status"],
@@ -192,7 +185,7 @@ def view(
                 for step, (node, cmd) in enumerate(template.router, start=1)
             ],
         }
-    found = placeholders(template)
+    found = target.placeholders
     files = None
     if files_href:
         # without JavaScript the link lists every selection; the script points it at the chosen one
@@ -226,7 +219,7 @@ def view(
         "copy_texts": {"done": _("Copied!"), "title": _("Copy to clipboard"), "label": _("Copy")},
         "placeholders": {
             "title": _("Replace the placeholders before you run a command:"),
-            "items": [{"name": p, "text": placeholder_text(p, _)} for p in found],
+            "items": [{"name": p.text, "text": placeholder_text(p.meaning, _)} for p in found],
         }
         if found
         else None,
