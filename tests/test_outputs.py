@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import runpy
 import shlex
 import shutil
 import stat
@@ -21,7 +22,7 @@ from recipebook.files import selection_key
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = {name: load(ROOT / "recipes" / f"{name}.json") for name in ("gpt-oss-120b", "A.X-K2")}
-LANGUAGES = ("en", "ko")
+LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["recipebook_languages"])  # the site's languages
 
 
 def test_api_index_lists_every_recipe_with_its_pages(site):

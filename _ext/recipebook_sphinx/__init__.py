@@ -12,7 +12,7 @@ from sphinx.util.typing import ExtensionMetadata
 
 from recipebook.problems import Problem
 
-from . import directives, explorer_node, i18n, markup, store
+from . import config, directives, explorer_node, i18n, markup, store
 from .search_ko import SearchKorean
 from .warnings_ import Subtype, warn, warn_problem
 
@@ -23,10 +23,10 @@ EXPLORER_CSS = "recipebook-explorer.css"
 ENV_VERSION = 3
 
 
-def _configure(app: Sphinx, config: Config) -> None:
-    config.recipebook_dir = os.fspath(Path(app.confdir, config.recipebook_dir).resolve())
-    config.templates_path.append(os.fspath(TEMPLATES))
-    i18n.configure(app, config)
+def _configure(app: Sphinx, conf: Config) -> None:
+    conf.recipebook_dir = os.fspath(Path(app.confdir, conf.recipebook_dir).resolve())
+    conf.templates_path.append(os.fspath(TEMPLATES))
+    i18n.configure(app, conf)
 
 
 def _report(app: Sphinx) -> None:
@@ -77,17 +77,7 @@ def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("sphinx_design")
-    app.add_config_value("recipebook_dir", "recipes", "env", types=(str,))
-    app.add_config_value("recipebook_render", directives.RENDER_FULL, "env", types=(str,))
-    app.add_config_value(
-        "recipebook_pages",
-        {"recipe": "recipes/{name}", "install": "install", "configuration": "configuration"},
-        "env",
-        types=(dict,),
-    )
-    app.add_config_value("recipebook_versions", {}, "env", types=(dict,))
-    app.add_config_value("recipebook_languages", ["en", "ko"], "html", types=(list,))
-    app.add_config_value("recipebook_site_url", "", "html", types=(str,))
+    config.register(app)
     markup.setup(app)
     app.add_node(explorer_node.recipe_explorer, html=(explorer_node.visit_html, None))
     app.add_search_language(SearchKorean)
@@ -100,6 +90,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))
     app.add_message_catalog("recipebook", os.fspath(LOCALE))
     app.add_message_catalog("recipe-labels", os.fspath(LOCALE))
+    app.connect("config-inited", config.validate, priority=400)
     app.connect("config-inited", _configure)
     app.connect("builder-inited", _report)
     app.connect("builder-inited", _add_assets)

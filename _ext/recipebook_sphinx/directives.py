@@ -17,14 +17,13 @@ from recipebook import inline, view, vocabulary
 from recipebook.model import Recipe, Strategy, Target
 from recipebook.view import Axis, TargetView
 
-from . import explorer_node, store
+from . import config, explorer_node, store
 from .warnings_ import Subtype, warn
 
 _ = get_translation("recipebook")
 label_ = get_translation("recipe-labels")  # labels recipes give in English only
 
-RENDER_FULL = "full"
-RENDER_RECOMMENDED = "recommended"
+RENDER_FULL, RENDER_RECOMMENDED = config.RENDER_FULL, config.RENDER_RECOMMENDED
 
 
 def _slug(text: str) -> str:

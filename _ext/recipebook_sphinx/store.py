@@ -28,6 +28,8 @@ from recipebook.problems import Problem
 from recipebook.schema import SCHEMA_PATH
 from recipebook.view import RecipeView, recipe_view
 
+from .config import RENDER_RECOMMENDED
+
 Stamp = tuple[int, int]
 Key = tuple[Stamp, Stamp, Stamp]  # the recipe file, the schema, the vLLM vocabulary
 
@@ -153,7 +155,7 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
 
 def view(env: BuildEnvironment, recipe: Recipe) -> RecipeView:
     """The recipe's view, computed once per build (and per process) for every page that shows it."""
-    only_default = env.config.recipebook_render == "recommended"
+    only_default = env.config.recipebook_render == RENDER_RECOMMENDED
     memo = state(env).views
     cached = memo.get((recipe.path, only_default))
     if cached is None or cached.recipe is not recipe:  # the same file read again is a new object
