@@ -230,13 +230,9 @@ def view(
 
 def _other_lines(template: Template) -> list[str]:
     """Every line some selection shows that the opening selection does not (for text and search)."""
-    seen: dict[str, None] = {}
-    for block in template.blocks:
-        for variant in block.lines:
-            if not variant.shown(template.default):
-                text = shell.env_line(variant.text) if variant.kind == "env" else shell.arg_line(variant.text)
-                seen.setdefault(text.strip().rstrip("\\").rstrip(), None)
-    return list(seen)
+    shown = {v.text for block in template.blocks for v in block.lines if v.shown(template.default)}
+    others = (v.text for block in template.blocks for v in block.lines if not v.shown(template.default))
+    return list(dict.fromkeys(text for text in others if text not in shown))
 
 
 # -- the text form: the node's children -----------------------------------------------
