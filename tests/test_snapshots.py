@@ -94,3 +94,26 @@ def test_gettext_snapshot(rootdir: Path, tmp_path: Path) -> None:
         compare("gettext.pot.txt", scrub("".join(parts), app))
     finally:
         app.cleanup()
+
+
+def test_text_builder_shows_the_explorer_as_text(rootdir: Path, tmp_path: Path) -> None:
+    """Non-HTML builders get the text form: labels, and the opening command line by line."""
+    from recipebook import expand, load
+
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-snippets", srcdir)
+    app = SphinxTestApp("text", srcdir=srcdir, freshenv=True)
+    try:
+        app.build()
+        text = Path(app.outdir, "explorer.txt").read_text(encoding="utf-8")
+    finally:
+        app.cleanup()
+    lines = {line.strip() for line in text.splitlines()}
+    recipe = load(srcdir / "recipes" / "snapshot-model.json")
+    for strategy, target in recipe.targets():
+        for name in target.grid.axes:
+            title = recipe.axes[name].title if name in recipe.axes else None
+            assert title is None or any(line.startswith(title + ":") for line in lines), title
+        for command in expand(recipe, strategy.slug, target.target).commands:  # expansion, not the template
+            for line in command.shell.splitlines():
+                assert line.strip() in lines, line
