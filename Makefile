@@ -8,7 +8,9 @@ STAMP  := $(VENV)/.installed
 BUILD  := _build
 SPHINXOPTS ?= -j auto
 SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -c . $(SPHINXOPTS)
-LANGUAGES := en ko
+# The site's facts live in conf.py (recipebook_languages, recipebook_versions); read them from there.
+CONF = $(shell $(PYTHON) -c "import runpy; c = runpy.run_path('conf.py'); print(c['$(1)'] if '$(2)' == '' else c['$(1)']['$(2)'])")
+LANGUAGES := $(shell $(PYTHON) -c "import runpy; print(*runpy.run_path('conf.py')['recipebook_languages'])")
 # Where the portal publishes the site; canonical URLs, hreflang and the sitemap use it.
 SITE_URL ?=
 SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL))
@@ -74,8 +76,8 @@ bench: $(STAMP)
 
 # Regenerate the vllm serve vocabulary (flags, JSON fields, env names) from the released
 # source of a vLLM / vllm-rbln pair; needs the network, unlike the build and the tests.
-VLLM      ?= 0.30.0
-VLLM_RBLN ?= 0.12.0
+VLLM      ?= $(call CONF,recipebook_versions,vllm)
+VLLM_RBLN ?= $(call CONF,recipebook_versions,vllm-rbln)
 vocabulary: $(STAMP)
 	$(BIN)/python tools/vocabulary.py --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN)
 

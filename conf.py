@@ -30,19 +30,24 @@ gettext_additional_targets = []
 
 # Recipes
 recipebook_dir = "recipes"
+# The site's facts, each written once (checked at config-inited: recipebook_sphinx/config.py).
+VLLM = "0.30.0"
 recipebook_versions = {
     "rebel-compiler": "0.12.0",
     "vllm-rbln": "0.12.0",
-    "vllm": "0.30.0",
+    "vllm": VLLM,
     "arctic-inference": "0.1.1",
     "rbln_index": "https://pypi.rbln.ai/simple",
-    "vllm_cpu_index": "https://wheels.vllm.ai/0.30.0/cpu",
+    "vllm_cpu_index": f"https://wheels.vllm.ai/{VLLM}/cpu",
     "torch_cpu_index": "https://download.pytorch.org/whl/cpu",
 }
+recipebook_languages = ["en", "ko"]  # the sources' language first
+# Where readers report a result ("report a result" links); empty: no link.
+recipebook_repository_url = ""
 
 # HTML
 html_theme = "furo"
-html_title = "RBLN Serving Recipes"
+html_title = project
 html_static_path = []
 html_last_updated_fmt = None
 html_copy_source = False

@@ -49,8 +49,8 @@ from bs4 import BeautifulSoup  # noqa: E402
 
 from recipebook import check_file, expand, load, matrix  # noqa: E402
 from recipebook.expansion import default_selection, expand_selection  # noqa: E402
+from recipebook.view import context_length, flags_in_use  # noqa: E402
 from recipebook_sphinx import newpage  # noqa: E402
-from recipebook_sphinx.directives import context_length, flags_in_use  # noqa: E402
 
 SHIPPED = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "_ext"), "LANG": "C.UTF-8"}

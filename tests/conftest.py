@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import runpy
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ pytest_plugins = ("sphinx.testing.fixtures",)
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"
 ROOTS = Path(__file__).resolve().parent / "roots"
+LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["recipebook_languages"])  # the site's languages
 
 
 @pytest.fixture(scope="session")
@@ -59,11 +61,11 @@ def build_site(out: Path, language: str, *extra: str) -> subprocess.CompletedPro
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The whole site built once in both languages; returns the html folder."""
     out = tmp_path_factory.mktemp("site")
-    for language in ("en", "ko"):
+    for language in LANGUAGES:
         result = build_site(out, language)
         assert result.returncode == 0, result.stderr
     subprocess.run(
-        [sys.executable, "-m", "recipebook_sphinx.publish", str(out / "html"), "en", "ko"],
+        [sys.executable, "-m", "recipebook_sphinx.publish", str(out / "html"), *LANGUAGES],
         check=True,
         env={"PYTHONPATH": str(ROOT / "_ext")},
     )

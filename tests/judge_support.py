@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"
 NODE_MODULES = ROOT / "node_modules"
-LANGUAGES = ("en", "ko")
+LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["recipebook_languages"])  # the site's languages
 # Recipes with at most this many offered selections are walked in full in the browser;
 # a larger one is walked through a spread sample of this size (every value still once).
 WALK_ALL_UP_TO = 600

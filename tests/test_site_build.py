@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import recipebook_sphinx
 from pagereader import grids
 from recipe_support import HAND_COUNTED, recipe_names
 from recipebook import load, matrix
@@ -145,13 +146,17 @@ def test_recommended_only_rendering_and_page_weight(make_app, rootdir, tmp_path)
     assert sizes["full"] <= 2.5 * sizes["recommended"], sizes
 
 
-def test_extension_metadata_declares_parallel_safety():
-    import recipebook_sphinx
-
-    class _App:
-        def __getattr__(self, name):
-            return lambda *args, **kwargs: None
-
-    metadata = recipebook_sphinx.setup(_App())
-    assert metadata["parallel_read_safe"] and metadata["parallel_write_safe"]
-    assert metadata["env_version"] >= 1
+def test_extension_metadata_declares_parallel_safety(make_app, rootdir, tmp_path):
+    """Sphinx records what setup() returned; read it from a real application."""
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    app = make_app("html", srcdir=srcdir)
+    extension = app.extensions["recipebook_sphinx"]
+    assert extension.parallel_read_safe is True and extension.parallel_write_safe is True
+    assert extension.metadata["env_version"] == recipebook_sphinx.ENV_VERSION >= 1
+    # parallel reading works: two processes give the same explorer stylesheet as one
+    app.build()
+    css = Path(app.outdir, "_static", "recipebook-explorer.css").read_text()
+    parallel = make_app("html", srcdir=srcdir, parallel=2, freshenv=True)
+    parallel.build()
+    assert Path(parallel.outdir, "_static", "recipebook-explorer.css").read_text() == css

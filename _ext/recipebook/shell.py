@@ -122,3 +122,17 @@ def bash_syntax_error(script: str) -> str | None:
     if result.returncode == 0 and not lines:
         return None
     return " ".join(lines) or f"bash -n exited with {result.returncode}"
+
+
+def flag_values(text: str) -> tuple[str, list[str]]:
+    """The flag (or env name) of an argument text and its value words.
+
+    ``--max-model-len 8192``, ``--max-model-len=8192`` and ``NAME=VALUE`` all give the name
+    and the values as bash passes them: ``("--max-model-len", ["8192"])``. A flag alone has no
+    values. Raises ValueError for a text that does not split into shell words, or is empty.
+    """
+    parts = words(text)
+    if not parts:
+        raise ValueError("an empty argument text")
+    name, equals, inline = parts[0].partition("=")
+    return name, ([inline] if equals else []) + parts[1:]

@@ -12,7 +12,7 @@ from sphinx.util.typing import ExtensionMetadata
 
 from recipebook.problems import Problem
 
-from . import directives, grid_html, i18n, markup, navigation, store, untranslated
+from . import config, directives, explorer_node, i18n, markup, navigation, store, untranslated
 from .search_ko import SearchKorean
 from .warnings_ import Subtype, warn, warn_problem
 
@@ -20,13 +20,13 @@ STATIC = Path(__file__).parent / "static"
 TEMPLATES = Path(__file__).parent / "templates"
 LOCALE = Path(__file__).resolve().parents[2] / "locale"
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 2
+ENV_VERSION = 3
 
 
-def _configure(app: Sphinx, config: Config) -> None:
-    config.recipebook_dir = os.fspath(Path(app.confdir, config.recipebook_dir).resolve())
-    config.templates_path.append(os.fspath(TEMPLATES))
-    i18n.configure(app, config)
+def _configure(app: Sphinx, conf: Config) -> None:
+    conf.recipebook_dir = os.fspath(Path(app.confdir, conf.recipebook_dir).resolve())
+    conf.templates_path.append(os.fspath(TEMPLATES))
+    i18n.configure(app, conf)
 
 
 def _report(app: Sphinx) -> None:
@@ -61,29 +61,14 @@ def _pages(app: Sphinx, env: BuildEnvironment) -> None:
             )
 
 
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    getattr(env, "recipebook_grids", {}).pop(docname, None)
-
-
-def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-    grids = env.recipebook_grids = getattr(env, "recipebook_grids", {})
-    for docname in docnames:
-        if docname in getattr(other, "recipebook_grids", {}):
-            grids[docname] = other.recipebook_grids[docname]
-
-
 def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    sizes = [info for page in getattr(app.env, "recipebook_grids", {}).values() for info in page.values()]
-    exclusions = {
-        gid: info[2]
-        for page in getattr(app.env, "recipebook_grids", {}).values()
-        for gid, info in page.items()
-        if info[2]
-    }
-    css = grid_html.explorer_css(
-        max((s[0] for s in sizes), default=0), max((s[1] for s in sizes), default=0), exclusions
+    grids = store.state(app.env).grids
+    sizes = [size for page in grids.values() for size in page.values()]
+    exclusions = {gid: size.excluded for page in grids.values() for gid, size in page.items() if size.excluded}
+    css = explorer_node.explorer_css(
+        max((s.axes for s in sizes), default=0), max((s.values for s in sizes), default=0), exclusions
     )
     target = Path(app.outdir, "_static", EXPLORER_CSS)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -92,20 +77,11 @@ def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("sphinx_design")
-    app.add_config_value("recipebook_dir", "recipes", "env", types=(str,))
-    app.add_config_value("recipebook_render", directives.RENDER_FULL, "env", types=(str,))
-    app.add_config_value(
-        "recipebook_pages",
-        {"recipe": "recipes/{name}", "install": "install", "configuration": "configuration"},
-        "env",
-        types=(dict,),
-    )
-    app.add_config_value("recipebook_versions", {}, "env", types=(dict,))
-    app.add_config_value("recipebook_languages", ["en", "ko"], "html", types=(list,))
-    app.add_config_value("recipebook_site_url", "", "html", types=(str,))
+    config.register(app)
     markup.setup(app)
     untranslated.setup(app)
     navigation.setup(app)
+    app.add_node(explorer_node.recipe_explorer, html=(explorer_node.visit_html, None))
     app.add_search_language(SearchKorean)
     app.add_directive("recipe-header", directives.HeaderDirective)
     app.add_directive("recipe-install", directives.InstallDirective)
@@ -116,14 +92,14 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))
     app.add_message_catalog("recipebook", os.fspath(LOCALE))
     app.add_message_catalog("recipe-labels", os.fspath(LOCALE))
+    app.connect("config-inited", config.validate, priority=400)
     app.connect("config-inited", _configure)
     app.connect("builder-inited", _report)
     app.connect("builder-inited", _add_assets)
     app.connect("builder-inited", i18n.add_ui_strings)
     app.connect("html-page-context", i18n.page_context)
     app.connect("env-check-consistency", _pages)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    app.add_env_collector(store.Collector)
     app.connect("build-finished", _write_explorer_css)
     return {"version": "1.0", "env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}
 

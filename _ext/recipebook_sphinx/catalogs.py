@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import datetime
+import runpy
 import sys
 from pathlib import Path
 
@@ -39,10 +40,15 @@ FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 WIDTH = 0  # no wrapping (babel and sphinx-intl: 0 or less disables it)
 
 
+def site_conf() -> dict:
+    """The site's conf.py, read as Sphinx reads it (its project name is the site title)."""
+    return runpy.run_path(str(ROOT / "conf.py"))
+
+
 def _catalog(domain: str) -> Catalog:
     return Catalog(
         domain=domain,
-        project="RBLN Serving Recipes",
+        project=site_conf()["project"],
         version="",
         creation_date=FIXED_DATE,
         revision_date=FIXED_DATE,
@@ -73,6 +79,7 @@ def python_messages(path: Path, names: frozenset[str] = frozenset({"_"})) -> lis
 
 def extension_catalog() -> Catalog:
     catalog = _catalog("recipebook")
+    catalog.add(site_conf()["project"])  # the site title, translated by i18n.configure
     for path in sorted(PACKAGE.glob("*.py")):
         for message in python_messages(path):
             catalog.add(message)

@@ -13,17 +13,17 @@ from sphinx.locale import get_translation
 from sphinx.util.docutils import SphinxDirective
 from sphinx_design.shared import create_component
 
-from recipebook import explorer, inline, vocabulary
+from recipebook import inline, view, vocabulary
 from recipebook.model import Recipe, Strategy, Target
+from recipebook.view import Axis, TargetView
 
-from . import grid_html, store
+from . import config, explorer_node, store
 from .warnings_ import Subtype, warn
 
 _ = get_translation("recipebook")
 label_ = get_translation("recipe-labels")  # labels recipes give in English only
 
-RENDER_FULL = "full"
-RENDER_RECOMMENDED = "recommended"
+RENDER_FULL, RENDER_RECOMMENDED = config.RENDER_FULL, config.RENDER_RECOMMENDED
 
 
 def _slug(text: str) -> str:
@@ -64,17 +64,6 @@ def _table(headers: list[str], rows: list[list[nodes.Node | str]], classes: tupl
         body += nodes.row("", *[nodes.entry("", _para(cell)) for cell in row])
     group += [head, body]
     return table
-
-
-def context_length(recipe: Recipe) -> int | None:
-    """The longest --max-model-len any base command serves."""
-    lengths = []
-    for _s, target in recipe.targets():
-        for role in target.grid.base:
-            text = role.args.get("--max-model-len")
-            if text and text.split()[-1].isdigit():
-                lengths.append(int(text.split()[-1]))
-    return max(lengths, default=None)
 
 
 def doc_link(docname: str, *children: nodes.Node) -> addnodes.pending_xref:
@@ -141,9 +130,9 @@ class HeaderDirective(RecipeDirective):
             facts.append(nodes.field("", nodes.field_name("", name), nodes.field_body("", _para(*value))))
 
         fact(_("Model"), nodes.reference(recipe.model, recipe.model, refuri=recipe.hf))
-        served = sorted({t.grid.model for _s, t in recipe.targets()} - {recipe.model})
-        if served:
-            fact(_("Served checkpoint"), ", ".join(served))
+        recipe_view = store.view(self.env, recipe)
+        if recipe_view.served:
+            fact(_("Served checkpoint"), ", ".join(recipe_view.served))
         fact(_("Provider"), recipe.provider)
         fact(
             _("Precision"),
@@ -151,7 +140,7 @@ class HeaderDirective(RecipeDirective):
             + ("" if len(recipe.variants) == 1 else " " + _("(served: {variant})").format(variant=recipe.variant)),
         )
         fact(_("Attention"), recipe.attn)
-        length = context_length(recipe)
+        length = recipe_view.context_length
         if length:
             fact(_("Context length"), _("{tokens} tokens").format(tokens=f"{length:,}"))
         serves = [
@@ -215,8 +204,9 @@ class InstallDirective(RecipeDirective):
             _para(_("In short, once the package indexes are configured:")),
             _code(recipe.install_line),
         ]
-        offload, disaggregated = needs_connectors(recipe)
-        if offload or disaggregated:
+        needs = store.view(self.env, recipe).install
+        offload, disaggregated = needs.offload, needs.disaggregated
+        if needs.connectors:
             if offload and disaggregated:
                 what = _("The KV offload (LMCache) and prefill/decode commands of this recipe")
             elif offload:
@@ -231,7 +221,7 @@ class InstallDirective(RecipeDirective):
                     ).format(what=what)
                 )
             )
-        if needs_suffix(recipe):
+        if needs.suffix:
             result.append(
                 _note(
                     _(
@@ -270,25 +260,12 @@ def _note(text: str) -> nodes.note:
     return nodes.note("", _para(text))
 
 
-def needs_connectors(recipe: Recipe) -> tuple[bool, bool]:
-    """Whether the recipe offers KV offload through LMCache, and a prefill/decode strategy."""
-    offload = disaggregated = False
-    for _s, target in recipe.targets():
-        grid = target.grid
-        disaggregated |= {"prefill", "decode"} <= {r.role for r in grid.base}
-        offload |= any(v != "off" for axis in ("lmcache", "kv_connector") for v in grid.modes.get(axis, ()))
-    return offload, disaggregated
-
-
-def needs_suffix(recipe: Recipe) -> bool:
-    return any("suffix" in t.grid.modes.get("spec_decode", ()) for _s, t in recipe.targets())
-
-
 class ExplorerDirective(RecipeDirective):
     """Strategy tabs, target tabs, and in each target the selectors and commands."""
 
     def render(self, recipe: Recipe) -> list[nodes.Node]:
         texts = self.texts(recipe)
+        recipe_view = store.view(self.env, recipe)
         result: list[nodes.Node] = [_para(*inline_nodes(texts.strategy_note), classes=("rb-strategy-note",))]
         strategies = create_component("tab-set", classes=["sd-tab-set", "rb-strategies"])
         for si, strategy in enumerate(recipe.strategies):
@@ -299,7 +276,10 @@ class ExplorerDirective(RecipeDirective):
                     label_(target.label or target.target),
                     target.target,
                     f"rb-target-{_slug(recipe.name)}-{si}",
-                    [self._target_facts(target), *self._grid(recipe, strategy, target, si, ti)],
+                    [
+                        self._target_facts(target),
+                        *self._grid(recipe, recipe_view.target(strategy.slug, target.target), si, ti),
+                    ],
                 )
             content.append(targets)
             title = [
@@ -338,9 +318,9 @@ class ExplorerDirective(RecipeDirective):
             para = nodes.container("", para, _para(*inline_nodes(target.note), classes=("rb-target-note",)))
         return para
 
-    def _grid(self, recipe: Recipe, strategy: Strategy, target: Target, si: int, ti: int) -> list[nodes.Node]:
-        only_default = self.config.recipebook_render == RENDER_RECOMMENDED
-        template, wrong = explorer.build_checked(recipe, strategy, target, only_default=only_default)
+    def _grid(self, recipe: Recipe, target_view: TargetView, si: int, ti: int) -> list[nodes.Node]:
+        strategy, target = target_view.strategy, target_view.target
+        template, wrong = target_view.template, target_view.wrong
         if wrong:
             warn(
                 f"the explorer would not show the expanded commands for: {wrong[0]}",
@@ -348,29 +328,23 @@ class ExplorerDirective(RecipeDirective):
                 self.get_location(),
             )
         gid = f"rb-{_slug(recipe.name)}-{si}-{ti}"
-        env_data = self.env.recipebook_grids = getattr(self.env, "recipebook_grids", {})
-        env_data.setdefault(self.env.docname, {})[gid] = (
-            len(template.axes),
-            max(len(v) for _a, v in template.axes) if template.axes else 0,
-            list(template.excluded),
+        store.state(self.env).grids.setdefault(self.env.docname, {})[gid] = store.GridSize(
+            len(template.axes), max((len(v) for _a, v in template.axes), default=0), list(template.excluded)
         )
         up = "../" * (self.env.docname.count("/") + 1)  # from the language tree to the site root
         files = f"{up}api/recipes/{recipe.name}/{strategy.slug}/{target.target}/"
-        html = grid_html.grid(recipe, template, gid, lambda axis: axis_text(recipe, axis), _, files)
+        model = explorer_node.view(target_view, gid, axis_text, _, files)
         # where the grid comes from, for views that show its commands as text (mdview)
-        node = nodes.raw(
-            "", html, format="html", rb_recipe=recipe.name, rb_strategy=strategy.slug, rb_target=target.target
-        )
+        node = explorer_node.make_node(model, rb_recipe=recipe.name, rb_strategy=strategy.slug, rb_target=target.target)
         return [node]
 
 
-def axis_text(recipe: Recipe, axis: str) -> tuple[str, dict[str, str]]:
-    """Translated title and value labels of an axis."""
-    info = recipe.axes.get(axis)
-    known = {"tool_calling": _("Tool calling"), "reasoning_parser": _("Reasoning parser")}
-    if info is None:
-        return known.get(axis, axis), {"on": _("On"), "off": _("Off")}
-    return label_(info.title), {value: label_(text) for value, text in info.labels.items()}
+def axis_text(axis: Axis) -> tuple[str, dict[str, str]]:
+    """Translated title and value labels of an axis (the recipe's labels, else UI strings)."""
+    if axis.title is None:
+        known = {"tool_calling": _("Tool calling"), "reasoning_parser": _("Reasoning parser")}  # view.KNOWN_AXES
+        return known.get(axis.name, axis.name), {"on": _("On"), "off": _("Off")}
+    return label_(axis.title), {value: label_(text) for value, text in axis.labels.items()}
 
 
 class ClientDirective(RecipeDirective):
@@ -430,20 +404,6 @@ class CatalogueDirective(SphinxDirective):
         return _untranslatable([table])
 
 
-def flags_in_use(recipe: Recipe) -> set[str]:
-    """Every engine flag any command of the recipe can carry."""
-    found: set[str] = set()
-    for _s, target in recipe.targets():
-        for role in target.grid.base:
-            found.update(role.args)
-            for rank in role.ranks or ():
-                found.update(rank.args)
-        for per_role in target.grid.deltas.values():
-            for delta in per_role.values():
-                found.update(delta.add_args)
-    return found
-
-
 class FlagsDirective(SphinxDirective):
     """Every flag the recipes use, with vLLM's help text and the recipes that use it."""
 
@@ -452,7 +412,7 @@ class FlagsDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         users: dict[str, list[str]] = {}
         for recipe in every_recipe(self):
-            for flag in flags_in_use(recipe):
+            for flag in view.flags_in_use(recipe):
                 users.setdefault(flag, []).append(recipe.name)
         info = vocabulary.vocabulary_info()
         intro = _para(

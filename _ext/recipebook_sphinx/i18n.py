@@ -26,15 +26,12 @@ def current(config: Config) -> str:
     return (config.language or "en").split("_")[0]
 
 
-SITE_TITLE = "RBLN Serving Recipes"
-
-
 def configure(app: Sphinx, config: Config) -> None:
     """Per language: the canonical base (with a site URL) and the site's title."""
     if config.recipebook_site_url:
         config.html_baseurl = f"{config.recipebook_site_url.rstrip('/')}/{current(config)}/"
-    if config.html_title == SITE_TITLE:  # the site's own name is translated like any other text
-        config.html_title = str(_("RBLN Serving Recipes"))
+    if config.html_title == config.project:  # the site's own name is translated like any other text
+        config.html_title = str(_(config.project))  # its msgid is added by catalogs.extension_catalog
 
 
 def add_ui_strings(app: Sphinx) -> None:

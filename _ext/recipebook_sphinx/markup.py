@@ -1,7 +1,8 @@
 """Markup fixes for what Sphinx and sphinx-design write, so HTML checkers find nothing.
 
 - A toctree caption (sidebar, index page) is ``<p role="heading">``, which needs an
-  ``aria-level``.
+  ``aria-level``: a workaround of Sphinx issue #14030
+  (https://github.com/sphinx-doc/sphinx/issues/14030); remove it once Sphinx writes one.
 - sphinx-design puts ``aria-controls`` on each tab's ``<label for=...>``, which HTML does
   not allow on the label of a form control. The tab stays a radio button with its label,
   and its panel follows the label in the page (recipebook.js finds it that way).
@@ -23,6 +24,7 @@ from sphinx_design.tabs import sd_tab_label
 
 class Translator(HTML5Translator):
     def visit_title(self, node: nodes.title) -> None:
+        # Sphinx #14030: the toctree caption's role="heading" lacks aria-level
         start = len(self.body)
         super().visit_title(node)
         for i in range(start, len(self.body)):

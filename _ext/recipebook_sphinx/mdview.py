@@ -12,8 +12,6 @@ from typing import Any
 
 from docutils import nodes
 
-from recipebook import expand
-
 from . import store
 
 _LOCAL_HTML = re.compile(r"^(?![a-z]+:)(?P<path>[^#?]*)\.html(?P<rest>[#?].*)?$")
@@ -149,6 +147,8 @@ class MarkdownWriter(nodes.NodeVisitor):
         if node.get("rb_recipe"):
             self.explorer(node)
 
+    do_recipe_explorer = do_raw  # the explorer node carries the same rb_* attributes
+
     def do_compound(self, node: nodes.compound) -> None:
         if "toctree-wrapper" not in node.get("classes", []):
             self.walk_children(node)
@@ -158,22 +158,23 @@ class MarkdownWriter(nodes.NodeVisitor):
 
     do_target = do_substitution_definition = do_system_message = do_comment
 
-    def explorer(self, node: nodes.raw) -> None:
+    def explorer(self, node: nodes.Element) -> None:
         recipe = store.recipe(self.env, store.path_for(self.recipes_dir, node["rb_recipe"]))
         if recipe is None:
             return
-        expansion = expand(recipe, node["rb_strategy"], node["rb_target"])
-        choice = ", ".join(f"{axis}={value}" for axis, value in expansion.selection.items())
+        # the build's view of the recipe: the commands the page opens on, expanded once
+        target = store.view(self.env, recipe).target(node["rb_strategy"], node["rb_target"])
+        choice = ", ".join(f"{axis}={value}" for axis, value in target.opening_selection().items())
         intro = (
             self._("Recommended selection: {selection}")
-            if expansion.recommended
+            if target.template.recommended is not None
             else self._("Base selection: {selection}")
         )
         self.add(intro.format(selection=choice))
-        for command in expansion.commands:
-            rank = "" if command.rank is None else f", rank {command.rank}"
-            self.add(f"```bash\n# {command.role}{rank}\n{command.shell}\n```")
-        for node_name, cmd in expansion.router:
+        for role, rank, text in target.opening_commands():
+            where = "" if rank is None else f", rank {rank}"
+            self.add(f"```bash\n# {role}{where}\n{text}\n```")
+        for node_name, cmd in target.template.router:
             self.add(f"```bash\n# router: {node_name}\n{cmd}\n```")
 
 

@@ -11,7 +11,9 @@ exclude_patterns = ["_build", "recipes"]
 recipebook_dir = str(REPOSITORY / "recipes")
 recipebook_pages = {"recipe": "{name}", "install": "install", "configuration": "install"}
 # the same package versions as the site
-recipebook_versions = runpy.run_path(str(REPOSITORY / "conf.py"))["recipebook_versions"]
+SITE = runpy.run_path(str(REPOSITORY / "conf.py"))
+recipebook_versions = SITE["recipebook_versions"]
+recipebook_languages = SITE["recipebook_languages"]
 html_theme = "basic"
 
 PAGE = """# {name}
