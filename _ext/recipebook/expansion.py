@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterator, Mapping
 
 from . import shell
-from .model import Grid, Recipe, Role, Selection, Strategy, Target
+from .model import Delta, Grid, Recipe, Role, Selection, Strategy, Target
 from .problems import SelectionError
 
 MAX_SELECTIONS = 4096
@@ -187,25 +187,34 @@ def _set_keys(lines: list[Line], values: Mapping[str, str], slot_prefix: Slot) -
             lines.append(Line(slot=(*slot_prefix, n), key=key, text=text))
 
 
-def _apply_deltas(grid: Grid, role: Role, selection: Selection) -> tuple[list[Line], list[Line]]:
+def base_lines(role: Role) -> tuple[list[Line], list[Line]]:
+    """A role's argument and env lines before any delta."""
     args = [Line(slot=(0, i), key=k, text=t) for i, (k, t) in enumerate(role.args.items())]
     envs = [Line(slot=(0, i), key=k, text=t) for i, (k, t) in enumerate(role.envs.items())]
-    for axis_index, (axis, values) in enumerate(grid.axes.items()):
-        value = selection[axis]
-        delta = grid.delta(axis, value).get(role.role)
-        if delta is None:
-            continue
-        args = [line for line in args if line.key not in delta.del_args]
-        envs = [line for line in envs if line.key not in delta.del_envs]
-        prefix = (1, axis_index, values.index(value))
-        _set_keys(args, delta.add_args, prefix)
-        _set_keys(envs, delta.add_envs, prefix)
     return args, envs
 
 
-def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
-    """The commands of one role: one, or one per rank laid over the role's."""
-    args, envs = _apply_deltas(grid, role, selection)
+def apply_delta(args: list[Line], envs: list[Line], delta: Delta, slot_prefix: Slot) -> tuple[list[Line], list[Line]]:
+    """The lines after one axis value's delta: deleted keys go, added keys are set (new lists)."""
+    args = [line for line in args if line.key not in delta.del_args]
+    envs = [line for line in envs if line.key not in delta.del_envs]
+    _set_keys(args, delta.add_args, slot_prefix)
+    _set_keys(envs, delta.add_envs, slot_prefix)
+    return args, envs
+
+
+def _apply_deltas(grid: Grid, role: Role, selection: Selection) -> tuple[list[Line], list[Line]]:
+    args, envs = base_lines(role)
+    for axis_index, (axis, values) in enumerate(grid.axes.items()):
+        value = selection[axis]
+        delta = grid.delta(axis, value).get(role.role)
+        if delta is not None:
+            args, envs = apply_delta(args, envs, delta, (1, axis_index, values.index(value)))
+    return args, envs
+
+
+def role_commands(grid: Grid, role: Role, args: list[Line], envs: list[Line]) -> list[Command]:
+    """The commands of one role from its lines after the deltas: one, or one per rank."""
 
     def command(rank: int | None, args: list[Line], envs: list[Line]) -> Command:
         return Command(
@@ -226,6 +235,11 @@ def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
         _set_keys(rank_envs, rank.envs, (2,))
         commands.append(command(number, rank_args, rank_envs))
     return commands
+
+
+def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
+    """The commands of one role: one, or one per rank laid over the role's."""
+    return role_commands(grid, role, *_apply_deltas(grid, role, selection))
 
 
 def expand_selection(recipe: Recipe, strategy: Strategy, target: Target, selection: Selection) -> Expansion:
