@@ -23,7 +23,11 @@ $(STAMP): requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-html: $(addprefix html-,$(LANGUAGES))
+# The languages build side by side (one sphinx-build each, on their own cores);
+# LANGUAGE_JOBS=1 builds them one after the other, with the same output.
+LANGUAGE_JOBS ?= $(words $(LANGUAGES))
+html: $(STAMP)
+	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES))
 	$(BIN)/python -m recipebook_sphinx.publish $(BUILD)/html $(LANGUAGES) --site-url "$(SITE_URL)"
 
 $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
