@@ -12,8 +12,9 @@ from .model import Delta, Grid, Recipe, Role, Selection, Strategy, Target
 from .problems import SelectionError
 
 MAX_SELECTIONS = 4096
-# Version of the JSON shape of an expansion and of a recipe's matrix (command line and site API).
-API_VERSION = 1  # offered selections per target (rule 11)
+# Version of the JSON shapes the engine writes: an expansion, a matrix (command line) and the
+# site API (portable.py; 2: per target the explorer template instead of every selection).
+API_VERSION = 2
 MAX_COMBINATIONS = 16 * MAX_SELECTIONS  # combinations of axis values looked at to count them
 
 # A slot says where a line sits in its command, whichever selection produced it:
