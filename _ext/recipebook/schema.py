@@ -33,8 +33,13 @@ def _fast_validator(path: Path = SCHEMA_PATH) -> jsonschema_rs.Draft202012Valida
     return jsonschema_rs.Draft202012Validator(load_schema(path))
 
 
-def is_valid(data: object) -> bool:
-    return _fast_validator().is_valid(data)
+def is_valid(data: object) -> bool | None:
+    """Whether the document is valid, or None when the fast validator cannot take it
+    (values Rust's strings or numbers cannot hold, such as a lone surrogate)."""
+    try:
+        return _fast_validator().is_valid(data)
+    except (ValueError, OverflowError, TypeError):  # UnicodeEncodeError is a ValueError
+        return None
 
 
 def _type_names(value: object) -> list[str]:
@@ -116,7 +121,7 @@ def _problems(document: Document, error: ValidationError) -> list[Problem]:
 
 def check(document: Document) -> list[Problem]:
     """Every schema violation of a document, located."""
-    if is_valid(document.data):  # most documents are valid: the fast validator settles those
+    if is_valid(document.data) is True:  # most documents are valid: the fast validator settles those
         return []
     found = []
     for error in _validator().iter_errors(document.data):
