@@ -294,6 +294,8 @@ def test_mutated_recipes_only_give_reported_problems(workdir, case):
     assert_reported(path, found, problems)
     if found is not None:  # still a recipe: it expands, and every command keeps the layout
         for expansion in recipebook.matrix(found):
+            strategy, target = find(found, expansion.strategy, expansion.target)
+            assert expansion == recipebook.expand_selection(found, strategy, target, expansion.selection)
             for command in expansion.commands:
                 assert command.shell.startswith(command.envs[0] if command.envs else command.launcher)
 
@@ -385,3 +387,14 @@ def test_splitting_words_agrees_with_shlex(text):
             shell.words(text)
         return
     assert shell.words(text) == expected
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_matrix_shares_work_but_equals_expanding_each_selection(name):
+    found = recipe(name)
+    count = 0
+    for expansion in recipebook.matrix(found):
+        strategy, target = find(found, expansion.strategy, expansion.target)
+        assert expansion == recipebook.expand_selection(found, strategy, target, expansion.selection)
+        count += 1
+    assert count == sum(1 for _s, t in found.targets() for _ in recipebook.offered(t.grid))

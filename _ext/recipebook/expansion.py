@@ -276,8 +276,36 @@ def expand(recipe: Recipe, slug: str, target_name: str, given: Mapping[str, str]
     return expand_selection(recipe, strategy, target, resolve(target.grid, given or {}))
 
 
+def role_axes(grid: Grid, role: str) -> tuple[str, ...]:
+    """The axes some value of which has a delta for this role: its commands depend on no other."""
+    return tuple(axis for axis, values in grid.axes.items() if any(role in grid.delta(axis, v) for v in values))
+
+
 def matrix(recipe: Recipe) -> Iterator[Expansion]:
-    """Every offered selection of every strategy and target, in page order."""
+    """Every offered selection of every strategy and target, in page order.
+
+    A role's commands are expanded once per choice of the axes that change them and
+    shared by the selections that make that choice (the result equals expand_selection).
+    """
     for strategy, target in recipe.targets():
-        for selection in offered(target.grid):
-            yield expand_selection(recipe, strategy, target, selection)
+        grid = target.grid
+        roles = [(role, role_axes(grid, role.role), {}) for role in grid.base]
+        router = tuple((step.node, step.cmd) for step in grid.router)
+        for selection in offered(grid):
+            commands: list[Command] = []
+            for role, axes, cache in roles:
+                key = tuple(selection[axis] for axis in axes)
+                found = cache.get(key)
+                if found is None:
+                    found = cache[key] = expand_role(grid, role, selection)
+                commands += found
+            recommended = grid.recommended is not None and all(grid.recommended[a] == v for a, v in selection.items())
+            yield Expansion(
+                recipe=recipe.name,
+                strategy=strategy.slug,
+                target=target.target,
+                selection=selection,
+                recommended=recommended,
+                commands=tuple(commands),
+                router=router,
+            )

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Mapping, Sequence
 
 from . import shell
-from .expansion import apply_delta, base_lines, default_selection, offered, role_commands
+from .expansion import apply_delta, base_lines, default_selection, offered, role_axes, role_commands
 from .model import Recipe, Strategy, Target
 
 # One product: for each axis index, the allowed value indices (None: any value).
@@ -126,13 +126,6 @@ def build(recipe: Recipe, strategy: Strategy, target: Target, *, only_default: b
     return build_checked(recipe, strategy, target, only_default=only_default)[0]
 
 
-def _role_axes(grid, role: str) -> tuple[int, ...]:
-    """The axes (by index) some value of which has a delta for this role."""
-    return tuple(
-        a for a, (axis, values) in enumerate(grid.axes.items()) if any(role in grid.delta(axis, v) for v in values)
-    )
-
-
 def _expand_projections(grid, role, relevant: tuple[int, ...], group: dict[tuple[int, ...], list]) -> None:
     """Fill in the commands of each projection, applying one delta per step of a walk
     over the role's axes: projections that share their first values share that work."""
@@ -176,7 +169,8 @@ def build_checked(
     # per role: projection onto its axes -> [bit set of the selections having it, the commands]
     groups: list[dict[tuple[int, ...], list]] = []
     for role in grid.base:
-        relevant = _role_axes(grid, role.role)
+        names = role_axes(grid, role.role)
+        relevant = tuple(a for a, (axis, _v) in enumerate(axes) if axis in names)
         group: dict[tuple[int, ...], list] = {}
         for bit, index in enumerate(indexed):
             key = tuple(index[a] for a in relevant)
