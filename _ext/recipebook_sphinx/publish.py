@@ -251,8 +251,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("outdir", type=Path)
     parser.add_argument("languages", nargs="+")
     parser.add_argument("--site-url", default="")
+    parser.add_argument("--recipes-dir", type=Path, default=ROOT / "recipes")
     args = parser.parse_args(argv)
-    publish(args.outdir, args.languages, args.site_url)
+    publish(args.outdir, args.languages, args.site_url, args.recipes_dir)
     return 0
 
 
