@@ -112,7 +112,8 @@ def write_listing(path: Path, recipe: Recipe, expansion: Expansion, offered: int
         f"""<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}: ready-to-run files</title></head>
+<title>{escape(title)}: ready-to-run files</title>
+<style>pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}</style></head>
 <body><main><h1>{escape(title)}</h1>
 <p>Files of the selection the page opens on ({escape(pairs)}): <a href="{key}/serve.sh">serve.sh</a> ·
 <a href="{key}/">all files</a>.</p>
