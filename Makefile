@@ -25,7 +25,11 @@ $(STAMP): requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-html: $(addprefix html-,$(LANGUAGES))
+# The languages build side by side (one sphinx-build each, on their own cores);
+# LANGUAGE_JOBS=1 builds them one after the other, with the same output.
+LANGUAGE_JOBS ?= $(words $(LANGUAGES))
+html: $(STAMP)
+	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES))
 	$(BIN)/python -m recipebook_sphinx.publish $(BUILD)/html $(LANGUAGES) --site-url "$(SITE_URL)"
 
 $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
@@ -70,9 +74,11 @@ node_modules/.installed: package.json package-lock.json
 test: $(STAMP) node_modules/.installed lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# Build and engine figures (bench/run.py); prints them as a table, ratios measured in one run.
+# Build and engine figures (bench/run.py), ratios measured in one run: prints the table, writes it
+# into README.md (between the bench markers) and the figures to _build/bench.json.
 bench: $(STAMP)
-	$(BIN)/python bench/run.py $(BENCH_ARGS)
+	mkdir -p $(BUILD)
+	$(BIN)/python bench/run.py --readme --json $(BUILD)/bench.json $(BENCH_ARGS)
 
 # Regenerate the vllm serve vocabulary (flags, JSON fields, env names) from the released
 # source of a vLLM / vllm-rbln pair; needs the network, unlike the build and the tests.

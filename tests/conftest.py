@@ -27,43 +27,60 @@ def rootdir() -> Path:
     return ROOTS
 
 
+def _site_command(out: Path, language: str, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-q",
+        "-c",
+        str(ROOT),
+        "-b",
+        "html",
+        "-d",
+        str(out / "doctrees" / language),
+        "-D",
+        f"language={language}",
+        *extra,
+        str(ROOT / "source"),
+        str(out / "html" / language),
+    ]
+
+
+_SITE_ENV = {"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
 def build_site(out: Path, language: str, *extra: str) -> subprocess.CompletedProcess:
     """Build the real site in one language, as `make html` does (warnings are errors)."""
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sphinx",
-            "-W",
-            "--keep-going",
-            "-q",
-            "-c",
-            str(ROOT),
-            "-b",
-            "html",
-            "-d",
-            str(out / "doctrees" / language),
-            "-D",
-            f"language={language}",
-            *extra,
-            str(ROOT / "source"),
-            str(out / "html" / language),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-    )
+    command = _site_command(out, language, *extra)
+    return subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT, env=_SITE_ENV)
+
+
+def build_languages(out: Path, languages: tuple[str, ...] = ("en", "ko"), *extra: str) -> None:
+    """Build several languages side by side, as `make html` does; fails on any warning."""
+    running = [
+        subprocess.Popen(
+            _site_command(out, language, *extra),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env=_SITE_ENV,
+        )
+        for language in languages
+    ]
+    for language, process in zip(languages, running, strict=True):
+        _stdout, stderr = process.communicate()
+        assert process.returncode == 0, f"{language}: {stderr}"
 
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The whole site built once in both languages; returns the html folder."""
+    """The whole site built once in both languages (side by side); returns the html folder."""
     out = tmp_path_factory.mktemp("site")
-    for language in LANGUAGES:
-        result = build_site(out, language)
-        assert result.returncode == 0, result.stderr
+    build_languages(out, LANGUAGES)
     subprocess.run(
         [sys.executable, "-m", "recipebook_sphinx.publish", str(out / "html"), *LANGUAGES],
         check=True,

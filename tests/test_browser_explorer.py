@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from recipebook import expand, load
+from recipebook.files import selection_files
 
 pytestmark = pytest.mark.browser
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"
@@ -109,4 +110,47 @@ def test_selection_is_kept_in_the_url_fragment(browser, server):
     )
     assert other.locator(f"#{gid}").is_visible()
     assert visible_commands(other, gid) == [c.shell for c in expected.commands]
+    context.close()
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_ready_to_run_files_follow_the_selection(browser, server, javascript):
+    """With JavaScript the link writes the chosen selection's files in the page (they equal
+    the engine's); without it, it opens the target's page of static files, which exists."""
+    recipe = load(RECIPES / "A.X-K2.json")
+    strategy, target = "prefill-decode-disaggregated", "Latency"
+    context = browser.new_context(java_script_enabled=javascript, accept_downloads=True)
+    page = context.new_page()
+    page.goto(f"{server}/en/recipes/A.X-K2.html")
+    gid = grid_id(page, strategy, target)
+    open_tabs(page, gid)
+    default = dict(expand(recipe, strategy, target).selection)
+    axis, values = next((a, v) for a, v in recipe.strategy(strategy).target(target).grid.axes.items() if len(v) > 1)
+    value = next(v for v in values if v != default[axis])
+    click_value(page, gid, axis, value)
+    chosen = expand(recipe, strategy, target, {**default, axis: value})
+    if not javascript:
+        with page.expect_navigation():
+            page.click(f"#{gid} a.rb-dl")
+        assert "ready-to-run files" in page.title() and page.locator("a", has_text="serve.sh").count() == 1
+        context.close()
+        return
+    page.click(f"#{gid} a.rb-dl")
+    page.wait_for_selector(f"#{gid} .rb-dl-files a")
+    links = page.locator(f"#{gid} .rb-dl-files a")
+    expected = selection_files(chosen)
+    assert [links.nth(i).inner_text() for i in range(links.count())] == list(expected)
+    for i in (0, 1, links.count() - 1):
+        name = links.nth(i).inner_text()
+        with page.expect_download() as info:
+            links.nth(i).click()
+        download = info.value
+        assert download.suggested_filename == name
+        assert Path(download.path()).read_text() == expected[name], name
+    # choosing another value rewrites the offered files
+    click_value(page, gid, axis, default[axis])
+    page.wait_for_function(
+        f"document.querySelector('#{gid} .rb-dl-files a') && "
+        f"document.querySelectorAll('#{gid} .rb-dl-files a').length === {len(selection_files(expand(recipe, strategy, target)))}"
+    )
     context.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -9,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from recipebook import explorer, load, offered
-from recipebook.explorer import Block
+from recipebook.expansion import expand_selection
 from recipebook_sphinx import store
 
 ROOT = Path(__file__).resolve().parents[1]
+RECIPES = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
 
 
 @pytest.mark.parametrize("name", ["gpt-oss-120b", "A.X-K2"])
@@ -27,13 +29,61 @@ def test_templates_reproduce_every_selection(name):
         assert lines < template.selections * len(template.blocks) * 5
 
 
-def test_a_template_that_would_show_other_commands_is_caught(monkeypatch):
+@pytest.mark.parametrize("path", RECIPES, ids=lambda p: p.stem)
+def test_filtering_the_template_gives_each_selection_its_expansion(path):
+    """The slow way, independent of the proof's bit sets: filter every block's lines."""
+    recipe = load(path)
+    for strategy, target in recipe.targets():
+        template = explorer.build(recipe, strategy, target)
+        for selection in offered(target.grid):
+            index = template.index(selection)
+            commands = expand_selection(recipe, strategy, target, selection).commands
+            assert [block.text(index) for block in template.blocks] == [c.shell for c in commands]
+
+
+def _targets_with_conditional_lines():
+    recipe = load(ROOT / "recipes" / "gpt-oss-120b.json")
+    for strategy, target in recipe.targets():
+        template = explorer.build(recipe, strategy, target)
+        if any(v.when != (None,) * len(template.axes) for b in template.blocks for v in b.lines):
+            return recipe, strategy, target
+    raise AssertionError("no target with a conditional line")
+
+
+def test_a_line_shown_too_widely_is_caught(monkeypatch):
+    recipe, strategy, target = _targets_with_conditional_lines()
+    original = explorer._decompose
+    # every line's condition loses its restrictions: it would show in every selection
+    monkeypatch.setattr(
+        explorer, "_decompose", lambda chosen, universe: [tuple(None for _p in p) for p in original(chosen, universe)]
+    )
+    _template, wrong = explorer.build_checked(recipe, strategy, target)
+    total = sum(1 for _ in offered(target.grid))
+    assert 0 < len(wrong) <= total
+    for text in wrong:  # named as axis=value pairs of a real selection
+        pairs = dict(pair.split("=", 1) for pair in text.split(", "))
+        assert set(pairs) == set(target.grid.axes)
+
+
+def test_a_line_missing_from_some_selections_is_caught(monkeypatch):
+    recipe, strategy, target = _targets_with_conditional_lines()
+    original = explorer._decompose
+    monkeypatch.setattr(explorer, "_decompose", lambda chosen, universe: original(chosen, universe)[:-1] or [])
+    _template, wrong = explorer.build_checked(recipe, strategy, target)
+    assert wrong
+
+
+def test_commands_whose_lines_leave_slot_order_are_caught(monkeypatch):
     recipe = load(ROOT / "recipes" / "gpt-oss-120b.json")
     strategy, target = next(recipe.targets())
-    original = Block.text
-    monkeypatch.setattr(Block, "text", lambda self, chosen: original(self, chosen).replace(" \\\n    --trust", ""))
+    original = explorer.role_commands
+
+    def reversed_lines(grid, role, args, envs):
+        return [dataclasses.replace(c, arg_lines=c.arg_lines[::-1]) for c in original(grid, role, args, envs)]
+
+    monkeypatch.setattr(explorer, "role_commands", reversed_lines)
     _template, wrong = explorer.build_checked(recipe, strategy, target)
-    assert len(wrong) == 54  # every selection of the target
+    assert len(wrong) == sum(1 for _ in offered(target.grid))  # every selection of the target
 
 
 def test_unchanged_recipes_are_not_checked_again(make_app, rootdir, tmp_path, monkeypatch):

@@ -18,8 +18,9 @@ import yaml
 from bs4 import BeautifulSoup
 
 from recipe_support import HAND_COUNTED
-from recipebook import expand, load, matrix
-from recipebook.files import selection_key
+from recipebook import expand, load, matrix, offered, portable
+from recipebook.expansion import API_VERSION, expand_selection
+from recipebook.files import selection_files, selection_key
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = {p.stem: load(p) for p in sorted((ROOT / "recipes").glob("*.json")) if p.name != "schema.json"}
@@ -28,9 +29,8 @@ LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["recipebook_languages"])
 
 def test_api_index_lists_every_recipe_with_its_pages(site):
     index = json.loads((site / "api" / "index.json").read_text())
-    assert index["version"] == 1
-    # every recipe once, in file-name order (the catalogue's order)
-    assert [r["name"] for r in index["recipes"]] == sorted(RECIPES)
+    assert index["version"] == API_VERSION
+    assert [r["name"] for r in index["recipes"]] == [r.name for r in RECIPES.values()]
     for entry in index["recipes"]:
         recipe = RECIPES[entry["name"]]
         assert entry["model"] == recipe.model and entry["provider"] == recipe.provider
@@ -44,40 +44,68 @@ def test_api_index_lists_every_recipe_with_its_pages(site):
     )
 
 
+def _document(site: Path, name: str) -> dict:
+    return json.loads((site / "api" / "recipes" / f"{name}.json").read_text())
+
+
 def test_api_equals_the_engine_for_every_selection(site):
     for name, recipe in RECIPES.items():
-        document = json.loads((site / "api" / "recipes" / f"{name}.json").read_text())
-        assert document["version"] == 1 and document["recipe"] == name
-        expected = [e.to_json() for e in matrix(recipe)]
-        got = [{k: v for k, v in s.items() if k != "files"} for s in document["selections"]]
-        assert got == expected
-        assert len(got) == HAND_COUNTED.get(name, len(expected))
+        document = _document(site, name)
+        assert document["version"] == API_VERSION and document["recipe"] == name
+        assert [(t["strategy"], t["target"]) for t in document["targets"]] == [
+            (s.slug, t.target) for s, t in recipe.targets()
+        ]
+        count = 0
+        for target, (strategy, engine_target) in zip(document["targets"], recipe.targets(), strict=True):
+            assert target["selections"] == sum(1 for _ in offered(engine_target.grid))
+            assert target["router"] == [{"node": s.node, "cmd": s.cmd} for s in engine_target.grid.router]
+            for selection in offered(engine_target.grid):
+                commands = expand_selection(recipe, strategy, engine_target, selection).commands
+                expected = [
+                    {"role": c.role, "rank": c.rank, "launcher": c.launcher, "model": c.model}
+                    | {"envs": list(c.envs), "args": list(c.args)}
+                    for c in commands
+                ]
+                assert portable.commands_of(target, selection) == expected
+                count += 1
+        assert count == sum(1 for _ in matrix(recipe)) == HAND_COUNTED.get(name, count)
 
 
-def _selection_dirs(site: Path):
+def _static_dirs(site: Path):
+    """The selection each target opens on: the one whose files are published."""
     for name, recipe in RECIPES.items():
-        for expansion in matrix(recipe):
+        for strategy, target in recipe.targets():
+            expansion = expand(recipe, strategy.slug, target.target)
             folder = site / "api" / "recipes" / name / expansion.strategy / expansion.target
             yield expansion, folder / selection_key(expansion.selection)
 
 
-def test_every_selection_has_its_files(site):
-    count = 0
-    for expansion, folder in _selection_dirs(site):
+def test_each_target_publishes_the_files_of_its_opening_selection_only(site):
+    documents = {name: _document(site, name) for name in RECIPES}
+    for expansion, folder in _static_dirs(site):
         names = {p.name for p in folder.iterdir()}
-        assert "serve.sh" in names and "index.html" in names
-        for command in expansion.commands:
-            stem = command.role if command.rank is None else f"{command.role}-rank{command.rank}"
-            assert {f"{stem}.yaml", f"{stem}.env"} <= names
-        count += 1
-    assert count == sum(1 for recipe in RECIPES.values() for _ in matrix(recipe))
-    assert count >= sum(HAND_COUNTED.values())
+        assert names == {*selection_files(expansion), "index.html"}
+        for file_name, text in selection_files(expansion).items():
+            assert (folder / file_name).read_text() == text
+        assert {p.name for p in folder.parent.iterdir()} == {folder.name, "index.html"}
+        listing = (folder.parent / "index.html").read_text()
+        assert f'href="{folder.name}/serve.sh"' in listing and "python -m recipebook files" in listing
+        target = next(
+            t
+            for t in documents[expansion.recipe]["targets"]
+            if (t["strategy"], t["target"]) == (expansion.strategy, expansion.target)
+        )
+        assert target["files"] == f"{folder.name}/"
+    # the output grows with targets, not with selections
+    published = [p for p in (site / "api" / "recipes").rglob("*") if p.is_file()]
+    targets = sum(1 for recipe in RECIPES.values() for _ in recipe.targets())
+    assert len(published) < len(RECIPES) + targets * (2 + max(len(e.commands) for e, _f in _static_dirs(site)) * 2 + 1)
 
 
 def test_serve_scripts_and_env_files_pass_bash_n_and_shellcheck(site):
-    scripts = [folder / "serve.sh" for _e, folder in _selection_dirs(site)]
-    envs = sorted({p for _e, folder in _selection_dirs(site) for p in folder.glob("*.env")})
-    for path in scripts + envs[:50]:
+    scripts = [folder / "serve.sh" for _e, folder in _static_dirs(site)]
+    envs = sorted({p for _e, folder in _static_dirs(site) for p in folder.glob("*.env")})
+    for path in scripts + envs:
         result = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True)
         assert result.returncode == 0, (path, result.stderr)
     shellcheck = shutil.which("shellcheck")
@@ -149,18 +177,21 @@ def _args_from_config(config: dict) -> list[str]:
 
 
 def test_each_config_yaml_holds_the_commands_arguments(site):
+    """For every selection, the files written from the published document (as the browser
+    does) hold the command's arguments as vLLM's --config reads them, and its environment."""
     checked = 0
-    for expansion, folder in _selection_dirs(site):
-        if checked > 400:
-            break
-        for command in expansion.commands:
-            stem = command.role if command.rank is None else f"{command.role}-rank{command.rank}"
-            config = yaml.safe_load((folder / f"{stem}.yaml").read_text())
-            assert _args_from_config(config) == [w for text in command.args for w in shlex.split(text)]
-            env_text = (folder / f"{stem}.env").read_text()
-            assert env_text == "".join(f"export {e}\n" for e in command.envs)
-            checked += 1
-    assert checked > 400
+    for name, recipe in RECIPES.items():
+        document = _document(site, name)
+        for target, (strategy, engine_target) in zip(document["targets"], recipe.targets(), strict=True):
+            for selection in offered(engine_target.grid):
+                files = portable.files_from_document(name, target, selection)
+                for command in expand_selection(recipe, strategy, engine_target, selection).commands:
+                    stem = command.role if command.rank is None else f"{command.role}-rank{command.rank}"
+                    config = yaml.safe_load(files[f"{stem}.yaml"]) or {}
+                    assert _args_from_config(config) == [w for text in command.args for w in shlex.split(text)]
+                    assert files[f"{stem}.env"] == "".join(f"export {e}\n" for e in command.envs)
+                    checked += 1
+    assert checked >= sum(len(e.commands) for recipe in RECIPES.values() for e in matrix(recipe))
 
 
 def _page_names(site: Path, lang: str) -> set[str]:

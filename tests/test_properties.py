@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import NAMES, RECIPES, shipped
-from recipebook import inline
+from recipebook import inline, shell
 from recipebook.expansion import find, is_excluded
 from recipebook.problems import Problem
 from recipebook.rules import text_error
@@ -294,6 +294,8 @@ def test_mutated_recipes_only_give_reported_problems(workdir, case):
     assert_reported(path, found, problems)
     if found is not None:  # still a recipe: it expands, and every command keeps the layout
         for expansion in recipebook.matrix(found):
+            strategy, target = find(found, expansion.strategy, expansion.target)
+            assert expansion == recipebook.expand_selection(found, strategy, target, expansion.selection)
             for command in expansion.commands:
                 assert command.shell.startswith(command.envs[0] if command.envs else command.launcher)
 
@@ -345,3 +347,54 @@ def test_markup_is_read_or_reported(text):
     assert all(isinstance(e, str) and e for e in errors)
     if not errors:
         _allowed(spans)
+
+
+# Fast paths: each must agree with the slow, explaining path it stands in for.
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_recipes())
+def test_the_fast_schema_validator_agrees_with_the_full_one(case):
+    _name, document = case
+    full = not any(True for _ in recipebook.schema._validator().iter_errors(document))
+    assert recipebook.schema.is_valid(document) in (full, None)  # None: left to the full validator
+
+
+def test_the_fast_schema_validator_rejects_what_the_full_one_rejects():
+    # the property above mostly sees valid mutations; make sure both verdicts occur
+    document = copy.deepcopy(data(NAMES[0]))
+    assert recipebook.schema.is_valid(document)
+    document["strategies"][0]["options"][0]["grid"]["unknown"] = 1
+    assert not recipebook.schema.is_valid(document)
+    assert any(True for _ in recipebook.schema._validator().iter_errors(document))
+
+
+def test_a_document_the_fast_validator_cannot_take_is_left_to_the_full_one():
+    document = copy.deepcopy(data(NAMES[0]))
+    document["name"] = "\ud800"  # a lone surrogate: no Rust string holds it
+    assert recipebook.schema.is_valid(document) is None
+    located = recipebook.schema.check(recipebook.source.Document(path="x.json", data=document, values={}, keys={}))
+    assert located  # the full validator still reports the name
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from([*TEXT_ALPHABET, "\x0b", "\x0c", "\u00a0", "\u3000"]), max_size=20))
+def test_splitting_words_agrees_with_shlex(text):
+    try:
+        expected = shlex.split(text, posix=True)
+    except ValueError:
+        with pytest.raises(ValueError):
+            shell.words(text)
+        return
+    assert shell.words(text) == expected
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_matrix_shares_work_but_equals_expanding_each_selection(name):
+    found = recipe(name)
+    count = 0
+    for expansion in recipebook.matrix(found):
+        strategy, target = find(found, expansion.strategy, expansion.target)
+        assert expansion == recipebook.expand_selection(found, strategy, target, expansion.selection)
+        count += 1
+    assert count == sum(1 for _s, t in found.targets() for _ in recipebook.offered(t.grid))

@@ -1,8 +1,8 @@
 """Two clean builds of the site give byte-identical output.
 
-The site is built twice with `make html` (the shipped route: both languages, in parallel
-as the Makefile does, then the site-level files) into two fresh folders of different
-names, under different hash seeds, so neither the build folder, nor the order of Python
+The site is built twice with `make html` into two fresh folders of different names: once
+the shipped route (both languages side by side, then the site-level files), once with
+the languages one after the other (LANGUAGE_JOBS=1), under different hash seeds, so neither the build folder, nor the order of Python
 sets and dicts, nor the scheduling of parallel workers may leak into a page. Every file
 of the two outputs is compared byte for byte (HTML, JavaScript, CSS, text, and the
 rest).
@@ -22,11 +22,11 @@ from judge_support import ROOT
 pytestmark = pytest.mark.slow
 
 
-def _make_html(build: Path, seed: str) -> Path:
+def _make_html(build: Path, seed: str, *options: str) -> Path:
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
     env["PYTHONHASHSEED"] = seed
     result = subprocess.run(
-        ["make", "--no-print-directory", "html", f"BUILD={build}"],
+        ["make", "--no-print-directory", "html", f"BUILD={build}", *options],
         capture_output=True,
         text=True,
         check=False,
@@ -42,8 +42,10 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def test_two_clean_builds_are_byte_identical(tmp_path):
+    """The second build takes the languages one after the other: running them side by
+    side (what `make html` does) must not change a byte either."""
     first = _files(_make_html(tmp_path / "first-build", "1"))
-    second = _files(_make_html(tmp_path / "build-two", "2"))
+    second = _files(_make_html(tmp_path / "build-two", "2", "LANGUAGE_JOBS=1"))
     assert sorted(first) == sorted(second), set(first) ^ set(second)
     differ = [name for name in first if first[name] != second[name]]
     detail = ""

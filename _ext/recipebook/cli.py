@@ -1,4 +1,4 @@
-"""Command line: validate recipes, expand one selection, print the whole matrix."""
+"""Command line: validate recipes, expand one selection, print the whole matrix, write a selection's files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import expansion
+from . import expansion, files
 from .load import check_file
 from .model import Recipe
 from .problems import Problem, SelectionError
@@ -114,6 +114,44 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_files(args: argparse.Namespace) -> int:
+    """Write a selection's ready-to-run files (serve.sh, a vLLM config and an env file per command)."""
+    recipe = _load_one(args.file)
+    if recipe is None:
+        return 1
+    try:
+        result = expansion.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+    except SelectionError as error:
+        print(f"{args.file}: {error}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in files.selection_files(result).items():
+            path = out / name
+            path.write_text(text, encoding="utf-8")
+            if name.endswith(".sh"):
+                path.chmod(0o755)
+            print(path)
+    except OSError as error:
+        print(f"{args.out}: cannot write the files: {error.strerror or error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _selection_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("file", metavar="FILE")
+    command.add_argument("--strategy", required=True, metavar="SLUG")
+    command.add_argument("--target", required=True, metavar="TARGET")
+    command.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="AXIS=VALUE",
+        help="choose a value for an axis (repeatable); others take the recommended value",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m recipebook", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -121,22 +159,17 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("files", nargs="*", metavar="FILE", help="recipe files (default: recipes/*.json)")
     validate.set_defaults(run=cmd_validate)
     expand = sub.add_parser("expand", help="print the commands of one selection")
-    expand.add_argument("file", metavar="FILE")
-    expand.add_argument("--strategy", required=True, metavar="SLUG")
-    expand.add_argument("--target", required=True, metavar="TARGET")
-    expand.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="AXIS=VALUE",
-        help="choose a value for an axis (repeatable); others take the recommended value",
-    )
+    _selection_arguments(expand)
     expand.add_argument("--format", choices=("shell", "json"), default="shell")
     expand.set_defaults(run=cmd_expand)
     matrix = sub.add_parser("matrix", help="print every offered selection with its commands")
     matrix.add_argument("file", metavar="FILE")
     matrix.add_argument("--format", choices=("shell", "json"), default="shell")
     matrix.set_defaults(run=cmd_matrix)
+    write = sub.add_parser("files", help="write the ready-to-run files of one selection into a folder")
+    _selection_arguments(write)
+    write.add_argument("--out", required=True, metavar="DIR", help="the folder to write into (created if missing)")
+    write.set_defaults(run=cmd_files)
     return parser
 
 

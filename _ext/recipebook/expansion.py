@@ -8,12 +8,13 @@ import math
 from collections.abc import Iterator, Mapping
 
 from . import shell
-from .model import Grid, Recipe, Role, Selection, Strategy, Target
+from .model import Delta, Grid, Recipe, Role, Selection, Strategy, Target
 from .problems import SelectionError
 
 MAX_SELECTIONS = 4096
-# Version of the JSON shape of an expansion and of a recipe's matrix (command line and site API).
-API_VERSION = 1  # offered selections per target (rule 11)
+# Version of the JSON shapes the engine writes: an expansion, a matrix (command line) and the
+# site API (portable.py; 2: per target the explorer template instead of every selection).
+API_VERSION = 2
 MAX_COMBINATIONS = 16 * MAX_SELECTIONS  # combinations of axis values looked at to count them
 
 # A slot says where a line sits in its command, whichever selection produced it:
@@ -187,25 +188,34 @@ def _set_keys(lines: list[Line], values: Mapping[str, str], slot_prefix: Slot) -
             lines.append(Line(slot=(*slot_prefix, n), key=key, text=text))
 
 
-def _apply_deltas(grid: Grid, role: Role, selection: Selection) -> tuple[list[Line], list[Line]]:
+def base_lines(role: Role) -> tuple[list[Line], list[Line]]:
+    """A role's argument and env lines before any delta."""
     args = [Line(slot=(0, i), key=k, text=t) for i, (k, t) in enumerate(role.args.items())]
     envs = [Line(slot=(0, i), key=k, text=t) for i, (k, t) in enumerate(role.envs.items())]
-    for axis_index, (axis, values) in enumerate(grid.axes.items()):
-        value = selection[axis]
-        delta = grid.delta(axis, value).get(role.role)
-        if delta is None:
-            continue
-        args = [line for line in args if line.key not in delta.del_args]
-        envs = [line for line in envs if line.key not in delta.del_envs]
-        prefix = (1, axis_index, values.index(value))
-        _set_keys(args, delta.add_args, prefix)
-        _set_keys(envs, delta.add_envs, prefix)
     return args, envs
 
 
-def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
-    """The commands of one role: one, or one per rank laid over the role's."""
-    args, envs = _apply_deltas(grid, role, selection)
+def apply_delta(args: list[Line], envs: list[Line], delta: Delta, slot_prefix: Slot) -> tuple[list[Line], list[Line]]:
+    """The lines after one axis value's delta: deleted keys go, added keys are set (new lists)."""
+    args = [line for line in args if line.key not in delta.del_args]
+    envs = [line for line in envs if line.key not in delta.del_envs]
+    _set_keys(args, delta.add_args, slot_prefix)
+    _set_keys(envs, delta.add_envs, slot_prefix)
+    return args, envs
+
+
+def _apply_deltas(grid: Grid, role: Role, selection: Selection) -> tuple[list[Line], list[Line]]:
+    args, envs = base_lines(role)
+    for axis_index, (axis, values) in enumerate(grid.axes.items()):
+        value = selection[axis]
+        delta = grid.delta(axis, value).get(role.role)
+        if delta is not None:
+            args, envs = apply_delta(args, envs, delta, (1, axis_index, values.index(value)))
+    return args, envs
+
+
+def role_commands(grid: Grid, role: Role, args: list[Line], envs: list[Line]) -> list[Command]:
+    """The commands of one role from its lines after the deltas: one, or one per rank."""
 
     def command(rank: int | None, args: list[Line], envs: list[Line]) -> Command:
         return Command(
@@ -226,6 +236,11 @@ def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
         _set_keys(rank_envs, rank.envs, (2,))
         commands.append(command(number, rank_args, rank_envs))
     return commands
+
+
+def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
+    """The commands of one role: one, or one per rank laid over the role's."""
+    return role_commands(grid, role, *_apply_deltas(grid, role, selection))
 
 
 def expand_selection(recipe: Recipe, strategy: Strategy, target: Target, selection: Selection) -> Expansion:
@@ -261,8 +276,36 @@ def expand(recipe: Recipe, slug: str, target_name: str, given: Mapping[str, str]
     return expand_selection(recipe, strategy, target, resolve(target.grid, given or {}))
 
 
+def role_axes(grid: Grid, role: str) -> tuple[str, ...]:
+    """The axes some value of which has a delta for this role: its commands depend on no other."""
+    return tuple(axis for axis, values in grid.axes.items() if any(role in grid.delta(axis, v) for v in values))
+
+
 def matrix(recipe: Recipe) -> Iterator[Expansion]:
-    """Every offered selection of every strategy and target, in page order."""
+    """Every offered selection of every strategy and target, in page order.
+
+    A role's commands are expanded once per choice of the axes that change them and
+    shared by the selections that make that choice (the result equals expand_selection).
+    """
     for strategy, target in recipe.targets():
-        for selection in offered(target.grid):
-            yield expand_selection(recipe, strategy, target, selection)
+        grid = target.grid
+        roles = [(role, role_axes(grid, role.role), {}) for role in grid.base]
+        router = tuple((step.node, step.cmd) for step in grid.router)
+        for selection in offered(grid):
+            commands: list[Command] = []
+            for role, axes, cache in roles:
+                key = tuple(selection[axis] for axis in axes)
+                found = cache.get(key)
+                if found is None:
+                    found = cache[key] = expand_role(grid, role, selection)
+                commands += found
+            recommended = grid.recommended is not None and all(grid.recommended[a] == v for a, v in selection.items())
+            yield Expansion(
+                recipe=recipe.name,
+                strategy=strategy.slug,
+                target=target.target,
+                selection=selection,
+                recommended=recommended,
+                commands=tuple(commands),
+                router=router,
+            )

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 from collections.abc import Mapping, Sequence
 
 from . import shell
-from .expansion import Command, default_selection, expand_selection, offered
+from .expansion import apply_delta, base_lines, default_selection, offered, role_axes, role_commands
 from .model import Recipe, Strategy, Target
 
 # One product: for each axis index, the allowed value indices (None: any value).
@@ -28,6 +27,7 @@ class Variant:
     """One line (an env assignment or an argument) and when it is shown."""
 
     kind: str  # "env" or "arg"
+    slot: tuple[int, ...] = ()  # where the line sits in its command (see expansion.Slot)
     key: str
     text: str
     when: Product  # one product; a line shown under a union appears once per product
@@ -79,38 +79,44 @@ class Template:
 
 @dataclasses.dataclass(frozen=True)
 class _Universe:
-    """The offered selections of a target, and whether they are every combination."""
+    """The offered selections of a target as bit sets: bit i stands for the i-th selection.
 
-    selections: frozenset[tuple[int, ...]]
+    ``masks[a][v]`` holds the selections choosing value v on axis a.
+    """
+
+    masks: tuple[tuple[int, ...], ...]
     domains: tuple[frozenset[int], ...]
-    complete: bool
 
     @classmethod
-    def of(cls, selections: list[tuple[int, ...]], width: int) -> _Universe:
-        domains = tuple(frozenset(s[a] for s in selections) for a in range(width))
-        complete = len(set(selections)) == math.prod(len(d) for d in domains)
-        return cls(selections=frozenset(selections), domains=domains, complete=complete)
+    def of(cls, selections: list[tuple[int, ...]], sizes: list[int]) -> _Universe:
+        masks = [[0] * size for size in sizes]
+        for bit, index in enumerate(selections):
+            for a, v in enumerate(index):
+                masks[a][v] |= 1 << bit
+        domains = tuple(frozenset(v for v, mask in enumerate(row) if mask) for row in masks)
+        return cls(masks=tuple(tuple(row) for row in masks), domains=domains)
 
-    def count(self, box: list[frozenset[int]]) -> int:
-        """How many offered selections lie in a box (a product of value sets)."""
-        if self.complete:  # no exclusions: every combination in the box is offered
-            return math.prod(len(values) for values in box)
-        return sum(1 for s in self.selections if all(s[a] in values for a, values in enumerate(box)))
+    def box(self, values: list[frozenset[int]]) -> int:
+        """The offered selections in a box (a product of value sets)."""
+        bits = -1
+        for a, allowed in enumerate(values):
+            row = self.masks[a]
+            bits &= sum((row[v] for v in allowed), 0)
+        return bits
 
 
-def _decompose(chosen: set[tuple[int, ...]], universe: _Universe) -> list[Product]:
-    """Split a set of selections into products that, among the offered ones, cover exactly it."""
+def _decompose(chosen: int, universe: _Universe) -> list[Product]:
+    """Split a set of selections (a bit set) into products that, among the offered ones, cover exactly it."""
     if not chosen:
         return []
-    width = len(universe.domains)
-    projections = [frozenset(s[a] for s in chosen) for a in range(width)]
-    if universe.count(projections) == len(chosen):
-        return [tuple(None if projections[a] >= universe.domains[a] else projections[a] for a in range(width))]
-    axis = next(a for a in range(width) if len(projections[a]) > 1)
+    masks = universe.masks
+    projections = [frozenset(v for v in domain if chosen & masks[a][v]) for a, domain in enumerate(universe.domains)]
+    if universe.box(projections) == chosen:
+        return [tuple(None if p >= universe.domains[a] else p for a, p in enumerate(projections))]
+    axis = next(a for a, p in enumerate(projections) if len(p) > 1)
     products = []
     for value in sorted(projections[axis]):
-        part = {s for s in chosen if s[axis] == value}
-        for product in _decompose(part, universe):
+        for product in _decompose(chosen & masks[axis][value], universe):
             products.append(tuple(frozenset({value}) if a == axis else p for a, p in enumerate(product)))
     return products
 
@@ -120,26 +126,94 @@ def build(recipe: Recipe, strategy: Strategy, target: Target, *, only_default: b
     return build_checked(recipe, strategy, target, only_default=only_default)[0]
 
 
+def _expand_projections(grid, role, relevant: tuple[int, ...], group: dict[tuple[int, ...], list]) -> None:
+    """Fill in the commands of each projection, applying one delta per step of a walk
+    over the role's axes: projections that share their first values share that work."""
+    axes = list(grid.axes.items())
+    prefixes = {key[:k] for key in group for k in range(len(relevant) + 1)}
+
+    def walk(depth: int, key: tuple[int, ...], args, envs) -> None:
+        if depth == len(relevant):
+            group[key][1] = role_commands(grid, role, args, envs)
+            return
+        a = relevant[depth]
+        axis, values = axes[a]
+        for v, value in enumerate(values):
+            if (*key, v) not in prefixes:
+                continue
+            delta = grid.delta(axis, value).get(role.role)
+            step = (args, envs) if delta is None else apply_delta(args, envs, delta, (1, a, v))
+            walk(depth + 1, (*key, v), *step)
+
+    walk(0, (), *base_lines(role))
+
+
 def build_checked(
     recipe: Recipe, strategy: Strategy, target: Target, *, only_default: bool = False
 ) -> tuple[Template, list[str]]:
     """The template, and the selections for which filtering it differs from expansion (none, always).
 
-    Each selection is expanded once: the same commands build the template and check it.
+    A role's commands depend only on the values of the axes that have a delta for it, so
+    each role is expanded once per distinct choice of those values, not once per
+    selection. The proof is exact for every selection: for each line, the selections
+    whose expansion holds it must be exactly those whose filtering shows it (kept as
+    bit sets, one bit per offered selection), and within every command the lines must
+    come in the order the template gives them.
     """
     grid = target.grid
     axes = tuple((axis, values) for axis, values in grid.axes.items())
     default = default_selection(grid)
     selections = [default] if only_default else list(offered(grid))
-    indexed = [tuple(values.index(s[axis]) for axis, values in axes) for s in selections]
-    expansions = [expand_selection(recipe, strategy, target, s).commands for s in selections]
-    template = _template(strategy, target, axes, indexed, expansions, default)
-    wrong = [
+    positions = [{value: v for v, value in enumerate(values)} for _axis, values in axes]
+    indexed = [tuple(positions[a][s[axis]] for a, (axis, _v) in enumerate(axes)) for s in selections]
+    # per role: projection onto its axes -> [bit set of the selections having it, the commands]
+    groups: list[dict[tuple[int, ...], list]] = []
+    for role in grid.base:
+        names = role_axes(grid, role.role)
+        relevant = tuple(a for a, (axis, _v) in enumerate(axes) if axis in names)
+        group: dict[tuple[int, ...], list] = {}
+        for bit, index in enumerate(indexed):
+            key = tuple(index[a] for a in relevant)
+            entry = group.get(key)
+            if entry is None:
+                group[key] = [1 << bit, None]
+            else:
+                entry[0] |= 1 << bit
+        _expand_projections(grid, role, relevant, group)
+        groups.append(group)
+    template, seen, disordered = _template(strategy, target, axes, indexed, groups, default)
+    return template, _proof(template, selections, indexed, seen, disordered)
+
+
+def _proof(
+    template: Template,
+    selections: list[dict[str, str]],
+    indexed: list[tuple[int, ...]],
+    seen: dict[tuple, int],
+    disordered: int,
+) -> list[str]:
+    """Selections whose filtered template differs from their expansion."""
+    every = (1 << len(indexed)) - 1
+    masks = [[0] * len(values) for _axis, values in template.axes]
+    for bit, index in enumerate(indexed):
+        for a, v in enumerate(index):
+            masks[a][v] |= 1 << bit
+    shown: dict[tuple, int] = {}
+    for block in template.blocks:
+        for variant in block.lines:
+            bits = every
+            for a, allowed in variant._limits:
+                bits &= sum((masks[a][v] for v in allowed), 0)
+            key = (block.role, block.rank, variant.kind, variant.slot, variant.key, variant.text)
+            shown[key] = shown.get(key, 0) | bits
+    wrong = disordered
+    for key in shown.keys() | seen.keys():
+        wrong |= shown.get(key, 0) ^ seen.get(key, 0)
+    return [
         ", ".join(f"{a}={v}" for a, v in selection.items())
-        for selection, index, commands in zip(selections, indexed, expansions, strict=True)
-        if [block.text(index) for block in template.blocks] != [c.shell for c in commands]
+        for bit, selection in enumerate(selections)
+        if wrong >> bit & 1
     ]
-    return template, wrong
 
 
 def _template(
@@ -147,32 +221,42 @@ def _template(
     target: Target,
     axes: tuple[tuple[str, tuple[str, ...]], ...],
     indexed: list[tuple[int, ...]],
-    expansions: list[tuple[Command, ...]],
+    groups: list[dict[tuple[int, ...], list]],
     default: dict[str, str],
-) -> Template:
+) -> tuple[Template, dict[tuple, int], int]:
     grid = target.grid
-    universe = _Universe.of(indexed, len(axes))
-    seen: dict[tuple, dict[tuple, set[tuple[int, ...]]]] = {}
-    order: dict[tuple, dict[tuple, tuple]] = {}
+    universe = _Universe.of(indexed, [len(values) for _axis, values in axes])
+    seen: dict[tuple, dict[tuple, int]] = {}
     heads: dict[tuple, tuple[str, str]] = {}
-    for index, commands in zip(indexed, expansions, strict=True):
-        for command in commands:
-            block = (command.role, command.rank)
-            heads[block] = (command.launcher, command.model)
-            lines = [("env", line) for line in command.env_lines] + [("arg", line) for line in command.arg_lines]
-            for kind, line in lines:
-                # the same text at another slot is another variant: its place differs
-                variant = (kind, line.slot, line.key, line.text)
-                seen.setdefault(block, {}).setdefault(variant, set()).add(index)
-                order.setdefault(block, {}).setdefault(variant, (kind != "env", line.slot, len(order[block])))
+    disordered = 0  # selections with a command whose lines are not in slot order
+    for group in groups:
+        for bits, commands in group.values():
+            for command in commands:
+                block = (command.role, command.rank)
+                heads[block] = (command.launcher, command.model)
+                variants = seen.setdefault(block, {})
+                get = variants.get
+                for kind, lines in (("env", command.env_lines), ("arg", command.arg_lines)):
+                    previous: tuple = ()
+                    for line in lines:
+                        slot = line.slot
+                        if slot <= previous:  # out of order, or two lines at one slot
+                            disordered |= bits
+                        previous = slot
+                        # the same text at another slot is another variant: its place differs
+                        variant = (kind, slot, line.key, line.text)
+                        variants[variant] = get(variant, 0) | bits
     varies = {r.role: frozenset(r.varies or ()) for r in grid.base}
     blocks = []
+    flat: dict[tuple, int] = {}
     for block, variants in seen.items():
         lines = []
-        for variant in sorted(variants, key=lambda v: order[block][v]):
-            kind, _, key, text = variant
-            for product in _decompose(variants[variant], universe):
-                lines.append(Variant(kind=kind, key=key, text=text, when=product))
+        for variant in sorted(variants, key=lambda v: (v[0] != "env", v[1], v[2], v[3])):
+            kind, slot, key, text = variant
+            bits = variants[variant]
+            flat[(*block, *variant)] = bits
+            for product in _decompose(bits, universe):
+                lines.append(Variant(kind=kind, slot=slot, key=key, text=text, when=product))
         launcher, model = heads[block]
         blocks.append(
             Block(
@@ -189,7 +273,7 @@ def _template(
         for entry in grid.excluded
     )
     recommended = None if grid.recommended is None else tuple(values.index(grid.recommended[a]) for a, values in axes)
-    return Template(
+    template = Template(
         strategy=strategy,
         target=target,
         axes=axes,
@@ -200,3 +284,4 @@ def _template(
         router=tuple((step.node, step.cmd) for step in grid.router),
         selections=len(indexed),
     )
+    return template, flat, disordered

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Mapping
 
 import yaml
 
@@ -58,7 +59,14 @@ def _function(name: str, body: str, needs: list[str]) -> str:
     return f"{name}() {{\n{checks}{body}\n}}\n"
 
 
-def serve_sh(expansion: Expansion) -> str:
+def substitute(text: str, values: Mapping[str, str] | None) -> str:
+    """Put a reader's values in for their placeholders (<NAME> -> value); others stay."""
+    if not values:
+        return text
+    return shell.PLACEHOLDER.sub(lambda match: values.get(match.group(1), match.group()), text)
+
+
+def serve_sh(expansion: Expansion, values: Mapping[str, str] | None = None) -> str:
     """A script that runs any one command of the selection, or the router steps."""
     pairs = " ".join(f"{a}={v}" for a, v in expansion.selection.items())
     parts = [
@@ -74,9 +82,10 @@ def serve_sh(expansion: Expansion) -> str:
     for command in expansion.commands:
         name = "serve_" + command_name(command).replace("-", "_")
         names.append((command, name))
-        parts.append(_function(name, _fill_placeholders(command.shell), shell.placeholders(command.shell)))
+        text = substitute(command.shell, values)
+        parts.append(_function(name, _fill_placeholders(text), shell.placeholders(text)))
     if expansion.router:
-        steps = "\n".join(cmd for _node, cmd in expansion.router)  # verbatim: heredocs stay intact
+        steps = "\n".join(substitute(cmd, values) for _node, cmd in expansion.router)  # verbatim: heredocs stay intact
         parts.append(_function("router", steps, []))
     choices = []
     for command, name in names:
@@ -97,31 +106,43 @@ def serve_sh(expansion: Expansion) -> str:
     return "\n".join(parts) + "\n"
 
 
-def config_yaml(command: Command) -> str:
-    """The command's arguments as a vllm --config file (keys are flags without dashes)."""
-    config: dict[str, object] = {}
+def config_entry(text: str) -> tuple[str, str]:
+    """One argument as a vllm --config entry: its key (the flag without dashes) and its YAML."""
+    words = shell.words(text)
+    flag, _sep, inline = words[0].partition("=")
+    values = ([inline] if _sep else []) + words[1:]
+    key = flag.lstrip("-")
+    value: object = True if not values else values[0] if len(values) == 1 else values
+    return key, yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def config_yaml(command: Command, values: Mapping[str, str] | None = None) -> str:
+    """The command's arguments as a vllm --config file (keys are flags without dashes).
+
+    Each argument is written on its own (a later one with the same key takes the first
+    one's place), so a page can assemble the file from its lines (static/recipebook-files.js).
+    """
+    entries: dict[str, str] = {}
     for text in command.args:
-        words = shell.words(text)
-        flag, _sep, inline = words[0].partition("=")
-        values = ([inline] if _sep else []) + words[1:]
-        key = flag.lstrip("-")
-        config[key] = True if not values else values[0] if len(values) == 1 else values
-    found = shell.placeholders(" ".join(command.args))
+        key, entry = config_entry(text)
+        entries[key] = entry
+    body = "".join(entries.values()) if entries else "{}\n"
+    found = shell.placeholders(substitute(" ".join(command.args), values))
     note = f"# Replace {', '.join(f'<{p}>' for p in found)} before use.\n" if found else ""
     header = f"# vllm serve {command.model} --config {command_name(command)}.yaml\n{note}"
-    return header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=1000)
+    return header + substitute(body, values)
 
 
-def env_file(command: Command) -> str:
+def env_file(command: Command, values: Mapping[str, str] | None = None) -> str:
     """The command's environment as a file to source (set -a; . FILE) before vllm serve."""
-    return "".join(f"export {text}\n" for text in command.envs)
+    return "".join(f"export {substitute(text, values)}\n" for text in command.envs)
 
 
-def selection_files(expansion: Expansion) -> dict[str, str]:
-    """Every file of one selection, by file name."""
-    files = {"serve.sh": serve_sh(expansion)}
+def selection_files(expansion: Expansion, values: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every file of one selection, by file name; with values, the reader's in place of placeholders."""
+    files = {"serve.sh": serve_sh(expansion, values)}
     for command in expansion.commands:
         name = command_name(command)
-        files[f"{name}.yaml"] = config_yaml(command)
-        files[f"{name}.env"] = env_file(command)
+        files[f"{name}.yaml"] = config_yaml(command, values)
+        files[f"{name}.env"] = env_file(command, values)
     return files

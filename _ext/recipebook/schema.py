@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import jsonschema
+import jsonschema_rs
 from jsonschema.exceptions import ValidationError, best_match
 
 from .problems import Kind, Problem, pointer_join
@@ -24,6 +25,21 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict:
 def _validator(path: Path = SCHEMA_PATH) -> jsonschema.Draft202012Validator:
     # the schema itself is checked against the metaschema by the tests, not on every run
     return jsonschema.Draft202012Validator(load_schema(path))
+
+
+@functools.cache
+def _fast_validator(path: Path = SCHEMA_PATH) -> jsonschema_rs.Draft202012Validator:
+    """A compiled validator that only says yes or no; the Python one explains a no."""
+    return jsonschema_rs.Draft202012Validator(load_schema(path))
+
+
+def is_valid(data: object) -> bool | None:
+    """Whether the document is valid, or None when the fast validator cannot take it
+    (values Rust's strings or numbers cannot hold, such as a lone surrogate)."""
+    try:
+        return _fast_validator().is_valid(data)
+    except (ValueError, OverflowError, TypeError):  # UnicodeEncodeError is a ValueError
+        return None
 
 
 def _type_names(value: object) -> list[str]:
@@ -105,6 +121,8 @@ def _problems(document: Document, error: ValidationError) -> list[Problem]:
 
 def check(document: Document) -> list[Problem]:
     """Every schema violation of a document, located."""
+    if is_valid(document.data) is True:  # most documents are valid: the fast validator settles those
+        return []
     found = []
     for error in _validator().iter_errors(document.data):
         found.extend(_problems(document, error))

@@ -105,8 +105,15 @@ def placeholders(text: str) -> list[str]:
     return list(dict.fromkeys(PLACEHOLDER.findall(text)))
 
 
+_QUOTING = re.compile(r"[\\'\"]")
+_BLANKS = re.compile(r"[ \t\r\n]+")
+
+
 def words(text: str) -> list[str]:
     """The shell words of a text, as bash would split it (raises ValueError if unbalanced)."""
+    if _QUOTING.search(text) is None:
+        # without quotes or backslashes a word is a run of anything but shlex's blanks
+        return [word for word in _BLANKS.split(text) if word]
     return shlex.split(text, posix=True)
 
 

@@ -45,6 +45,7 @@ def _add_assets(app: Sphinx) -> None:
     app.add_css_file("recipebook.css")
     app.add_css_file(EXPLORER_CSS)
     app.add_js_file("recipebook.js", defer="defer")
+    app.add_js_file("recipebook-files.js", defer="defer")
 
 
 def _pages(app: Sphinx, env: BuildEnvironment) -> None:

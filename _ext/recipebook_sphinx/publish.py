@@ -16,6 +16,7 @@ import argparse
 import gettext
 import json
 import re
+import shlex
 import shutil
 import sys
 from collections.abc import Callable
@@ -23,8 +24,8 @@ from html import escape
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
-from recipebook import load, matrix
-from recipebook.expansion import API_VERSION
+from recipebook import explorer, load, portable
+from recipebook.expansion import API_VERSION, Expansion
 from recipebook.files import selection_files, selection_key
 from recipebook.model import Recipe
 from recipebook.schema import SCHEMA_PATH
@@ -47,6 +48,12 @@ def files_dir(recipe: Recipe, strategy: str, target: str) -> str:
 
 
 def write_api(out: Path, all_recipes: list[Recipe], languages: list[str]) -> None:
+    """The API, and the static ready-to-run files of the selection each target opens on.
+
+    Any other selection's files are written in the browser from the recipe's document
+    (static/recipebook-files.js) or by ``python -m recipebook files``: the output grows with
+    recipes and their lines, not with the product of their axes.
+    """
     api = out / "api"
     if api.exists():
         shutil.rmtree(api)
@@ -69,52 +76,53 @@ def write_api(out: Path, all_recipes: list[Recipe], languages: list[str]) -> Non
                 "matrix": f"recipes/{recipe.name}.json",
             }
         )
-        selections = []
-        listings: dict[tuple[str, str], list[tuple[dict, str]]] = {}
-        for expansion in matrix(recipe):
-            folder = f"{files_dir(recipe, expansion.strategy, expansion.target)}/{selection_key(expansion.selection)}"
+        templates = [explorer.build(recipe, strategy, target) for strategy, target in recipe.targets()]
+        static = {}
+        for template in templates:
+            expansion = portable.static_selection(recipe, template)
+            target_dir = files_dir(recipe, expansion.strategy, expansion.target)
+            folder = f"{target_dir}/{selection_key(expansion.selection)}"
             files = selection_files(expansion)
             for name, text in files.items():
                 path = out / folder / name
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
             write_file_index(out / folder / "index.html", recipe, expansion.selection, list(files))
-            data = expansion.to_json()
-            data["files"] = f"../../{folder}/"
-            selections.append(data)
-            listings.setdefault((expansion.strategy, expansion.target), []).append(
-                (expansion.selection, selection_key(expansion.selection))
-            )
-        document = {"version": API_VERSION, "recipe": recipe.name, "selections": selections}
+            write_listing(out / target_dir / "index.html", recipe, expansion, template.selections)
+            static[(expansion.strategy, expansion.target)] = f"{selection_key(expansion.selection)}/"
+        document = portable.recipe_document(recipe, templates, static)
         (api / "recipes" / f"{recipe.name}.json").write_text(
-            json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8"
         )
-        for (strategy, target), entries in listings.items():
-            write_listing(out / files_dir(recipe, strategy, target) / "index.html", recipe, strategy, target, entries)
     (api / "index.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def write_listing(path: Path, recipe: Recipe, strategy: str, target: str, entries: list[tuple[dict, str]]) -> None:
-    """A plain page linking every selection's files, reachable without JavaScript."""
-    items = []
-    for selection, key in entries:
-        pairs = ", ".join(f"{a}={v}" for a, v in selection.items())
-        items.append(
-            f'<li>{escape(pairs)}: <a href="{key}/serve.sh">serve.sh</a> · <a href="{key}/">'
-            f"{escape('all files')}</a></li>"
-        )
-    title = f"{recipe.name}: {strategy} / {target}"
+def write_listing(path: Path, recipe: Recipe, expansion: Expansion, offered: int) -> None:
+    """A target's page of files, reachable without JavaScript: the opening selection's, and
+    how to get any other selection's."""
+    key = selection_key(expansion.selection)
+    pairs = ", ".join(f"{a}={v}" for a, v in expansion.selection.items())
+    sets = " ".join(f"--set {shlex.quote(f'{a}={v}')}" for a, v in expansion.selection.items())
+    command = (
+        f"python -m recipebook files recipes/{recipe.name}.json --strategy {shlex.quote(expansion.strategy)} "
+        f"--target {shlex.quote(expansion.target)} {sets} --out DIR"
+    )
+    title = f"{recipe.name}: {expansion.strategy} / {expansion.target}"
     path.write_text(
         f"""<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}: ready-to-run files</title></head>
+<title>{escape(title)}: ready-to-run files</title>
+<style>pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}</style></head>
 <body><main><h1>{escape(title)}</h1>
+<p>Files of the selection the page opens on ({escape(pairs)}): <a href="{key}/serve.sh">serve.sh</a> ·
+<a href="{key}/">all files</a>.</p>
+<p>This target offers {offered} selections. The recipe page writes the files of the one you choose in your
+browser (the "Ready-to-run files" link), and so does the command line, from a checkout of the recipes:</p>
+<pre><code>{escape(command)}</code></pre>
 <p>Each selection has a serve.sh (run ./serve.sh ROLE [RANK]), and for each command a vLLM config
 (vllm serve MODEL --config FILE.yaml) with an env file to source first.</p>
-<ul>
-{chr(10).join(items)}
-</ul></main></body></html>
+</main></body></html>
 """,
         encoding="utf-8",
     )
@@ -244,8 +252,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("outdir", type=Path)
     parser.add_argument("languages", nargs="+")
     parser.add_argument("--site-url", default="")
+    parser.add_argument("--recipes-dir", type=Path, default=ROOT / "recipes")
     args = parser.parse_args(argv)
-    publish(args.outdir, args.languages, args.site_url)
+    publish(args.outdir, args.languages, args.site_url, args.recipes_dir)
     return 0
 
 

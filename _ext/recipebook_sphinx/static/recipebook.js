@@ -19,18 +19,6 @@
 
   function remember(grid) {
     history.replaceState(null, "", "#" + gridState(grid).toString());
-    pointDownloads(grid);
-  }
-
-  // The files link follows the selection: api/recipes/NAME/STRATEGY/TARGET/axis-value__.../
-  function pointDownloads(grid) {
-    var link = grid.querySelector("a.rb-dl");
-    if (!link) { return; }
-    var state = gridState(grid);
-    var key = (grid.dataset.axes || "").split(" ").filter(Boolean).map(function (axis) {
-      return axis + "-" + state.get(axis);
-    }).join("__");
-    link.href = link.dataset.base + key + "/index.html";
   }
 
   function showTab(element) {
@@ -59,7 +47,6 @@
       if (input.type === "checkbox") { input.checked = value === "on"; }
       else if (input.value === value) { input.checked = true; }
     });
-    pointDownloads(grid);
   }
 
   function copy(button) {
@@ -113,7 +100,6 @@
       button.addEventListener("click", function () { copy(button); });
     });
     document.querySelectorAll("form.rb-grid").forEach(function (grid) {
-      pointDownloads(grid);
       grid.addEventListener("change", function () { remember(grid); });
       grid.addEventListener("reset", function () { setTimeout(function () { remember(grid); }, 0); });
       grid.addEventListener("submit", function (event) { event.preventDefault(); });
