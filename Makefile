@@ -30,7 +30,6 @@ $(STAMP): requirements.txt
 LANGUAGE_JOBS ?= $(words $(LANGUAGES))
 html: $(STAMP)
 	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES))
-	$(BIN)/python -m recipebook_sphinx.publish $(BUILD)/html $(LANGUAGES) --site-url "$(SITE_URL)"
 
 $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
 	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* $(SITEOPTS) source $(BUILD)/html/$*

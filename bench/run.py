@@ -410,9 +410,6 @@ def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str) -> float:
         _out, err = process.communicate()
         if process.returncode != 0:
             raise SystemExit(f"build failed: {' '.join(command)}\n{err[-4000:]}")
-    if not (out / "html" / "api").exists():  # until the build publishes the site-level files itself
-        publish = [sys.executable, "-m", "recipebook_sphinx.publish", str(out / "html"), "en", "ko"]
-        subprocess.run([*publish, "--recipes-dir", str(recipes)], check=True, env=ENV, cwd=ROOT)
     return time.perf_counter() - start
 
 

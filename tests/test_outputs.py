@@ -10,7 +10,6 @@ import shlex
 import shutil
 import stat
 import subprocess
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -196,18 +195,13 @@ def test_each_config_yaml_holds_the_commands_arguments(site):
 
 def _page_names(site: Path, lang: str) -> set[str]:
     tree = site / lang
-    return {str(p.relative_to(tree))[:-5] for p in tree.rglob("*.html")} - {"search", "genindex"}
+    return {str(p.relative_to(tree))[:-5] for p in tree.rglob("*.html")} - {"search", "genindex", "404"}
 
 
-def test_sitemap_lists_every_page_in_both_languages_with_alternates(site):
-    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
-    root = ET.parse(site / "sitemap.xml").getroot()
-    locs = {u.find("s:loc", ns).text for u in root.findall("s:url", ns)}
-    for lang in LANGUAGES:
-        for name in _page_names(site, lang):
-            assert f"/{lang}/{name}.html" in locs
-    for url in root.findall("s:url", ns):
-        assert {link.get("hreflang") for link in url.findall("x:link", ns)} == set(LANGUAGES)
+def test_no_sitemap_without_a_site_url(site):
+    # the sitemap protocol wants absolute URLs: without recipebook_site_url there is none
+    # (tests/test_publishing.py builds with one)
+    assert not (site / "sitemap.xml").exists()
 
 
 def test_llms_txt_lists_every_page_and_the_recommended_commands(site):

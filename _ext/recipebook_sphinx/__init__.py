@@ -12,7 +12,19 @@ from sphinx.util.typing import ExtensionMetadata
 
 from recipebook.problems import Problem
 
-from . import config, directives, explorer_node, i18n, markup, navigation, store, untranslated
+from . import (
+    config,
+    directives,
+    explorer_node,
+    i18n,
+    markup,
+    mdview,
+    navigation,
+    notfound,
+    publish,
+    store,
+    untranslated,
+)
 from .search_ko import SearchKorean
 from .warnings_ import Subtype, warn, warn_problem
 
@@ -82,6 +94,9 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     markup.setup(app)
     untranslated.setup(app)
     navigation.setup(app)
+    notfound.setup(app)
+    publish.setup(app)
+    mdview.setup(app)
     app.add_node(explorer_node.recipe_explorer, html=(explorer_node.visit_html, None))
     app.add_search_language(SearchKorean)
     app.add_directive("recipe-header", directives.HeaderDirective)

@@ -81,7 +81,8 @@ def extension_catalog() -> Catalog:
     catalog = _catalog("recipebook")
     catalog.add(site_conf()["project"])  # the site title, translated by i18n.configure
     for path in sorted(PACKAGE.glob("*.py")):
-        for message in python_messages(path):
+        # N_("..."): marked for the catalog, translated later in a language chosen then
+        for message in python_messages(path, frozenset({"_", "N_"})):
             catalog.add(message)
     for _file, _line, message, _comments, _context in extract_from_dir(
         PACKAGE / "templates", method_map=[("**.html", "jinja2.ext:babel_extract")], keywords={"_rb": None}

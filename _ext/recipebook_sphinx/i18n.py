@@ -13,7 +13,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import get_translation
 
-from . import mdview
+from . import notfound
 
 _ = get_translation("recipebook")
 
@@ -80,9 +80,12 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     suffix = app.builder.out_suffix
     up = "../" * pagename.count("/")
     base = config.recipebook_site_url.rstrip("/")
+    not_found = pagename == config.notfound_pagename
     alternates = []
     for other in config.recipebook_languages:
         href = f"{up}../{other}/{pagename}{suffix}"
+        if not_found:  # served at any missing address: absolute, to the language's start page
+            href = f"{notfound.site_path(config)}/{other}/index{suffix}"
         url = f"{base}/{other}/{pagename}{suffix}" if base else href
         alternates.append(
             {
@@ -95,15 +98,11 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
         )
     context["rb_alternates"] = alternates
     context["rb_lang"] = lang
-    context["rb_canonical"] = f"{pagename.rsplit('/', 1)[-1]}{suffix}"
+    context["rb_canonical"] = "" if not_found else f"{pagename.rsplit('/', 1)[-1]}{suffix}"
     context["_rb"] = _
     context["rb_og_locale"] = OG_LOCALES.get(lang, lang)
     context["rb_description"] = description(doctree)
-    if doctree is not None:  # a page from a source file: write its Markdown view beside it
-        markdown = mdview.to_markdown(doctree, app.env, config.recipebook_dir, _)
-        target = Path(app.outdir, pagename + ".md")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(markdown, encoding="utf-8")
+    if doctree is not None and not not_found:  # its Markdown view (mdview writes it)
         context["rb_markdown"] = pagename.rsplit("/", 1)[-1] + ".md"
 
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from sphinx.locale import get_translation
 
 from . import store
 
@@ -180,3 +182,17 @@ class MarkdownWriter(nodes.NodeVisitor):
 
 def to_markdown(doctree: nodes.document, env: Any, recipes_dir: str, translate: Callable[[str], str]) -> str:
     return MarkdownWriter(doctree, env, recipes_dir, translate).result()
+
+
+def write(app: Any, doctree: nodes.document, docname: str) -> None:
+    """doctree-resolved: write the page's Markdown view beside its HTML (not for the not-found page)."""
+    if app.builder.format != "html" or docname == app.config.notfound_pagename:
+        return
+    markdown = to_markdown(doctree, app.env, app.config.recipebook_dir, get_translation("recipebook"))
+    target = Path(app.outdir, docname + ".md")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(markdown, encoding="utf-8")
+
+
+def setup(app: Any) -> None:
+    app.connect("doctree-resolved", write)

@@ -1,67 +1,108 @@
-"""Site-level outputs, written after both languages are built.
+"""Site-level files, written by each language's build when it finishes (``build-finished``).
 
-- ``index.html``: sends a reader to their browser's language (links without JavaScript).
-- ``api/``: the JSON API (an index, one file per recipe in the engine's matrix shape,
-  the schema) and, per offered selection, ready-to-run files (serve.sh, a vLLM
-  config and an env file per command) with a listing page per target.
-- ``sitemap.xml`` with hreflang alternates, ``404.html``, and per language
-  ``llms.txt`` and ``llms-full.txt``.
+From what the build already holds (the recipes and their views in the environment, the
+page titles Sphinx collected), never by checking or expanding anything again:
 
-Usage: python -m recipebook_sphinx.publish OUTDIR [--site-url URL] LANG [LANG ...]
+- per language, in its own tree: ``llms.txt`` (an index of the Markdown views) and
+  ``llms-full.txt`` (all of them);
+- at the site root (the folder holding the language trees, when the build writes into
+  ``<root>/<language>``): ``index.html`` (sends a reader to their browser's language),
+  ``api/`` (the JSON API and the static ready-to-run files of the selection each target
+  opens on), ``sitemap.xml`` (only with ``recipebook_site_url``: the protocol wants
+  absolute URLs), and ``404.html`` (the source language's themed not-found page, from
+  sphinx-notfound-page, whose links are absolute under the site's path).
+
+Every language's build writes the site-level files for all configured languages, the
+same bytes whichever writes them, each file atomically: the languages can build side by
+side, and whichever finishes last leaves a complete site.
 """
 
 from __future__ import annotations
 
-import argparse
 import gettext
 import json
+import os
 import re
 import shlex
-import shutil
-import sys
-from collections.abc import Callable
-from html import escape
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
-from recipebook import explorer, load, portable
+import jinja2
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from recipebook import portable
 from recipebook.expansion import API_VERSION, Expansion
 from recipebook.files import selection_files, selection_key
 from recipebook.model import Recipe
 from recipebook.schema import SCHEMA_PATH
+from recipebook.view import RecipeView
 
-from . import i18n, landing, store
+from . import i18n, store
+from .config import site_config
 
-ROOT = Path(__file__).resolve().parents[2]
-LOCALE = ROOT / "locale"
-RECIPE_PAGE = "recipes/{name}"
-SKIP_PAGES = {"search", "genindex", "404"}
-_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+logger = logging.getLogger(__name__)
+
+LOCALE = Path(__file__).resolve().parents[2] / "locale"
+TEMPLATES = Path(__file__).parent / "templates" / "recipebook"
+NOT_FOUND = "404"  # sphinx-notfound-page's page name; kept out of the sitemap and llms.txt
+_TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, keep_trailing_newline=True)
 
 
-def recipes(directory: Path) -> list[Recipe]:
-    return [load(path) for path in store.recipe_paths(directory)]
+def N_(message: str) -> str:
+    """Mark a message for the catalog; it is translated into each language where it is used."""
+    return message
+
+
+CHOOSE_LANGUAGE = N_("Choose a language")
+
+
+class SiteWriter:
+    """Writes files under a folder atomically and can remove the ones it did not write."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.written: set[Path] = set()
+
+    def write(self, relative: str, text: str | bytes) -> None:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        if isinstance(text, bytes):
+            temporary.write_bytes(text)
+        else:
+            temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+        self.written.add(path)
+
+    def sweep(self, relative: str) -> None:
+        """Remove what an earlier build left under a folder (another build's files in progress
+        start with a dot and are left alone; the files both builds write are the same)."""
+        folder = self.root / relative
+        for path in sorted(folder.rglob("*"), reverse=True):
+            if path.is_file() and path not in self.written and not path.name.startswith("."):
+                path.unlink(missing_ok=True)
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
 
 
 def files_dir(recipe: Recipe, strategy: str, target: str) -> str:
     return f"api/recipes/{recipe.name}/{strategy}/{target}"
 
 
-def write_api(out: Path, all_recipes: list[Recipe], languages: list[str]) -> None:
+def write_api(site: SiteWriter, views: list[RecipeView], languages: Iterable[str], recipe_page: str) -> None:
     """The API, and the static ready-to-run files of the selection each target opens on.
 
     Any other selection's files are written in the browser from the recipe's document
     (static/recipebook-files.js) or by ``python -m recipebook files``: the output grows with
     recipes and their lines, not with the product of their axes.
     """
-    api = out / "api"
-    if api.exists():
-        shutil.rmtree(api)
-    (api / "recipes").mkdir(parents=True)
-    shutil.copy(SCHEMA_PATH, api / "schema.json")
+    site.write("api/schema.json", SCHEMA_PATH.read_bytes())
     index = {"version": API_VERSION, "schema": "schema.json", "recipes": []}
-    for recipe in all_recipes:
-        page = RECIPE_PAGE.format(name=recipe.name)
+    for view in views:
+        recipe = view.recipe
+        page = recipe_page.format(name=recipe.name)
         index["recipes"].append(
             {
                 "name": recipe.name,
@@ -76,187 +117,164 @@ def write_api(out: Path, all_recipes: list[Recipe], languages: list[str]) -> Non
                 "matrix": f"recipes/{recipe.name}.json",
             }
         )
-        templates = [explorer.build(recipe, strategy, target) for strategy, target in recipe.targets()]
         static = {}
-        for template in templates:
-            expansion = portable.static_selection(recipe, template)
+        for target in view.targets:
+            expansion = portable.static_selection(recipe, target.template)
             target_dir = files_dir(recipe, expansion.strategy, expansion.target)
-            folder = f"{target_dir}/{selection_key(expansion.selection)}"
+            key = selection_key(expansion.selection)
             files = selection_files(expansion)
             for name, text in files.items():
-                path = out / folder / name
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-            write_file_index(out / folder / "index.html", recipe, expansion.selection, list(files))
-            write_listing(out / target_dir / "index.html", recipe, expansion, template.selections)
-            static[(expansion.strategy, expansion.target)] = f"{selection_key(expansion.selection)}/"
-        document = portable.recipe_document(recipe, templates, static)
-        (api / "recipes" / f"{recipe.name}.json").write_text(
-            json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8"
+                site.write(f"{target_dir}/{key}/{name}", text)
+            site.write(f"{target_dir}/{key}/index.html", file_index(recipe, expansion.selection, list(files)))
+            site.write(f"{target_dir}/index.html", listing(recipe, expansion, target.template.selections))
+            static[(expansion.strategy, expansion.target)] = f"{key}/"
+        document = portable.recipe_document(recipe, [t.template for t in view.targets], static)
+        site.write(
+            f"api/recipes/{recipe.name}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
         )
-    (api / "index.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    site.write("api/index.json", json.dumps(index, indent=2, ensure_ascii=False) + "\n")
+    site.sweep("api")
 
 
-def write_listing(path: Path, recipe: Recipe, expansion: Expansion, offered: int) -> None:
+def listing(recipe: Recipe, expansion: Expansion, offered: int) -> str:
     """A target's page of files, reachable without JavaScript: the opening selection's, and
     how to get any other selection's."""
-    key = selection_key(expansion.selection)
-    pairs = ", ".join(f"{a}={v}" for a, v in expansion.selection.items())
     sets = " ".join(f"--set {shlex.quote(f'{a}={v}')}" for a, v in expansion.selection.items())
     command = (
         f"python -m recipebook files recipes/{recipe.name}.json --strategy {shlex.quote(expansion.strategy)} "
         f"--target {shlex.quote(expansion.target)} {sets} --out DIR"
     )
-    title = f"{recipe.name}: {expansion.strategy} / {expansion.target}"
-    path.write_text(
-        f"""<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}: ready-to-run files</title>
-<style>pre {{ white-space: pre-wrap; overflow-wrap: anywhere; }}</style></head>
-<body><main><h1>{escape(title)}</h1>
-<p>Files of the selection the page opens on ({escape(pairs)}): <a href="{key}/serve.sh">serve.sh</a> ·
-<a href="{key}/">all files</a>.</p>
-<p>This target offers {offered} selections. The recipe page writes the files of the one you choose in your
-browser (the "Ready-to-run files" link), and so does the command line, from a checkout of the recipes:</p>
-<pre><code>{escape(command)}</code></pre>
-<p>Each selection has a serve.sh (run ./serve.sh ROLE [RANK]), and for each command a vLLM config
-(vllm serve MODEL --config FILE.yaml) with an env file to source first.</p>
-</main></body></html>
-""",
-        encoding="utf-8",
+    return _TEMPLATES.get_template("listing.html").render(
+        title=f"{recipe.name}: {expansion.strategy} / {expansion.target}",
+        pairs=", ".join(f"{a}={v}" for a, v in expansion.selection.items()),
+        key=selection_key(expansion.selection),
+        offered=offered,
+        command=command,
     )
 
 
-def write_file_index(path: Path, recipe: Recipe, selection: dict, names: list[str]) -> None:
+def file_index(recipe: Recipe, selection: dict, names: list[str]) -> str:
     """The files of one selection, and how to use them."""
     pairs = ", ".join(f"{a}={v}" for a, v in selection.items())
-    items = "\n".join(f'<li><a href="{escape(name)}">{escape(name)}</a></li>' for name in names)
-    path.write_text(
-        f"""<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(recipe.name)}: {escape(pairs)}</title></head>
-<body><main><h1>{escape(recipe.name)}</h1><p>{escape(pairs)}</p>
-<p>Run <code>./serve.sh ROLE [RANK]</code>, or source a command's env file and pass its config:
-<code>set -a; . NAME.env; set +a; vllm serve MODEL --config NAME.yaml</code>.</p>
-<ul>
-{items}
-</ul>
-<p><a href="../index.html">Every selection of this target</a></p></main></body></html>
-""",
-        encoding="utf-8",
-    )
+    return _TEMPLATES.get_template("files.html").render(recipe=recipe.name, pairs=pairs, names=names)
 
 
-def pages(out: Path, lang: str) -> list[str]:
-    """Page names (without .html) of one language tree, sorted."""
-    tree = out / lang
-    names = [str(p.relative_to(tree))[:-5] for p in tree.rglob("*.html")]
-    return sorted(n for n in names if n not in SKIP_PAGES and not n.startswith("_"))
+def translators(languages: Iterable[str]) -> dict[str, Callable[[str], str]]:
+    """The extension's catalog in each language: the site-level pages name every language
+    in its own words, the same bytes whichever language's build writes them."""
+    i18n.compile_catalogs(LOCALE, ("recipebook",))
+    return {lang: gettext.translation("recipebook", LOCALE, [lang], fallback=True).gettext for lang in languages}
 
 
-def write_sitemap(out: Path, languages: list[str], site_url: str) -> None:
-    base = site_url.rstrip("/")
+def landing(title: str, languages: list[str]) -> str:
+    words = translators(languages)
+    entries = [
+        {
+            "lang": lang,
+            "name": i18n.LANGUAGE_NAMES.get(lang, lang),
+            "title": words[lang](title),
+            "choose": words[lang](CHOOSE_LANGUAGE),
+        }
+        for lang in languages
+    ]
+    return _TEMPLATES.get_template("landing.html").render(languages=entries, first=entries[0], codes=languages)
+
+
+def sitemap(site_url: str, languages: list[str], docnames: list[str]) -> str:
     entries = []
     for lang in languages:
-        for name in pages(out, lang):
+        for name in docnames:
             alternates = "".join(
-                f'\n    <xhtml:link rel="alternate" hreflang="{other}" href="{xml_escape(f"{base}/{other}/{name}.html")}"/>'
+                f'\n    <xhtml:link rel="alternate" hreflang="{other}" href="{xml_escape(f"{site_url}/{other}/{name}.html")}"/>'
                 for other in languages
             )
-            entries.append(f"  <url>\n    <loc>{xml_escape(f'{base}/{lang}/{name}.html')}</loc>{alternates}\n  </url>")
-    (out / "sitemap.xml").write_text(
+            entries.append(
+                f"  <url>\n    <loc>{xml_escape(f'{site_url}/{lang}/{name}.html')}</loc>{alternates}\n  </url>"
+            )
+    return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
         + "\n".join(entries)
-        + "\n</urlset>\n",
-        encoding="utf-8",
+        + "\n</urlset>\n"
     )
 
 
-def title_of(path: Path) -> str:
-    match = _TITLE.search(path.read_text(encoding="utf-8"))
-    return re.sub(r"\s+", " ", match.group(1)).split(" — ")[0].split(" &#8212; ")[0].strip() if match else path.stem
-
-
-def translator(lang: str) -> Callable[[str], str]:
-    """The extension's catalog for one language, as the Sphinx build uses it."""
-    i18n.compile_catalogs(LOCALE, ("recipebook",))
-    return gettext.translation("recipebook", LOCALE, [lang], fallback=True).gettext
-
-
-def write_llms(out: Path, lang: str, all_recipes: list[Recipe]) -> None:
-    """llms.txt (an index of the Markdown views) and llms-full.txt (all of them)."""
-    tree = out / lang
-    _ = translator(lang)
-    site_title = title_of(tree / "index.html")
+def llms(app: Sphinx, views: list[RecipeView], docnames: list[str]) -> tuple[str, str]:
+    """llms.txt and llms-full.txt of the language being built."""
+    _ = i18n._
+    env, lang = app.env, i18n.current(app.config)
+    site_title = str(_(site_config(app.config).title))
     summary = _(
         "Tested vllm serve commands for large language models on RBLN NPUs, per deployment strategy, "
         "target and feature."
     )
-    lines = [f"# {site_title}", "", f"> {summary}", ""]
-    names = {RECIPE_PAGE.format(name=r.name): r for r in all_recipes}
-    lines.append(f"## {_('Recipes')}")
-    for page, recipe in names.items():
-        texts = recipe.text.get(lang) or recipe.text["en"]
-        lines.append(f"- [{title_of(tree / (page + '.html'))}]({page}.md): {re.sub('<[^>]+>', '', texts.sub)}")
+    pattern = app.config.recipebook_pages["recipe"]
+    recipe_pages = {pattern.format(name=v.recipe.name): v.recipe for v in views}
+    outdir = Path(app.outdir)
+
+    def title(docname: str) -> str:
+        return " ".join(env.titles[docname].astext().split()) if docname in env.titles else docname
+
+    lines = [f"# {site_title}", "", f"> {summary}", "", f"## {_('Recipes')}"]
+    for page, recipe in recipe_pages.items():
+        if page in docnames:
+            texts = recipe.text.get(lang) or recipe.text["en"]
+            lines.append(f"- [{title(page)}]({page}.md): {re.sub('<[^>]+>', '', texts.sub)}")
+    guides = [d for d in docnames if d not in recipe_pages and (outdir / f"{d}.md").exists()]
     lines += ["", f"## {_('Guides')}"]
-    for page in pages(out, lang):
-        if page not in names and (tree / f"{page}.md").exists():
-            lines.append(f"- [{title_of(tree / (page + '.html'))}]({page}.md)")
-    (tree / "llms.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines += [f"- [{title(d)}]({d}.md)" for d in guides]
     full = [f"# {site_title}", "", f"> {summary}"]
-    for page in [*names, *[p for p in pages(out, lang) if p not in names]]:
-        markdown = tree / f"{page}.md"
+    for page in [*(p for p in recipe_pages if p in docnames), *guides]:
+        markdown = outdir / f"{page}.md"
         if markdown.exists():
             full += ["", "---", "", f"Source: {page}.html", "", markdown.read_text(encoding="utf-8").strip()]
-    (tree / "llms-full.txt").write_text("\n".join(full) + "\n", encoding="utf-8")
+    return "\n".join(lines) + "\n", "\n".join(full) + "\n"
 
 
-def write_404(out: Path, languages: list[str]) -> None:
-    links = "".join(
-        f'<li><a href="/{lang}/index.html" hreflang="{lang}" lang="{lang}">{escape(landing.TITLES.get(lang, lang))}'
-        f"</a></li>"
-        for lang in languages
-    )
-    (out / "404.html").write_text(
-        f"""<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Page not found · 페이지를 찾을 수 없습니다</title></head>
-<body><main>
-<h1>Page not found</h1>
-<p lang="ko">페이지를 찾을 수 없습니다.</p>
-<p>The page you asked for is not here. Start again from the recipes:</p>
-<ul>{links}</ul>
-</main></body></html>
-""",
-        encoding="utf-8",
-    )
+def site_root(app: Sphinx) -> Path | None:
+    """The folder of the language trees, when this build writes one of them (``<root>/<lang>``)."""
+    outdir = Path(app.outdir)
+    return outdir.parent if outdir.name == i18n.current(app.config) else None
 
 
-def publish(out: Path, languages: list[str], site_url: str = "", recipes_dir: Path = ROOT / "recipes") -> None:
-    all_recipes = recipes(recipes_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "index.html").write_text(landing.page(languages), encoding="utf-8")
-    write_api(out, all_recipes, languages)
-    write_sitemap(out, languages, site_url)
-    write_404(out, languages)
-    for lang in languages:
-        write_llms(out, lang, all_recipes)
+def published_docs(app: Sphinx) -> list[str]:
+    return sorted(d for d in app.env.found_docs if d != NOT_FOUND)
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m recipebook_sphinx.publish")
-    parser.add_argument("outdir", type=Path)
-    parser.add_argument("languages", nargs="+")
-    parser.add_argument("--site-url", default="")
-    parser.add_argument("--recipes-dir", type=Path, default=ROOT / "recipes")
-    args = parser.parse_args(argv)
-    publish(args.outdir, args.languages, args.site_url, args.recipes_dir)
-    return 0
+def finished(app: Sphinx, exception: BaseException | None) -> None:
+    """build-finished: the language's llms files, and the site-level files."""
+    if exception is not None or app.builder.format != "html" or app.builder.name not in ("html", "dirhtml"):
+        return
+    config = site_config(app.config)
+    views = []
+    for path in store.recipe_paths(config.recipes_dir):
+        recipe = store.recipe(app.env, path)
+        if recipe is not None:
+            views.append(store.view(app.env, recipe))
+    docnames = published_docs(app)
+    tree = SiteWriter(Path(app.outdir))
+    index, full = llms(app, views, docnames)
+    tree.write("llms.txt", index)
+    tree.write("llms-full.txt", full)
+    root = site_root(app)
+    if root is None:
+        return
+    site = SiteWriter(root)
+    languages = list(config.languages)
+    site.write("index.html", landing(config.title, languages))
+    write_api(site, views, languages, config.pages["recipe"])
+    if config.site_url:
+        site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))
+    else:
+        (root / "sitemap.xml").unlink(missing_ok=True)  # a sitemap needs absolute URLs
+    not_found = Path(app.outdir) / f"{NOT_FOUND}.html"
+    if i18n.current(app.config) == languages[0] and not_found.exists():
+        # the root's not-found page, for hosts that serve one for the whole site
+        site.write(f"{NOT_FOUND}.html", not_found.read_bytes())
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def setup(app: Sphinx) -> None:
+    app.connect("build-finished", finished)
+
+
+__all__ = ["finished", "setup", "write_api"]
