@@ -57,7 +57,7 @@ def test_broken_json_gives_file_line_column(tmp_path):
     no_traceback(result)
     assert result.returncode == 1
     first = result.stderr.splitlines()[0]
-    assert first == f"{broken}:4:3: /: invalid JSON: Expecting ',' delimiter"
+    assert first == f"{broken}:3:17: /: invalid JSON: missing comma between values"
     assert result.stdout == ""
 
 
