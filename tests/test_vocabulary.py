@@ -113,7 +113,7 @@ def test_data_file_header_and_format() -> None:
     data = json.loads(text)
     assert data["vllm"] == "0.30.0"
     assert data["vllm_rbln"] == "0.12.0"
-    assert data["format"] == 1
+    assert data["format"] == 2
     # deterministic: what the generator writes (sorted keys, fixed indent, one final newline)
     assert text == json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     assert vocabulary.vocabulary_info() == {
@@ -407,6 +407,165 @@ def test_other_environment_names_are_not_checked(tmp_path: Path) -> None:
     assert Broken(tmp_path, GPT, mutate).problems == []
 
 
+# --------------------------------------------------------------------------- value types
+
+RELEASE = "vLLM 0.30.0"
+
+
+def _entry(flag: str) -> dict[str, Any]:
+    return json.loads(vocabulary.DATA_FILE.read_text(encoding="utf-8"))["flags"][flag]
+
+
+def test_data_file_holds_value_types() -> None:
+    # what vLLM's parser converts each value with, and what its config class enforces
+    assert (_entry("--max-num-seqs")["type"], _entry("--max-num-seqs")["bounds"]) == ("int", {"ge": 1})
+    assert _entry("--gpu-memory-utilization")["type"] == "float"
+    assert _entry("--max-num-batched-tokens")["type"] == "size"  # human_readable_int: 8k, 2M
+    assert _entry("--max-model-len")["type"] == "size_or_auto"
+    assert _entry("--speculative-config")["type"] == "object"
+    assert _entry("--enable-prefix-caching")["type"] is None  # takes no value
+    fields = _entry("--speculative-config")["json_field_types"]
+    assert set(fields) == set(_entry("--speculative-config")["json_fields"])
+    assert "int" in fields["num_speculative_tokens"]["types"]
+    assert "eagle3" in fields["method"]["choices"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "text", "message"),
+    [
+        ("--max-num-seqs", "--max-num-seqs eight", f"--max-num-seqs takes an integer ({RELEASE}), got 'eight'"),
+        ("--max-num-seqs", "--max-num-seqs=-4", f"--max-num-seqs must be at least 1 ({RELEASE}), got '-4'"),
+        ("--max-num-seqs", "--max-num-seqs 1.5", f"--max-num-seqs takes an integer ({RELEASE}), got '1.5'"),
+        (
+            "--max-model-len",
+            "--max-model-len lots",
+            "--max-model-len takes an integer, a size such as 8k or 2G, or auto",
+        ),
+        ("--max-num-batched-tokens", "--max-num-batched-tokens 8x", "takes an integer or a size such as 8k or 2G"),
+        ("--max-num-batched-tokens", "--max-num-batched-tokens 0", "--max-num-batched-tokens must be at least 1"),
+    ],
+)
+def test_value_of_the_wrong_type(tmp_path: Path, flag: str, text: str, message: str) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"][flag] = text
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(f"{GPT_GRID}/base/0/args/{flag}", message, at=value_at(text))
+
+
+def test_value_of_the_wrong_type_in_a_delta(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        args = grid(data)["deltas"]["spec_decode=eagle3"]["main"]["add_args"]
+        args["--gpu-memory-utilization"] = "--gpu-memory-utilization 1.5"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.expect(
+        f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--gpu-memory-utilization",
+        f"--gpu-memory-utilization must be at most 1 ({RELEASE}), got '1.5'",
+        at=value_at("--gpu-memory-utilization 1.5"),
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "--max-num-seqs '<MAX_SEQS>'",
+        "--max-num-batched-tokens 8k",
+        "--max-num-batched-tokens 2M",
+        "--max-model-len auto",
+        "--max-model-len 128K",
+        "--gpu-memory-utilization '<GPU_SHARE>'",
+    ],
+)
+def test_values_vllm_accepts_pass(tmp_path: Path, text: str) -> None:
+    flag = text.split()[0]
+
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"][flag] = text
+
+    assert Broken(tmp_path, GPT, mutate).problems == []
+
+
+def _spec_config(data: Any, old: str, new: str) -> None:
+    args = grid(data)["deltas"]["spec_decode=eagle3"]["main"]["add_args"]
+    assert old in args["--speculative-config"]
+    args["--speculative-config"] = args["--speculative-config"].replace(old, new)
+
+
+def test_json_field_of_the_wrong_type(tmp_path: Path) -> None:
+    broken = Broken(
+        tmp_path, GPT, lambda d: _spec_config(d, '"num_speculative_tokens": 3', '"num_speculative_tokens": "three"')
+    )
+    pointer = f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative-config"
+    text = grid(json.loads(broken.text))["deltas"]["spec_decode=eagle3"]["main"]["add_args"]["--speculative-config"]
+    problem = broken.only(
+        pointer, "'num_speculative_tokens' of --speculative-config takes an integer", at=value_at(text)
+    )
+    assert problem.message.endswith(f'({RELEASE}), got "three"')
+
+
+def test_json_field_outside_its_literal(tmp_path: Path) -> None:
+    broken = Broken(tmp_path, GPT, lambda d: _spec_config(d, '"method": "eagle3"', '"method": "eagle9"'))
+    pointer = f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative-config"
+    assert any(
+        p.pointer == pointer and "'method' of --speculative-config takes one of" in p.message for p in broken.problems
+    )
+    assert broken.recipe is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('"num_speculative_tokens": 3', '"num_speculative_tokens": "<DRAFT_TOKENS>"'),  # a placeholder
+        ('"num_speculative_tokens": 3', '"num_speculative_tokens": "3"'),  # pydantic's lax mode
+    ],
+)
+def test_json_field_values_vllm_accepts(tmp_path: Path, old: str, new: str) -> None:
+    assert Broken(tmp_path, GPT, lambda d: _spec_config(d, old, new)).problems == []
+
+
+def test_json_valued_flag_given_a_bare_word(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        args = grid(data)["deltas"]["spec_decode=eagle3"]["main"]["add_args"]
+        args["--speculative-config"] = "--speculative-config eagle3"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(
+        f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative-config",
+        f"--speculative-config takes a JSON object ({RELEASE}), got 'eagle3'",
+        at=value_at("--speculative-config eagle3"),
+    )
+
+
+def test_every_typed_value_of_the_shipped_recipes_converts() -> None:
+    """Independently of the checker: each value of a typed flag in the shipped recipes is
+    what Python's own int()/float() (vLLM's converters) accept."""
+    import shlex
+
+    flags = json.loads(vocabulary.DATA_FILE.read_text(encoding="utf-8"))["flags"]
+
+    def texts(node: Any) -> Any:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key.startswith("--") and isinstance(value, str):
+                    yield value
+                yield from texts(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from texts(item)
+
+    seen = 0
+    for path in SHIPPED:
+        for text in texts(json.loads(path.read_text(encoding="utf-8"))):
+            words = shlex.split(text.replace("=", " ", 1) if text.split(" ")[0].count("=") else text)
+            entry = flags.get(words[0])
+            if entry is None or entry.get("type") not in ("int", "float") or len(words) != 2:
+                continue
+            {"int": int, "float": float}[entry["type"]](words[1])
+            seen += 1
+    assert seen > 0
+
+
 # --------------------------------------------------------------------------- the extractor, offline
 
 
@@ -427,6 +586,8 @@ FAKE_TREE = {
     "vllm/config/demo.py": """
         from dataclasses import field
         from typing import Literal
+
+        from pydantic import Field
 
         from vllm.config.utils import config
 
@@ -463,6 +624,12 @@ FAKE_TREE = {
             \"\"\"Inner JSON.\"\"\"
             block: int | None = None
             \"\"\"A size.\"\"\"
+            count: int = Field(default=1, ge=1)
+            \"\"\"At least one.\"\"\"
+            max_num_batched_tokens: int = 8
+            \"\"\"Human-readable.\"\"\"
+            share: float = Field(default=0.5, gt=0, le=1)
+            \"\"\"A share.\"\"\"
     """,
     "vllm/platforms/__init__.py": """
         _current_platform = None
@@ -479,6 +646,17 @@ FAKE_TREE = {
             raise NotImplementedError  # emulated by the extractor
 
 
+        def _compute_kwargs(cls):
+            kwargs = {}
+            human_readable_int_args = {"max_num_batched_tokens", "other_tokens"}
+            for name in cls:
+                if name == "max_model_len":
+                    kwargs[name]["type"] = human_readable_int_or_auto
+                elif name in human_readable_int_args:
+                    kwargs[name]["type"] = human_readable_int
+            return kwargs
+
+
         class EngineArgs:
             @staticmethod
             def add_cli_args(parser):
@@ -489,6 +667,9 @@ FAKE_TREE = {
                 group.add_argument("--mode", **demo_kwargs["mode"])
                 group.add_argument("--levels", **demo_kwargs["levels"])
                 group.add_argument("--block-size", **{**demo_kwargs["block"], "default": None})
+                group.add_argument("--count", **demo_kwargs["count"])
+                group.add_argument("--max-num-batched-tokens", **demo_kwargs["max_num_batched_tokens"])
+                group.add_argument("--share", **demo_kwargs["share"])
                 demo_kwargs["inner"]["type"] = str
                 group.add_argument("--inner-config", **demo_kwargs["inner"])
                 parser.add_argument("--plain", action="store_true", help="A plain " "switch.")
@@ -701,7 +882,7 @@ def fake_tree(tmp_path: Path) -> Path:
 def test_extractor_reads_a_fake_source_tree(fake_tree: Path) -> None:
     data, warnings = _tool().extract(fake_tree, "9.9.9", "1.2.3")
     assert warnings == []
-    assert (data["vllm"], data["vllm_rbln"], data["format"]) == ("9.9.9", "1.2.3", 1)
+    assert (data["vllm"], data["vllm_rbln"], data["format"]) == ("9.9.9", "1.2.3", 2)
     flags = data["flags"]
     assert set(flags) == {
         "--headless",
@@ -717,6 +898,9 @@ def test_extractor_reads_a_fake_source_tree(fake_tree: Path) -> None:
         "--mode",
         "--levels",
         "--block-size",
+        "--count",
+        "--max-num-batched-tokens",
+        "--share",
         "--inner-config",
         "--plain",
         "--pick",
@@ -740,6 +924,16 @@ def test_extractor_reads_a_fake_source_tree(fake_tree: Path) -> None:
     inner = flags["--inner-config"]
     assert (inner["json"], inner["json_class"], inner["json_fields"]) == (True, "JsonConfig", ["name", "size"])
     assert (flags["--plain"]["takes_value"], flags["--plain"]["help"]) == ("no", "A plain switch.")
+    # value types: the converter, None accepted, pydantic's limits, arg_utils' own parsers by field name
+    assert (flags["--block-size"]["type"], flags["--block-size"]["optional"]) == ("int", True)
+    assert (flags["--count"]["type"], flags["--count"]["bounds"]) == ("int", {"ge": 1})
+    assert (flags["--share"]["type"], flags["--share"]["bounds"]) == ("float", {"gt": 0, "le": 1})
+    assert flags["--max-num-batched-tokens"]["type"] == "size"
+    assert "optional" not in flags["--count"] and flags["--plain"]["type"] is None
+    assert flags["--port"]["type"] == "int" and flags["--allowed-origins"]["type"] == "json"
+    # JSON-valued flags: each field's JSON types, from the dataclass annotation
+    assert inner["type"] == "object"
+    assert inner["json_field_types"] == {"name": {"types": ["str"]}, "size": {"types": ["int"]}}
     # explicit choices, then appended to by the platform hook
     assert (flags["--pick"]["choices"], flags["--pick"]["help"]) == (["a", "b", "c", "npu"], "Pick one.")
     # the frontend's loop over its dataclass, with base-class fields and extra flags

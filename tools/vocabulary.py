@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-FORMAT = 1
+FORMAT = 2
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / "_ext" / "recipebook" / "data"
 
@@ -732,6 +732,17 @@ class Evaluator:
         self.tree = tree
         self.platform = platform
         self.depth = 0
+        self._int_parsers: dict[str, str] | None = None
+
+    def int_parsers(self) -> dict[str, str]:
+        """Fields ``_compute_kwargs`` gives a parser of its own instead of ``int``, by name.
+
+        In arg_utils it reads ``if name == "max_model_len": kwargs[name]["type"] = X`` and
+        ``elif name in some_set: ... = Y``; both are read from the function's source.
+        """
+        if self._int_parsers is None:
+            self._int_parsers = _int_parsers(self.tree)
+        return self._int_parsers
 
     # module-level values --------------------------------------------------
 
@@ -1435,9 +1446,13 @@ def field_spec(evaluator: Evaluator, f: FieldInfo) -> Spec:
         else:
             spec["type"] = sym("builtins.str")
     elif "int" in kinds:
-        spec["type"] = sym("builtins.int")
+        parser = evaluator.int_parsers().get(f.name)
+        spec["type"] = sym(parser) if parser else sym("builtins.int")
     elif "float" in kinds:
         spec["type"] = sym("builtins.float")
+    elif "dict" in kinds and kinds & {"str", "other"}:
+        spec["type"] = sym("union_dict_and_str")
+        spec["_json"] = True
     elif "dict" in kinds:
         spec["type"] = sym("json.loads")
         spec["_json"] = True
@@ -1445,7 +1460,122 @@ def field_spec(evaluator: Evaluator, f: FieldInfo) -> Spec:
         spec["type"] = sym("builtins.str")
     if "NoneType" in kinds and "bool" not in kinds and isinstance(spec.get("choices"), list):
         spec["choices"].append("None")
+    if "NoneType" in kinds and "bool" not in kinds:
+        spec["_optional"] = True
+    bounds = field_bounds(f)
+    if bounds:
+        spec["_bounds"] = bounds
     return spec
+
+
+_BOUND_WORDS = ("ge", "gt", "le", "lt")
+
+
+def field_bounds(f: FieldInfo) -> dict[str, int | float]:
+    """``Field(ge=1, le=...)`` of a pydantic field: the limits its validation enforces."""
+    if not (isinstance(f.value, ast.Call) and _decorator_name(f.value) == "Field"):
+        return {}
+    bounds: dict[str, int | float] = {}
+    for keyword in f.value.keywords:
+        if keyword.arg in _BOUND_WORDS:
+            node = keyword.value
+            sign = 1
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+                node, sign = node.operand, -1
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, int | float)
+                and not isinstance(node.value, bool)
+            ):
+                bounds[keyword.arg] = sign * node.value
+    return bounds
+
+
+def field_type(evaluator: Evaluator, f: FieldInfo) -> dict[str, Any]:
+    """The JSON a dataclass field accepts, from its annotation: {"types": [...], "choices"?, "bounds"?}.
+
+    Types are JSON's: bool, int, float, str, null, object, array; "any" when the
+    annotation names something else (an enum, a callable, a type the evaluator does not follow).
+    """
+    types: list[str] = []
+    choices: list[Any] = []
+    for hint in evaluator.hints(f.owner.module, f.annotation):
+        kind = hint[0]
+        if kind == "literal":
+            choices += [v for v in hint[1] if v not in choices]
+            types += [_JSON_KIND[type(v).__name__] for v in hint[1] if type(v).__name__ in _JSON_KIND]
+        elif kind == "builtin":
+            types.append(_JSON_KIND.get(hint[1], "any"))
+        elif kind == "collection":
+            types.append("object" if hint[1] == "dict" else "array")
+        elif kind == "dataclass":
+            types.append("object")
+        else:
+            types.append("any")
+    out: dict[str, Any] = {"types": sorted(set(types))}
+    if (
+        choices
+        and set(out["types"]) <= {"str", "int", "float", "bool", "null"}
+        and all(_JSON_KIND.get(type(c).__name__) for c in choices)
+    ):
+        literal_types = {_JSON_KIND[type(c).__name__] for c in choices}
+        if not (set(out["types"]) - literal_types - {"null"}):
+            out["choices"] = [c for c in choices]
+    bounds = field_bounds(f)
+    if bounds:
+        out["bounds"] = bounds
+    return out
+
+
+_JSON_KIND = {"bool": "bool", "int": "int", "float": "float", "str": "str", "NoneType": "null", "dict": "object"}
+
+
+def _int_parsers(tree: Tree) -> dict[str, str]:
+    module = tree.module("vllm.engine.arg_utils")
+    function = next(
+        (
+            n
+            for n in (module.node.body if module is not None else [])
+            if isinstance(n, ast.FunctionDef) and n.name == "_compute_kwargs"
+        ),
+        None,
+    )
+    if function is None:
+        return {}
+    sets: dict[str, list[str]] = {}
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Set | ast.List | ast.Tuple)
+        ):
+            sets[node.targets[0].id] = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+    out: dict[str, str] = {}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1):
+            continue
+        parser = next(
+            (
+                stmt.value.id
+                for stmt in node.body
+                if isinstance(stmt, ast.Assign)
+                and isinstance(stmt.value, ast.Name)
+                and isinstance(stmt.targets[0], ast.Subscript)
+                and isinstance(stmt.targets[0].slice, ast.Constant)
+                and stmt.targets[0].slice.value == "type"
+            ),
+            None,
+        )
+        if parser is None:
+            continue
+        op, right = node.test.ops[0], node.test.comparators[0]
+        if isinstance(op, ast.Eq) and isinstance(right, ast.Constant):
+            out.setdefault(right.value, parser)
+        elif isinstance(op, ast.In) and isinstance(right, ast.Name):
+            for name in sets.get(right.id, []):
+                out.setdefault(name, parser)
+    return out
 
 
 def _literal_kwargs(options: list[Any], with_str: bool) -> dict[str, Any]:
@@ -1545,7 +1675,46 @@ def _takes_value(action: Action, warn: Warnings) -> tuple[str, Any, bool]:
     return "yes", None, False
 
 
-def flag_entries(parser: Parser, warn: Warnings) -> dict[str, dict[str, Any]]:
+_VALUE_TYPES = {
+    "builtins.int": "int",
+    "builtins.float": "float",
+    "builtins.str": "str",
+    "human_readable_int": "size",
+    "human_readable_int_or_auto": "size_or_auto",
+    "union_dict_and_str": "json_or_str",
+    "json.loads": "json",
+    "parse_dataclass": "object",
+}
+
+
+def _value_type(kw: dict[str, Any], json_class: Any, is_json: bool) -> str | None:
+    """What vLLM's parser converts a flag's value with, as the data file names it (None: not known)."""
+    if isinstance(json_class, ClassInfo):
+        return "object"
+    kind = kw.get("type")
+    if kind is None:
+        return "str"  # argparse's default: the text itself (choices, if any, are checked apart)
+    if kind in (int, float, str):
+        return kind.__name__
+    if isinstance(kind, Sym) and kind.name in _VALUE_TYPES:
+        return _VALUE_TYPES[kind.name]
+    if isinstance(kind, Function) and kind.name in _VALUE_TYPES:
+        return _VALUE_TYPES[kind.name]
+    if isinstance(kind, Function) and isinstance(kind.node.returns, ast.Name):
+        # a converter of vLLM's own, e.g. parse_reasoning_parser(val: str) -> str
+        return {"str": "str", "int": "int", "float": "float"}.get(kind.node.returns.id)
+    if is_json:
+        return "json"
+    return None
+
+
+def json_field_types(evaluator: Evaluator, cls: ClassInfo) -> dict[str, dict[str, Any]]:
+    """The JSON each init field of a config dataclass accepts."""
+    wanted = set(cls.init_fields())
+    return {f.name: field_type(evaluator, f) for f in cls.fields() if f.name in wanted}
+
+
+def flag_entries(parser: Parser, warn: Warnings, evaluator: Evaluator) -> dict[str, dict[str, Any]]:
     """The data file's entry of every option string, --no- forms included."""
     flags: dict[str, dict[str, Any]] = {}
     for action in parser.actions:
@@ -1579,6 +1748,13 @@ def flag_entries(parser: Parser, warn: Warnings) -> dict[str, dict[str, Any]]:
             entry["nargs"] = nargs
         if kw.get("deprecated") is True:
             entry["deprecated"] = True
+        entry["type"] = None if takes == "no" else _value_type(kw, json_class, is_json)
+        if kw.get("_optional") and takes != "no":
+            entry["optional"] = True
+        if kw.get("_bounds") and takes != "no":
+            entry["bounds"] = dict(sorted(kw["_bounds"].items()))
+        if isinstance(json_class, ClassInfo):
+            entry["json_field_types"] = json_field_types(evaluator, json_class)
         for name in longs[:1]:
             flags[name] = entry
         if negatable:
@@ -1593,6 +1769,7 @@ def flag_entries(parser: Parser, warn: Warnings) -> dict[str, dict[str, Any]]:
                     "json_fields": None,
                     "negates": longs[0],
                     "takes_value": "no",
+                    "type": None,
                 }
     return flags
 
@@ -1698,7 +1875,7 @@ def extract(root: Path, vllm_version: str, rbln_version: str | None) -> tuple[di
     if evaluator.platform is None and rbln_version:
         warn("no platform plugin found: platform flags (--rbln-*) are missing")
     parser = build_parser(tree, evaluator)
-    flags = flag_entries(parser, warn)
+    flags = flag_entries(parser, warn, evaluator)
     for flag, (_, _, plugin_flag) in REGISTRIES.items():
         if flag not in flags:
             continue
