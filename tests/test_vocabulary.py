@@ -1,10 +1,10 @@
 """The vllm serve vocabulary: the committed data file, the four recipe checks, and the
-extractor (tools/vocabulary.py) run offline on a small fake vLLM source tree."""
+extractor (the tools.vocabulary package) run offline on a small fake vLLM source tree."""
 
 from __future__ import annotations
 
 import copy
-import importlib.util
+import importlib
 import json
 import sys
 import textwrap
@@ -31,15 +31,10 @@ AXK2_PD_GRID = "/strategies/2/options/0/grid"  # prefill-decode-disaggregated
 
 
 def _tool():
-    """tools/vocabulary.py, imported by path (tools/ is not a package)."""
-    name = "vocabulary_tool"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "tools" / "vocabulary.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the class is built
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    """The tools.vocabulary package (tools/ is on no path the site uses: added here)."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    return importlib.import_module("tools.vocabulary")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -1004,3 +999,177 @@ def test_extractor_unpacks_only_source_and_entry_points(fake_tree: Path, tmp_pat
     assert sorted(p.relative_to(fake_tree).as_posix() for p in fake_tree.rglob("*") if p.is_file()) == unpacked
     data, _ = _tool().extract(out, "9.9.9", "1.2.3")
     assert "--rbln-strategy" in data["flags"]
+
+
+# --------------------------------------------------------------------------- the extractor's modules, one by one
+
+
+def _module(name: str):
+    _tool()
+    return importlib.import_module(f"tools.vocabulary.{name}")
+
+
+def test_values_unknown_and_outside_names() -> None:
+    values = _module("values")
+    assert values.UNKNOWN is type(values.UNKNOWN)() and repr(values.UNKNOWN) == "UNKNOWN"
+    assert values.sym("argparse.BooleanOptionalAction") is values.sym("argparse.BooleanOptionalAction")
+    assert values.sym("json.loads").last == "loads"
+    warn = values.Warnings()
+    warn("a")
+    warn("a")
+    assert warn.seen == ["a"]
+
+
+def test_flow_truth_of_partly_known_values() -> None:
+    flow, values = _module("flow"), _module("values")
+    assert flow._truth(values.UNKNOWN) is values.UNKNOWN
+    assert flow._truth([]) is False and flow._truth("x") is True
+    assert flow._truth(values.sym("typing.TYPE_CHECKING")) is False
+    assert flow._has_unknown([1, (2, values.UNKNOWN)]) and not flow._has_unknown({"a": [1]})
+
+
+def _tree(fake_tree: Path):
+    source_tree, values = _module("source_tree"), _module("values")
+    return source_tree.Tree(fake_tree, values.Warnings())
+
+
+def test_source_tree_resolves_names_through_imports(fake_tree: Path) -> None:
+    tree = _tree(fake_tree)
+    demo = tree.resolve_from("vllm.config", "DemoConfig")  # re-exported by vllm/config/__init__.py
+    assert (demo.name, demo.module.name) == ("DemoConfig", "vllm.config.demo")
+    envs = tree.module("vllm.envs")
+    assert "VLLM_HOST_IP" in envs.type_checking and "environment_variables" in envs.runtime
+    assert tree.module("vllm.missing") is None
+    assert tree.resolve_from("argparse", "Action").name == "argparse.Action"  # outside the tree
+
+
+def test_classes_fields_and_init_fields(fake_tree: Path) -> None:
+    tree = _tree(fake_tree)
+    json_config = tree.resolve_from("vllm.config.demo", "JsonConfig")
+    assert json_config.is_dataclass  # through a dataclass_transform decorator
+    assert [f.name for f in json_config.fields()] == ["name", "size", "derived"]
+    assert json_config.init_fields() == ["name", "size"]  # field(init=False) is not a JSON key
+    frontend = tree.resolve_from("vllm.entrypoints.cli_args", "FrontendArgs")
+    names = [f.name for f in frontend.fields()]
+    assert names[:3] == ["enable_auto_tool_choice", "tool_call_parser", "tool_parser_plugin"]  # base first
+    assert frontend.fields()[0].doc == "Enable auto tool choice."
+
+
+def test_parser_model_actions() -> None:
+    model = _module("parser_model")
+    parser = model.Parser()
+    group = parser.add_argument_group(title="Demo")
+    action = group.add_argument("--max-num-seqs", "-n", type=int)
+    assert (action.dest, action.group, action.get("option_strings")) == (
+        "max_num_seqs",
+        "Demo",
+        ["--max-num-seqs", "-n"],
+    )
+    parser.add_argument("model_tag")  # a positional is not a flag
+    assert parser.actions == [action]
+
+
+def test_evaluator_runs_expressions_and_statements(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/flags.py": """
+                NAMES = ("alpha", "beta", "gamma")
+
+
+                def add(parser, skip="beta"):
+                    chosen = [n for n in NAMES if n != skip]
+                    for i, name in enumerate(chosen):
+                        if name == "gamma":
+                            parser.add_argument(f"--{name}", nargs=i + 1)
+                            continue
+                        parser.add_argument(f"--{name}", choices=sorted({"y", "x"}) + ["z"] * (i + 1))
+                    try:
+                        parser.add_argument("--after-try")
+                    finally:
+                        parser.add_argument("--in-finally")
+            """,
+        },
+    )
+    tree = _tree(tmp_path)
+    evaluator = _module("evaluator").Evaluator(tree)
+    parser = _module("parser_model").Parser()
+    evaluator.call_function(tree.resolve(tree.module("pkg.flags"), "add"), [parser], {})
+    got = {a.flags[0]: (a.kwargs.get("choices"), a.kwargs.get("nargs")) for a in parser.actions}
+    assert got == {
+        "--alpha": (["x", "y", "z"], None),
+        "--gamma": (None, 2),
+        "--after-try": (None, None),
+        "--in-finally": (None, None),
+    }
+
+
+def test_hints_flatten_annotations(fake_tree: Path) -> None:
+    tree = _tree(fake_tree)
+    evaluator = _module("evaluator").Evaluator(tree)
+    demo = tree.resolve_from("vllm.config.demo", "DemoConfig")
+    fields = {f.name: f for f in demo.fields()}
+    assert evaluator.hints(demo.module, fields["block"].annotation) == [("builtin", "int"), ("builtin", "NoneType")]
+    mode = evaluator.hints(demo.module, fields["mode"].annotation)
+    assert mode == [("builtin", "str"), ("literal", ("fast", "ray", "mp"))]  # a nested Literal alias, flattened
+    assert evaluator.hints(demo.module, fields["inner"].annotation)[0][0] == "dataclass"
+
+
+def test_get_kwargs_emulation_records_types_and_limits(fake_tree: Path) -> None:
+    tree = _tree(fake_tree)
+    evaluator = _module("evaluator").Evaluator(tree)
+    get_kwargs = _module("get_kwargs")
+    demo = tree.resolve_from("vllm.config.demo", "DemoConfig")
+    kwargs = get_kwargs.compute_kwargs(evaluator, demo)
+    assert kwargs["count"]["_bounds"] == {"ge": 1} and kwargs["count"]["type"].name == "builtins.int"
+    assert kwargs["block"]["_optional"] is True
+    assert kwargs["max_num_batched_tokens"]["type"].name == "human_readable_int"  # by name, from arg_utils
+    assert kwargs["enable_thing"]["action"].name == "argparse.BooleanOptionalAction"
+    assert get_kwargs._int_parsers(tree) == {
+        "max_model_len": "human_readable_int_or_auto",
+        "max_num_batched_tokens": "human_readable_int",
+        "other_tokens": "human_readable_int",
+    }
+    share = next(f for f in demo.fields() if f.name == "share")
+    assert get_kwargs.field_type(evaluator, share) == {"types": ["float"], "bounds": {"gt": 0, "le": 1}}
+    backend = next(f for f in demo.fields() if f.name == "backend")
+    assert get_kwargs.field_type(evaluator, backend) == {"types": ["null", "str"], "choices": ["ray", "mp"]}
+
+
+def test_cross_check_compares_with_a_real_parser() -> None:
+    crosscheck = _module("crosscheck")
+    import argparse
+
+    def entry(kind: str | None, **more: Any) -> dict[str, Any]:
+        return {"takes_value": "yes" if kind else "no", "type": kind, "choices": None, "aliases": [], **more}
+
+    data = {
+        "flags": {
+            "--size": entry("int"),
+            "--mode": entry("str", choices=["a", "b"]),
+            "--gone": entry("int"),
+            "--same": entry("float"),
+        }
+    }
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=str)
+    parser.add_argument("--mode", choices=["a", "c"])
+    parser.add_argument("--same", type=lambda value, f=float: f(value))
+    parser.add_argument("--new", type=int)
+    assert list(crosscheck.compare(data, parser)) == [
+        "--help: in vLLM's parser, not extracted",
+        "--new: in vLLM's parser, not extracted",
+        "--gone: extracted, not in vLLM's parser",
+        "--mode: choices ['a', 'b'] extracted, ['a', 'c'] in vLLM's parser",
+        "--size: type int extracted, str in vLLM's parser",
+    ]
+
+    def optional_type(return_type):  # vLLM wraps converters in closures
+        def _optional_type(value):
+            return return_type(value)
+
+        return _optional_type
+
+    assert crosscheck.converter_name(optional_type(int)) == "int"
+    assert crosscheck.converter_name(None) == "str"

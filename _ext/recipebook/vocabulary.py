@@ -257,6 +257,8 @@ def _did_you_mean(suggestion: str | None) -> str:
 
 def _values(key: str, text: str) -> list[str] | None:
     """The value words of an arg text, or None when the text is not as the rules require."""
+    if shell.unsafe_reason(text):
+        return None  # rule 4 reports it; its words are not what the shell would pass
     try:
         words = shell.words(text)
     except ValueError:
