@@ -24,6 +24,7 @@ from .expansion import (
     offered_count,
     selection_count,
 )
+from .expansion import _apply_deltas as apply_deltas  # the lines of a selection, before ranks
 from .model import Grid, Recipe, Role, Target
 from .problems import Problem, pointer_join
 from .source import Document, describe_error
@@ -365,19 +366,15 @@ def conflicts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def _commands_digest(grid: Grid, selection: Mapping[str, str]) -> int:
-    """A hash of every command text of a selection: equal digests, equal commands."""
+    """A hash of every command text of a selection: equal digests, equal commands.
+
+    The lines before ranks are laid over them are enough: ranks set the same keys in every
+    selection, keys no delta touches (rule 8).
+    """
     texts = []
     for role in grid.base:
-        for command in expand_role(grid, role, selection):
-            texts.append(
-                (
-                    role.role,
-                    command.rank,
-                    *(line.text for line in command.env_lines),
-                    "",
-                    *(line.text for line in command.arg_lines),
-                )
-            )
+        args, envs = apply_deltas(grid, role, selection)
+        texts.append((role.role, *(line.text for line in envs), "", *(line.text for line in args)))
     return hash(tuple(texts))
 
 
