@@ -11,6 +11,8 @@ import copy
 import itertools
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import NAMES, Checked, check_mutated, shipped
@@ -541,6 +543,49 @@ def test_rule12_a_copied_delta_gives_identical_commands(tmp_path, name):
     )
     assert checked.recipe is None
     assert all(f"{a}={v}" in found.message for a, v in rest.items()) or "selection" in found.message
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_rule12_any_copied_delta_is_found(tmp_path, data):
+    """Property: in any grid of a shipped recipe, giving one value of an axis another value's
+    delta is reported at that value whenever the two are offered with the same other values."""
+    name = data.draw(st.sampled_from(NAMES))
+    recipe = shipped(name)
+    grids = [(s, t) for s, strategy in enumerate(recipe["strategies"]) for t in range(len(strategy["options"]))]
+    s, t = data.draw(st.sampled_from(grids))
+    g = grid(recipe, s, t)
+    axes = {**g["modes"], **g["options"]}
+    axis = data.draw(st.sampled_from(sorted(a for a, values in axes.items() if len(values) > 1)))
+    first, second = data.draw(st.permutations(axes[axis]))[:2]
+    others = [a for a in axes if a != axis]
+
+    def excluded(selection: dict) -> bool:
+        return any(all(selection.get(a) == v for a, v in e.items()) for e in g["excluded"])
+
+    together = any(
+        not excluded({**dict(zip(others, combo, strict=True)), axis: first})
+        and not excluded({**dict(zip(others, combo, strict=True)), axis: second})
+        for combo in itertools.product(*(axes[a] for a in others))
+    )
+
+    def mutate(copy_of):
+        deltas = grid(copy_of, s, t)["deltas"]
+        if f"{axis}={first}" in deltas:
+            deltas[f"{axis}={second}"] = copy.deepcopy(deltas[f"{axis}={first}"])
+        else:
+            deltas.pop(f"{axis}={second}", None)
+
+    checked = check_mutated(tmp_path, name, mutate)
+    kind = "modes" if axis in g["modes"] else "options"
+    pointer = f"/strategies/{s}/options/{t}/grid/{kind}/{axis}/"
+    found = [p for p in checked.problems if "identical commands" in p.message and p.pointer.startswith(pointer)]
+    if together:
+        assert any(f"{axis}={min(first, second, key=axes[axis].index)}" in p.message for p in found), checked.problems
+    else:
+        assert not found
 
 
 def test_rule12_forgotten_delta_of_an_on_off_option(tmp_path):

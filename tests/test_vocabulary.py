@@ -1,4 +1,4 @@
-"""The vllm serve vocabulary: the committed data file, the four recipe checks, and the
+"""The vllm serve vocabulary: the committed data file, the recipe checks (value types included), and the
 extractor (the tools.vocabulary package) run offline on a small fake vLLM source tree."""
 
 from __future__ import annotations
@@ -517,6 +517,27 @@ def test_json_field_outside_its_literal(tmp_path: Path) -> None:
 )
 def test_json_field_values_vllm_accepts(tmp_path: Path, old: str, new: str) -> None:
     assert Broken(tmp_path, GPT, lambda d: _spec_config(d, old, new)).problems == []
+
+
+def test_dotted_json_field_of_the_wrong_type(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--speculative-config.num_speculative_tokens"] = (
+            "--speculative-config.num_speculative_tokens three"
+        )
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(
+        f"{GPT_GRID}/base/0/args/--speculative-config.num_speculative_tokens",
+        f"'num_speculative_tokens' of --speculative-config takes an integer ({RELEASE}), got 'three'",
+        at=value_at("--speculative-config.num_speculative_tokens three"),
+    )
+
+    def fixed(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--speculative-config.num_speculative_tokens"] = (
+            "--speculative-config.num_speculative_tokens 3"
+        )
+
+    assert Broken(tmp_path, GPT, fixed).problems == []
 
 
 def test_json_valued_flag_given_a_bare_word(tmp_path: Path) -> None:

@@ -104,6 +104,21 @@ class Vocabulary:
             return self._field_message(base, entry, name, "")
         return None
 
+    def _dotted_value_problems(self, key: str, values: list[str]) -> list[str]:
+        """``--json-flag.field VALUE``: the value is read as JSON where it parses, else as text."""
+        base, _, path = key.partition(".")
+        entry = self.flag_info(base)
+        name = path.removesuffix("+")
+        spec = (entry.get("json_field_types") or {}).get(name) if entry is not None and "." not in name else None
+        if spec is None or len(values) != 1:
+            return []
+        try:
+            value = json.loads(values[0])
+        except json.JSONDecodeError:
+            value = values[0]
+        message = valuetypes.field_problem(spec, value)
+        return [f"{name!r} of {base} {message} ({self.release}), got {values[0]!r}"] if message else []
+
     def _field_message(self, flag: str, entry: Mapping[str, Any], name: str, where: str) -> str:
         fields = entry["json_fields"]
         cls = f" ({entry['json_class']})" if entry.get("json_class") else ""
@@ -167,8 +182,10 @@ class Vocabulary:
             return True, [unknown]
         entry = self.flag_info(key)
         values = _values(key, text)
-        if entry is None or values is None:
-            return False, []  # a dotted JSON field (its value is free), or a text the rules already reject
+        if values is None:
+            return False, []  # a text the rules already reject
+        if entry is None:
+            return False, self._dotted_value_problems(key, values)
         count = _count_problem(key, entry, values)
         if count:
             return False, [count]
