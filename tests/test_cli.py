@@ -286,12 +286,14 @@ def test_drift_reports_what_another_release_removed_renamed_and_retyped(tmp_path
     helps = [e["help"] for e in flags.values()]
     renamed = next(k for k in keys if len(flags[k]["help"]) >= 20 and helps.count(flags[k]["help"]) == 1)
     numbered = next(k for k in keys if flags[k]["type"] == "int" and k != renamed)
-    removed = next(k for k in keys if k not in (renamed, numbered))
-    deprecated = next(k for k in keys if k not in (renamed, numbered, removed))
+    removed = next(k for k in keys if k not in (renamed, numbered) and flags[k].get("type") is not None)
+    deprecated = next(k for k in keys if k not in (renamed, numbered, removed) and flags[k].get("type") is not None)
     value = int(base["args"][numbered].split()[-1])
     env = next(k for k in base["envs"] if k.startswith("VLLM_"))
 
     flags[renamed.replace("--", "--new-")] = flags.pop(renamed)
+    aliased = next(k for k in keys if k not in (renamed, numbered) and flags[k].get("type") is None)
+    flags[aliased.replace("--", "--newer-")] = {**flags.pop(aliased), "aliases": [aliased]}
     del flags[removed]
     flags[numbered]["bounds"] = {"ge": value + 1}
     flags[deprecated]["deprecated"] = True
@@ -320,6 +322,8 @@ def test_drift_reports_what_another_release_removed_renamed_and_retyped(tmp_path
     at(f"{args}/{removed}", f"{removed!r} is not a flag of vllm serve (vLLM 9.0.0", key=True)
     at(f"{args}/{numbered}", f"{numbered} must be at least {value + 1} (vLLM 9.0.0), got '{value}'", key=False)
     at(f"{args}/{deprecated}", f"{deprecated} is deprecated in vLLM 9.0.0", key=True)
+    newer = aliased.replace("--", "--newer-")
+    assert at(f"{args}/{aliased}", f"is an alias of {newer}", key=True).endswith(f"write {newer} (note)")
     at(f"{grid}/base/0/envs/{env}", f"{env!r} is not an environment variable that vLLM 9.0.0", key=True)
     spec = f"{grid}/deltas/spec_decode=eagle3/main/add_args/--speculative-config"
     at(spec, "'num_speculative_tokens' is not a field of --speculative-config", key=False)

@@ -9,6 +9,7 @@ retyped. Where the releases say what to write instead, the line says it too:
 * a flag or environment name whose help text reappears under a new name: renamed;
 * a flag the pinned release already marked deprecated, with the flags its help names;
 * a flag that is still there but now deprecated (it will go in a later release);
+* a flag that is now only an alias of another name (a note: write the new name);
 * a flag whose value type changed, even when today's value still passes (a note).
 
 Everything is read from the two committed files: no network, no vLLM installed.
@@ -77,6 +78,10 @@ def _notes(doc: Document, recipe: Recipe, old: Vocabulary, new: Vocabulary) -> I
                 if before is None or after is None:
                     continue
                 where = pointer_join(pointer, key)
+                canonical = new.options.get(key)
+                if key in old.flags and canonical != key:
+                    message = f"{key} is an alias of {canonical} in {new.versions}; write {canonical}"
+                    yield Change(doc.problem(where, message, kind=Kind.VOCABULARY, key=True), breaks=False)
                 if after.get("deprecated") and not before.get("deprecated"):
                     message = f"{key} is deprecated in {new.versions}: {after.get('help', '')!r}"
                     yield Change(doc.problem(where, message, kind=Kind.VOCABULARY, key=True))
