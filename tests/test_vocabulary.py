@@ -500,12 +500,28 @@ def test_json_field_of_the_wrong_type(tmp_path: Path) -> None:
 
 
 def test_json_field_outside_its_literal(tmp_path: Path) -> None:
-    broken = Broken(tmp_path, GPT, lambda d: _spec_config(d, '"method": "eagle3"', '"method": "eagle9"'))
+    broken = Broken(tmp_path, GPT, lambda d: _spec_config(d, '"method": "eagle3"', '"method": "eagle_3"'))
     pointer = f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative-config"
-    assert any(
-        p.pointer == pointer and "'method' of --speculative-config takes one of" in p.message for p in broken.problems
-    )
-    assert broken.recipe is None
+    text = grid(json.loads(broken.text))["deltas"]["spec_decode=eagle3"]["main"]["add_args"]["--speculative-config"]
+    problem = broken.only(pointer, "'method' of --speculative-config takes one of", at=value_at(text))
+    assert problem.message.endswith(f'(did you mean "eagle3"?) ({RELEASE}), got "eagle_3"')
+
+
+def test_json_field_outside_a_short_literal_lists_it(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        # the first kv_role of any --kv-transfer-config in the recipe
+        for g in (o["grid"] for s in data["strategies"] for o in s["options"]):
+            for per_role in g["deltas"].values():
+                for delta in per_role.values():
+                    text = delta["add_args"].get("--kv-transfer-config", "")
+                    if '"kv_role": "kv_both"' in text:
+                        delta["add_args"]["--kv-transfer-config"] = text.replace('"kv_both"', '"both"')
+                        return
+        raise AssertionError("no kv_role in the recipe")
+
+    broken = Broken(tmp_path, AXK2, mutate)
+    problem = next(p for p in broken.problems if "'kv_role'" in p.message)
+    assert '"kv_producer", "kv_both", "kv_consumer"' in problem.message and problem.message.endswith('got "both"')
 
 
 @pytest.mark.parametrize(

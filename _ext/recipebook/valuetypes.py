@@ -13,6 +13,7 @@ which release, and what was written.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -32,6 +33,7 @@ EXPECTED = {
 }
 # vLLM's human_readable_int: a decimal suffix (k, m, g, t) or a binary one (K, M, G, T).
 _SIZE = re.compile(r"\d+(?:\.\d+)?[kKmMgGtT]")
+_LIST_LIMIT = 15
 _BOUND_WORDS = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
 
 
@@ -151,8 +153,12 @@ def field_problem(spec: Mapping[str, Any], value: Any) -> str | None:
     if choices is not None and not (value is None and "null" in types):
         if value in choices and isinstance(value, bool) == any(isinstance(c, bool) for c in choices):
             return None
-        shown = ", ".join(json.dumps(c) for c in choices)
-        return f"takes one of {shown}"
+        words = [str(c) for c in choices]
+        close = difflib.get_close_matches(str(value), words, n=1, cutoff=0.6) if isinstance(value, str) else []
+        hint = f" (did you mean {json.dumps(choices[words.index(close[0])])}?)" if close else ""
+        if len(choices) <= _LIST_LIMIT:
+            return f"takes one of {', '.join(json.dumps(c) for c in choices)}{hint}"
+        return f"takes one of its {len(choices)} values{hint}"
     if not any(_json_kind_ok(kind, value) for kind in types):
         words = [_JSON_WORDS.get(kind, kind) for kind in types]
         return f"takes {' or '.join(words)}"
