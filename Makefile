@@ -16,7 +16,7 @@ SITE_URL ?=
 SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL))
 export PYTHONPATH := $(CURDIR)/_ext
 
-.PHONY: html html-en html-ko livehtml test validate lint bench clean venv recipe-page gettext intl-update intl-stats vocabulary
+.PHONY: html html-en html-ko livehtml test validate lint bench clean venv recipe-page gettext intl-update intl-stats vocabulary drift
 
 venv: $(STAMP)
 
@@ -60,8 +60,8 @@ recipe-page: $(STAMP)
 	$(BIN)/python -m recipebook_sphinx.newpage $(NAME)
 
 lint: $(STAMP)
-	$(BIN)/ruff check _ext tests bench conf.py
-	$(BIN)/ruff format --check _ext tests bench conf.py
+	$(BIN)/ruff check _ext tests bench tools conf.py
+	$(BIN)/ruff format --check _ext tests bench tools conf.py
 
 # The outside judges from npm (axe-core, the Nu Html Checker), exactly as package-lock.json
 # pins them; install scripts are skipped (vnu-jar's would download a Java runtime; Debian's
@@ -81,10 +81,20 @@ bench: $(STAMP)
 
 # Regenerate the vllm serve vocabulary (flags, JSON fields, env names) from the released
 # source of a vLLM / vllm-rbln pair; needs the network, unlike the build and the tests.
-VLLM      ?= $(call CONF,recipebook_versions,vllm)
+PINNED_VLLM := $(call CONF,recipebook_versions,vllm)
+VLLM      ?= $(PINNED_VLLM)
 VLLM_RBLN ?= $(call CONF,recipebook_versions,vllm-rbln)
 vocabulary: $(STAMP)
-	$(BIN)/python tools/vocabulary.py --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN)
+	$(BIN)/python -m tools.vocabulary --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN)
+
+# What a vLLM / vllm-rbln release breaks in the recipes: write its vocabulary (downloads like
+# `make vocabulary`; the file is overwritten), then report every flag, value,
+# JSON field and environment name it removed, renamed or retyped, at file:line:col.
+# Example: make drift VLLM=0.33.0 VLLM_RBLN=0.12.0
+drift: $(STAMP)
+	@test "$(VLLM)" != "$(PINNED_VLLM)" || { echo "usage: make drift VLLM=<other release> VLLM_RBLN=<its vllm-rbln>"; exit 2; }
+	$(BIN)/python -m tools.vocabulary --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN)
+	$(BIN)/python -m recipebook drift --vocabulary _ext/recipebook/data/vllm-$(VLLM).json
 
 clean:
 	rm -rf $(BUILD)

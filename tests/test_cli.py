@@ -64,7 +64,7 @@ def test_broken_json_gives_file_line_column(tmp_path):
     no_traceback(result)
     assert result.returncode == 1
     first = result.stderr.splitlines()[0]
-    assert first == f"{broken}:4:3: /: invalid JSON: Expecting ',' delimiter"
+    assert first == f"{broken}:3:17: /: invalid JSON: missing comma between values"
     assert result.stdout == ""
 
 
@@ -261,3 +261,109 @@ def test_matrix_lists_every_offered_selection(name, count):
     text = run("matrix", f"recipes/{name}.json")
     assert text.returncode == 0
     assert text.stdout.count("\n### ") + text.stdout.startswith("### ") == count
+
+
+# --------------------------------------------------------------------------- drift
+
+PINNED = REPO / "_ext" / "recipebook" / "data" / "vllm-0.30.0.json"
+
+
+def _drift_lines(stdout: str) -> dict[str, list[tuple[int, int, str]]]:
+    """Pointer -> [(line, column, message)] of a drift report; every line but the summary is located."""
+    *lines, summary = stdout.splitlines()
+    found: dict[str, list[tuple[int, int, str]]] = {}
+    for line in lines:
+        match = LOCATED.match(line)
+        assert match, line
+        found.setdefault(match["pointer"], []).append((int(match["line"]), int(match["column"]), match["message"]))
+    assert " change(s) break " in summary
+    return found
+
+
+def test_drift_reports_what_another_release_removed_renamed_and_retyped(tmp_path):
+    """A made-up next release, derived from the pinned vocabulary: one flag of the recipe's
+    first command removed, one renamed (same help text under a new name), one given a limit
+    its value breaks, one deprecated; an environment name removed; a JSON field removed."""
+    data = shipped(GPT_NAME)
+    path, dumped = write(tmp_path, data)
+    vocab = json.loads(PINNED.read_text(encoding="utf-8"))
+    flags = vocab["flags"]
+    base = data["strategies"][0]["options"][0]["grid"]["base"][0]
+    keys = [k for k in base["args"] if k in flags]
+    helps = [e["help"] for e in flags.values()]
+    renamed = next(k for k in keys if len(flags[k]["help"]) >= 20 and helps.count(flags[k]["help"]) == 1)
+    numbered = next(k for k in keys if flags[k]["type"] == "int" and k != renamed)
+    removed = next(k for k in keys if k not in (renamed, numbered) and flags[k].get("type") is not None)
+    deprecated = next(k for k in keys if k not in (renamed, numbered, removed) and flags[k].get("type") is not None)
+    value = int(base["args"][numbered].split()[-1])
+    env = next(k for k in base["envs"] if k.startswith("VLLM_"))
+
+    flags[renamed.replace("--", "--new-")] = flags.pop(renamed)
+    aliased = next(k for k in keys if k not in (renamed, numbered) and flags[k].get("type") is None)
+    flags[aliased.replace("--", "--newer-")] = {**flags.pop(aliased), "aliases": [aliased]}
+    del flags[removed]
+    flags[numbered]["bounds"] = {"ge": value + 1}
+    flags[deprecated]["deprecated"] = True
+    flags["--speculative-config"]["json_fields"].remove("num_speculative_tokens")
+    for names in vocab["envs"].values():
+        if env in names:
+            names.remove(env)
+    vocab["vllm"] = "9.0.0"
+    other = tmp_path / "vllm-9.0.0.json"
+    other.write_text(json.dumps(vocab), encoding="utf-8")
+
+    result = run("drift", "--vocabulary", other, path)
+    no_traceback(result)
+    assert result.returncode == 1, result.stdout + result.stderr
+    found = _drift_lines(result.stdout)
+    grid = "/strategies/0/options/0/grid"
+
+    def at(pointer: str, fragment: str, *, key: bool) -> str:
+        (line, column, message), *_ = [f for f in found.get(pointer, []) if fragment in f[2]] or [(0, 0, "")]
+        assert message, f"nothing at {pointer} with {fragment!r}:\n{result.stdout}"
+        assert (line, column) == (dumped.keys if key else dumped.values)[pointer]
+        return message
+
+    args = f"{grid}/base/0/args"
+    assert "renamed: write " + renamed.replace("--", "--new-") in at(f"{args}/{renamed}", "is not a flag", key=True)
+    at(f"{args}/{removed}", f"{removed!r} is not a flag of vllm serve (vLLM 9.0.0", key=True)
+    at(f"{args}/{numbered}", f"{numbered} must be at least {value + 1} (vLLM 9.0.0), got '{value}'", key=False)
+    at(f"{args}/{deprecated}", f"{deprecated} is deprecated in vLLM 9.0.0", key=True)
+    newer = aliased.replace("--", "--newer-")
+    assert at(f"{args}/{aliased}", f"is an alias of {newer}", key=True).endswith(f"write {newer} (note)")
+    at(f"{grid}/base/0/envs/{env}", f"{env!r} is not an environment variable that vLLM 9.0.0", key=True)
+    spec = f"{grid}/deltas/spec_decode=eagle3/main/add_args/--speculative-config"
+    at(spec, "'num_speculative_tokens' is not a field of --speculative-config", key=False)
+    assert "break 1 of 1 recipe file(s) under vLLM 9.0.0" in result.stdout.splitlines()[-1]
+
+
+def test_drift_against_the_same_release_is_empty():
+    result = run("drift", "--vocabulary", PINNED)
+    no_traceback(result)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1].startswith("0 change(s) break 0 of ")
+
+
+def test_drift_against_the_committed_next_release_is_located(tmp_path):
+    """The committed vocabulary of a later vLLM: whatever it reports is located, and every
+    flag it calls missing is indeed missing from that file."""
+    later = sorted((REPO / "_ext" / "recipebook" / "data").glob("vllm-*.json"))[-1]
+    assert later != PINNED
+    result = run("drift", "--vocabulary", later)
+    no_traceback(result)
+    assert result.returncode in (0, 1)
+    flags = json.loads(later.read_text(encoding="utf-8"))["flags"]
+    for pointer, entries in _drift_lines(result.stdout).items():
+        for _, _, message in entries:
+            if "is not a flag of vllm serve" in message:
+                assert pointer.rsplit("/", 1)[-1] not in flags
+
+
+def test_drift_needs_a_vocabulary_and_valid_recipes(tmp_path):
+    assert run("drift").returncode == 2
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", encoding="utf-8")
+    result = run("drift", "--vocabulary", PINNED, broken)
+    no_traceback(result)
+    assert result.returncode == 1
+    assert "invalid JSON" in result.stderr and "not checked" in result.stdout

@@ -7,10 +7,15 @@ JSON writer (recipe_support.dump), not from the engine's reader.
 
 from __future__ import annotations
 
+import copy
+import itertools
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import recipebook
-from recipe_support import Checked, check_mutated
+from recipe_support import NAMES, Checked, check_mutated, shipped
 from recipebook.expansion import MAX_COMBINATIONS, MAX_SELECTIONS
 
 GPT, AXK2 = "gpt-oss-120b", "A.X-K2"
@@ -163,6 +168,9 @@ def test_rule3_a_key_that_only_ranks_set_cannot_be_removed(tmp_path):
         ("--max-num-seqs", "--max-num-seqs 1; rm -rf /", "';' outside quotes would change the command"),
         ("--max-num-seqs", "--max-num-seqs $SEQS", "'$' outside quotes would be expanded"),
         ("--max-num-seqs", '--max-num-seqs "$SEQS"', "'$' inside double quotes would be expanded"),
+        # single quotes alone would pass the literal '$SEQS' to vLLM: the placeholder form is offered
+        ("--max-num-seqs", "--max-num-seqs $SEQS", "write the placeholder '<SEQS>' in single quotes"),
+        ("--max-num-seqs", '--max-num-seqs "${seqs}"', "write the placeholder '<SEQS>' in single quotes"),
         ("--model-impl", "--model-impl vllm # the default", "'#' at the start of a word starts a comment"),
         ("--model-impl", "--model-impl *", "file-name pattern"),
         ("--model-impl", "--model-impl ~/impl", "home directory"),
@@ -204,7 +212,7 @@ def test_rule4_quoted_json_in_an_arg_must_parse(tmp_path):
     checked = check_mutated(tmp_path, GPT, mutate)
     checked.expect_only(
         f"{GPT_LATENCY}/deltas/spec_decode=eagle3/main/add_args/--speculative-config",
-        "its JSON value does not parse: Expecting property name enclosed in double quotes (line 5, column 5",
+        "its JSON value does not parse: trailing comma: JSON allows no comma before '}'; remove it (line 4,",
     )
 
 
@@ -277,6 +285,7 @@ def test_rule5_unknown_option_axis_needs_a_label(tmp_path):
         g["options"]["streaming"] = ["off", "on"]
         g["option_base"]["streaming"] = "on"
         g["recommended"]["streaming"] = "on"
+        g["deltas"]["streaming=off"] = {"main": empty_delta(add_envs={"STREAM": "STREAM=0"})}
 
     checked = check_mutated(tmp_path, GPT, mutate)
     checked.expect_only(f"{GPT_LATENCY}/options/streaming", "axis 'streaming' has no title and labels", key=True)
@@ -484,6 +493,127 @@ def test_rule7_an_excluded_combination_does_not_conflict(tmp_path):
     checked.expect_only(f"{GPT_LATENCY}/deltas/spec_decode=eagle3/main", "lmcache=rds and spec_decode=eagle3")
 
 
+# Rule 12: two values of one axis never give identical commands in an offered selection.
+
+
+def _offered_pair(data_grid: dict) -> tuple[str, str, str, dict] | None:
+    """An axis, two of its values and a selection of the other axes under which both are
+    offered, worked out from the JSON alone."""
+    axes = {**data_grid["modes"], **data_grid["options"]}
+    names = list(axes)
+
+    def excluded(selection: dict) -> bool:
+        return any(all(selection.get(a) == v for a, v in e.items()) for e in data_grid["excluded"])
+
+    for axis in names:
+        values = axes[axis]
+        others = [a for a in names if a != axis]
+        for combo in itertools.product(*(axes[a] for a in others)):
+            rest = dict(zip(others, combo, strict=True))
+            offered = [v for v in values if not excluded({**rest, axis: v})]
+            if len(offered) >= 2:
+                return axis, offered[0], offered[1], rest
+    return None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rule12_a_copied_delta_gives_identical_commands(tmp_path, name):
+    data = shipped(name)
+    where = next(
+        (s, t, pair)
+        for s, strategy in enumerate(data["strategies"])
+        for t, option in enumerate(strategy["options"])
+        if (pair := _offered_pair(option["grid"])) is not None
+    )
+    s, t, (axis, first, second, rest) = where
+
+    def mutate(data):
+        deltas = grid(data, s, t)["deltas"]
+        if f"{axis}={first}" in deltas:
+            deltas[f"{axis}={second}"] = copy.deepcopy(deltas[f"{axis}={first}"])
+        else:
+            deltas.pop(f"{axis}={second}", None)  # the first value is the base command
+
+    checked = check_mutated(tmp_path, name, mutate)
+    kind = "modes" if axis in grid(data, s, t)["modes"] else "options"
+    values = grid(data, s, t)[kind][axis]
+    found = checked.expect(
+        f"/strategies/{s}/options/{t}/grid/{kind}/{axis}/{values.index(second)}",
+        f"{axis}={first} and {axis}={second} give identical commands in the offered selection",
+    )
+    assert checked.recipe is None
+    assert all(f"{a}={v}" in found.message for a, v in rest.items()) or "selection" in found.message
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_rule12_any_copied_delta_is_found(tmp_path, data):
+    """Property: in any grid of a shipped recipe, giving one value of an axis another value's
+    delta is reported at that value whenever the two are offered with the same other values."""
+    name = data.draw(st.sampled_from(NAMES))
+    recipe = shipped(name)
+    grids = [(s, t) for s, strategy in enumerate(recipe["strategies"]) for t in range(len(strategy["options"]))]
+    s, t = data.draw(st.sampled_from(grids))
+    g = grid(recipe, s, t)
+    axes = {**g["modes"], **g["options"]}
+    axis = data.draw(st.sampled_from(sorted(a for a, values in axes.items() if len(values) > 1)))
+    first, second = data.draw(st.permutations(axes[axis]))[:2]
+    others = [a for a in axes if a != axis]
+
+    def excluded(selection: dict) -> bool:
+        return any(all(selection.get(a) == v for a, v in e.items()) for e in g["excluded"])
+
+    together = any(
+        not excluded({**dict(zip(others, combo, strict=True)), axis: first})
+        and not excluded({**dict(zip(others, combo, strict=True)), axis: second})
+        for combo in itertools.product(*(axes[a] for a in others))
+    )
+
+    def mutate(copy_of):
+        deltas = grid(copy_of, s, t)["deltas"]
+        if f"{axis}={first}" in deltas:
+            deltas[f"{axis}={second}"] = copy.deepcopy(deltas[f"{axis}={first}"])
+        else:
+            deltas.pop(f"{axis}={second}", None)
+
+    checked = check_mutated(tmp_path, name, mutate)
+    kind = "modes" if axis in g["modes"] else "options"
+    pointer = f"/strategies/{s}/options/{t}/grid/{kind}/{axis}/"
+    found = [p for p in checked.problems if "identical commands" in p.message and p.pointer.startswith(pointer)]
+    if together:
+        assert any(f"{axis}={min(first, second, key=axes[axis].index)}" in p.message for p in found), checked.problems
+    else:
+        assert not found
+
+
+def test_rule12_forgotten_delta_of_an_on_off_option(tmp_path):
+    """The issue's case: a value whose delta was removed shows the other value's commands."""
+
+    def mutate(data):
+        deltas = grid(data, 2)["deltas"]
+        deltas["prefix_caching=on_sub_block"] = copy.deepcopy(deltas["prefix_caching=on"])
+
+    checked = check_mutated(tmp_path, AXK2, mutate)
+    found = checked.expect(
+        f"{AX_PD}/modes/prefix_caching/2", "prefix_caching=on and prefix_caching=on_sub_block give identical commands"
+    )
+    assert "lmcache=" in found.message and "tool_calling=" in found.message  # the selection is named
+    assert [p.pointer for p in checked.problems].count(found.pointer) == 1  # once per pair, not per selection
+
+
+def test_rule12_excluded_selections_are_not_compared(tmp_path):
+    def mutate(data):
+        g = grid(data, 2)
+        g["deltas"]["prefix_caching=on_sub_block"] = copy.deepcopy(g["deltas"]["prefix_caching=on"])
+        g["excluded"].append({"prefix_caching": "on"})
+        g["recommended"]["prefix_caching"] = "on_sub_block"
+
+    checked = check_mutated(tmp_path, AXK2, mutate)
+    assert not [p for p in checked.problems if "identical commands" in p.message], checked.problems
+
+
 # Rule 8: ranks: scale agrees with the number of ranks; varies is exactly what differs.
 
 
@@ -648,6 +778,8 @@ def _many_values(count: int, excluded: int = 0):
         g["modes"]["batch"] = values
         g["recommended"]["batch"] = values[-1]
         g["excluded"] = [{"batch": v} for v in values[:excluded]]
+        for i, v in enumerate(values):  # each value its own command (rule 12)
+            g["deltas"][f"batch={v}"] = {"main": empty_delta(add_envs={"BATCH": f"BATCH={i}"})}
 
     return mutate
 

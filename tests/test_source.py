@@ -60,15 +60,29 @@ def test_shipped_recipes_positions_match_an_independent_writer(name):
 @pytest.mark.parametrize(
     ("text", "line", "column", "fragment"),
     [
-        ('{\n  "a": 1\n  "b": 2\n}\n', 3, 3, "Expecting ',' delimiter"),
-        ('{\n  "a": [1, 2,]\n}', 2, 14, "Expecting value"),
-        ('{"a": "unterminated}', 1, 7, "Unterminated string"),
-        ("", 1, 1, "Expecting value"),
-        ('{"a": 1} trailing', 1, 10, "Extra data"),
-        ("{'a': 1}", 1, 2, "Expecting property name enclosed in double quotes"),
+        # the place is where the fix goes: after the value that needs a comma, at the comma
+        # to remove, at the quote or bracket that is never closed
+        ('{\n  "a": 1\n  "b": 2\n}\n', 2, 9, "missing comma between values"),
+        ("[1 2]", 1, 3, "missing comma between values"),
+        ('{\n  "a": [1, 2,]\n}', 2, 13, "trailing comma"),
+        ('{\n  "a": [1, 2],\n}', 2, 14, "trailing comma"),
+        ('{\n  "a": 1,\n\n  }', 2, 9, "trailing comma"),
+        ('{"a": "unterminated}', 1, 7, "unclosed string"),
+        ('{\n  "a": "no end,\n  "b": 1\n}', 2, 8, "unclosed string"),
+        ('{\n  "a": [1,\n   2\n', 2, 8, "unclosed '['"),
+        ('{"a": [1, 2}', 1, 12, "'}' does not close the '['"),
+        ('{"a" 1}', 1, 5, "missing colon"),
+        ('{"a": }', 1, 7, "missing value after the colon"),
+        ('{"a": 1,, "b": 2}', 1, 9, "two commas in a row"),
+        ('{"a": "\\q"}', 1, 8, "invalid escape"),
+        ("// note\n{}", 1, 1, "comments are not allowed"),
+        ("", 1, 1, "holds no JSON value"),
+        ('{"a": 1} trailing', 1, 10, "extra text after the JSON value"),
+        ("{'a': 1}", 1, 2, "single quotes are not JSON"),
+        ('{"a": tru}', 1, 7, "not a JSON value"),
         ('{\n  "a": NaN\n}', 2, 8, "NaN and Infinity are not JSON numbers"),
         ("[1, -Infinity]", 1, 5, "NaN and Infinity are not JSON numbers"),
-        ("\ufeff{}", 1, 1, "Unexpected UTF-8 BOM"),
+        ("\ufeff{}", 1, 1, "byte order mark"),
     ],
 )
 def test_broken_json_is_one_located_problem(text, line, column, fragment):

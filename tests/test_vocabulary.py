@@ -1,10 +1,10 @@
-"""The vllm serve vocabulary: the committed data file, the four recipe checks, and the
-extractor (tools/vocabulary.py) run offline on a small fake vLLM source tree."""
+"""The vllm serve vocabulary: the committed data file, the recipe checks (value types included), and the
+extractor (the tools.vocabulary package) run offline on a small fake vLLM source tree."""
 
 from __future__ import annotations
 
 import copy
-import importlib.util
+import importlib
 import json
 import sys
 import textwrap
@@ -31,15 +31,10 @@ AXK2_PD_GRID = "/strategies/2/options/0/grid"  # prefill-decode-disaggregated
 
 
 def _tool():
-    """tools/vocabulary.py, imported by path (tools/ is not a package)."""
-    name = "vocabulary_tool"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "tools" / "vocabulary.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the class is built
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    """The tools.vocabulary package (tools/ is on no path the site uses: added here)."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    return importlib.import_module("tools.vocabulary")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -113,7 +108,7 @@ def test_data_file_header_and_format() -> None:
     data = json.loads(text)
     assert data["vllm"] == "0.30.0"
     assert data["vllm_rbln"] == "0.12.0"
-    assert data["format"] == 1
+    assert data["format"] == 2
     # deterministic: what the generator writes (sorted keys, fixed indent, one final newline)
     assert text == json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     assert vocabulary.vocabulary_info() == {
@@ -407,6 +402,202 @@ def test_other_environment_names_are_not_checked(tmp_path: Path) -> None:
     assert Broken(tmp_path, GPT, mutate).problems == []
 
 
+# --------------------------------------------------------------------------- value types
+
+RELEASE = "vLLM 0.30.0"
+
+
+def _entry(flag: str) -> dict[str, Any]:
+    return json.loads(vocabulary.DATA_FILE.read_text(encoding="utf-8"))["flags"][flag]
+
+
+def test_data_file_holds_value_types() -> None:
+    # what vLLM's parser converts each value with, and what its config class enforces
+    assert (_entry("--max-num-seqs")["type"], _entry("--max-num-seqs")["bounds"]) == ("int", {"ge": 1})
+    assert _entry("--gpu-memory-utilization")["type"] == "float"
+    assert _entry("--max-num-batched-tokens")["type"] == "size"  # human_readable_int: 8k, 2M
+    assert _entry("--max-model-len")["type"] == "size_or_auto"
+    assert _entry("--speculative-config")["type"] == "object"
+    assert _entry("--enable-prefix-caching")["type"] is None  # takes no value
+    fields = _entry("--speculative-config")["json_field_types"]
+    assert set(fields) == set(_entry("--speculative-config")["json_fields"])
+    assert "int" in fields["num_speculative_tokens"]["types"]
+    assert "eagle3" in fields["method"]["choices"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "text", "message"),
+    [
+        ("--max-num-seqs", "--max-num-seqs eight", f"--max-num-seqs takes an integer ({RELEASE}), got 'eight'"),
+        ("--max-num-seqs", "--max-num-seqs=-4", f"--max-num-seqs must be at least 1 ({RELEASE}), got '-4'"),
+        ("--max-num-seqs", "--max-num-seqs 1.5", f"--max-num-seqs takes an integer ({RELEASE}), got '1.5'"),
+        (
+            "--max-model-len",
+            "--max-model-len lots",
+            "--max-model-len takes an integer, a size such as 8k or 2G, or auto",
+        ),
+        ("--max-num-batched-tokens", "--max-num-batched-tokens 8x", "takes an integer or a size such as 8k or 2G"),
+        ("--max-num-batched-tokens", "--max-num-batched-tokens 0", "--max-num-batched-tokens must be at least 1"),
+    ],
+)
+def test_value_of_the_wrong_type(tmp_path: Path, flag: str, text: str, message: str) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"][flag] = text
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(f"{GPT_GRID}/base/0/args/{flag}", message, at=value_at(text))
+
+
+def test_value_of_the_wrong_type_in_a_delta(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        args = grid(data)["deltas"]["spec_decode=eagle3"]["main"]["add_args"]
+        args["--gpu-memory-utilization"] = "--gpu-memory-utilization 1.5"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.expect(
+        f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--gpu-memory-utilization",
+        f"--gpu-memory-utilization must be at most 1 ({RELEASE}), got '1.5'",
+        at=value_at("--gpu-memory-utilization 1.5"),
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "--max-num-seqs '<MAX_SEQS>'",
+        "--max-num-batched-tokens 8k",
+        "--max-num-batched-tokens 2M",
+        "--max-model-len auto",
+        "--max-model-len 128K",
+        "--gpu-memory-utilization '<GPU_SHARE>'",
+    ],
+)
+def test_values_vllm_accepts_pass(tmp_path: Path, text: str) -> None:
+    flag = text.split()[0]
+
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"][flag] = text
+
+    assert Broken(tmp_path, GPT, mutate).problems == []
+
+
+def _spec_config(data: Any, old: str, new: str) -> None:
+    args = grid(data)["deltas"]["spec_decode=eagle3"]["main"]["add_args"]
+    assert old in args["--speculative-config"]
+    args["--speculative-config"] = args["--speculative-config"].replace(old, new)
+
+
+def test_json_field_of_the_wrong_type(tmp_path: Path) -> None:
+    broken = Broken(
+        tmp_path, GPT, lambda d: _spec_config(d, '"num_speculative_tokens": 3', '"num_speculative_tokens": "three"')
+    )
+    pointer = f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative-config"
+    text = grid(json.loads(broken.text))["deltas"]["spec_decode=eagle3"]["main"]["add_args"]["--speculative-config"]
+    problem = broken.only(
+        pointer, "'num_speculative_tokens' of --speculative-config takes an integer", at=value_at(text)
+    )
+    assert problem.message.endswith(f'({RELEASE}), got "three"')
+
+
+def test_json_field_outside_its_literal(tmp_path: Path) -> None:
+    broken = Broken(tmp_path, GPT, lambda d: _spec_config(d, '"method": "eagle3"', '"method": "eagle_3"'))
+    pointer = f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative-config"
+    text = grid(json.loads(broken.text))["deltas"]["spec_decode=eagle3"]["main"]["add_args"]["--speculative-config"]
+    problem = broken.only(pointer, "'method' of --speculative-config takes one of", at=value_at(text))
+    assert problem.message.endswith(f'(did you mean "eagle3"?) ({RELEASE}), got "eagle_3"')
+
+
+def test_json_field_outside_a_short_literal_lists_it(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        # the first kv_role of any --kv-transfer-config in the recipe
+        for g in (o["grid"] for s in data["strategies"] for o in s["options"]):
+            for per_role in g["deltas"].values():
+                for delta in per_role.values():
+                    text = delta["add_args"].get("--kv-transfer-config", "")
+                    if '"kv_role": "kv_both"' in text:
+                        delta["add_args"]["--kv-transfer-config"] = text.replace('"kv_both"', '"both"')
+                        return
+        raise AssertionError("no kv_role in the recipe")
+
+    broken = Broken(tmp_path, AXK2, mutate)
+    problem = next(p for p in broken.problems if "'kv_role'" in p.message)
+    assert '"kv_producer", "kv_both", "kv_consumer"' in problem.message and problem.message.endswith('got "both"')
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('"num_speculative_tokens": 3', '"num_speculative_tokens": "<DRAFT_TOKENS>"'),  # a placeholder
+        ('"num_speculative_tokens": 3', '"num_speculative_tokens": "3"'),  # pydantic's lax mode
+    ],
+)
+def test_json_field_values_vllm_accepts(tmp_path: Path, old: str, new: str) -> None:
+    assert Broken(tmp_path, GPT, lambda d: _spec_config(d, old, new)).problems == []
+
+
+def test_dotted_json_field_of_the_wrong_type(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--speculative-config.num_speculative_tokens"] = (
+            "--speculative-config.num_speculative_tokens three"
+        )
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(
+        f"{GPT_GRID}/base/0/args/--speculative-config.num_speculative_tokens",
+        f"'num_speculative_tokens' of --speculative-config takes an integer ({RELEASE}), got 'three'",
+        at=value_at("--speculative-config.num_speculative_tokens three"),
+    )
+
+    def fixed(data: Any) -> None:
+        grid(data)["base"][0]["args"]["--speculative-config.num_speculative_tokens"] = (
+            "--speculative-config.num_speculative_tokens 3"
+        )
+
+    assert Broken(tmp_path, GPT, fixed).problems == []
+
+
+def test_json_valued_flag_given_a_bare_word(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        args = grid(data)["deltas"]["spec_decode=eagle3"]["main"]["add_args"]
+        args["--speculative-config"] = "--speculative-config eagle3"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    broken.only(
+        f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative-config",
+        f"--speculative-config takes a JSON object ({RELEASE}), got 'eagle3'",
+        at=value_at("--speculative-config eagle3"),
+    )
+
+
+def test_every_typed_value_of_the_shipped_recipes_converts() -> None:
+    """Independently of the checker: each value of a typed flag in the shipped recipes is
+    what Python's own int()/float() (vLLM's converters) accept."""
+    import shlex
+
+    flags = json.loads(vocabulary.DATA_FILE.read_text(encoding="utf-8"))["flags"]
+
+    def texts(node: Any) -> Any:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key.startswith("--") and isinstance(value, str):
+                    yield value
+                yield from texts(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from texts(item)
+
+    seen = 0
+    for path in SHIPPED:
+        for text in texts(json.loads(path.read_text(encoding="utf-8"))):
+            words = shlex.split(text.replace("=", " ", 1) if text.split(" ")[0].count("=") else text)
+            entry = flags.get(words[0])
+            if entry is None or entry.get("type") not in ("int", "float") or len(words) != 2:
+                continue
+            {"int": int, "float": float}[entry["type"]](words[1])
+            seen += 1
+    assert seen > 0
+
+
 # --------------------------------------------------------------------------- the extractor, offline
 
 
@@ -427,6 +618,8 @@ FAKE_TREE = {
     "vllm/config/demo.py": """
         from dataclasses import field
         from typing import Literal
+
+        from pydantic import Field
 
         from vllm.config.utils import config
 
@@ -463,6 +656,12 @@ FAKE_TREE = {
             \"\"\"Inner JSON.\"\"\"
             block: int | None = None
             \"\"\"A size.\"\"\"
+            count: int = Field(default=1, ge=1)
+            \"\"\"At least one.\"\"\"
+            max_num_batched_tokens: int = 8
+            \"\"\"Human-readable.\"\"\"
+            share: float = Field(default=0.5, gt=0, le=1)
+            \"\"\"A share.\"\"\"
     """,
     "vllm/platforms/__init__.py": """
         _current_platform = None
@@ -479,6 +678,17 @@ FAKE_TREE = {
             raise NotImplementedError  # emulated by the extractor
 
 
+        def _compute_kwargs(cls):
+            kwargs = {}
+            human_readable_int_args = {"max_num_batched_tokens", "other_tokens"}
+            for name in cls:
+                if name == "max_model_len":
+                    kwargs[name]["type"] = human_readable_int_or_auto
+                elif name in human_readable_int_args:
+                    kwargs[name]["type"] = human_readable_int
+            return kwargs
+
+
         class EngineArgs:
             @staticmethod
             def add_cli_args(parser):
@@ -489,6 +699,9 @@ FAKE_TREE = {
                 group.add_argument("--mode", **demo_kwargs["mode"])
                 group.add_argument("--levels", **demo_kwargs["levels"])
                 group.add_argument("--block-size", **{**demo_kwargs["block"], "default": None})
+                group.add_argument("--count", **demo_kwargs["count"])
+                group.add_argument("--max-num-batched-tokens", **demo_kwargs["max_num_batched_tokens"])
+                group.add_argument("--share", **demo_kwargs["share"])
                 demo_kwargs["inner"]["type"] = str
                 group.add_argument("--inner-config", **demo_kwargs["inner"])
                 parser.add_argument("--plain", action="store_true", help="A plain " "switch.")
@@ -701,7 +914,7 @@ def fake_tree(tmp_path: Path) -> Path:
 def test_extractor_reads_a_fake_source_tree(fake_tree: Path) -> None:
     data, warnings = _tool().extract(fake_tree, "9.9.9", "1.2.3")
     assert warnings == []
-    assert (data["vllm"], data["vllm_rbln"], data["format"]) == ("9.9.9", "1.2.3", 1)
+    assert (data["vllm"], data["vllm_rbln"], data["format"]) == ("9.9.9", "1.2.3", 2)
     flags = data["flags"]
     assert set(flags) == {
         "--headless",
@@ -717,6 +930,9 @@ def test_extractor_reads_a_fake_source_tree(fake_tree: Path) -> None:
         "--mode",
         "--levels",
         "--block-size",
+        "--count",
+        "--max-num-batched-tokens",
+        "--share",
         "--inner-config",
         "--plain",
         "--pick",
@@ -740,6 +956,16 @@ def test_extractor_reads_a_fake_source_tree(fake_tree: Path) -> None:
     inner = flags["--inner-config"]
     assert (inner["json"], inner["json_class"], inner["json_fields"]) == (True, "JsonConfig", ["name", "size"])
     assert (flags["--plain"]["takes_value"], flags["--plain"]["help"]) == ("no", "A plain switch.")
+    # value types: the converter, None accepted, pydantic's limits, arg_utils' own parsers by field name
+    assert (flags["--block-size"]["type"], flags["--block-size"]["optional"]) == ("int", True)
+    assert (flags["--count"]["type"], flags["--count"]["bounds"]) == ("int", {"ge": 1})
+    assert (flags["--share"]["type"], flags["--share"]["bounds"]) == ("float", {"gt": 0, "le": 1})
+    assert flags["--max-num-batched-tokens"]["type"] == "size"
+    assert "optional" not in flags["--count"] and flags["--plain"]["type"] is None
+    assert flags["--port"]["type"] == "int" and flags["--allowed-origins"]["type"] == "json"
+    # JSON-valued flags: each field's JSON types, from the dataclass annotation
+    assert inner["type"] == "object"
+    assert inner["json_field_types"] == {"name": {"types": ["str"]}, "size": {"types": ["int"]}}
     # explicit choices, then appended to by the platform hook
     assert (flags["--pick"]["choices"], flags["--pick"]["help"]) == (["a", "b", "c", "npu"], "Pick one.")
     # the frontend's loop over its dataclass, with base-class fields and extra flags
@@ -810,3 +1036,177 @@ def test_extractor_unpacks_only_source_and_entry_points(fake_tree: Path, tmp_pat
     assert sorted(p.relative_to(fake_tree).as_posix() for p in fake_tree.rglob("*") if p.is_file()) == unpacked
     data, _ = _tool().extract(out, "9.9.9", "1.2.3")
     assert "--rbln-strategy" in data["flags"]
+
+
+# --------------------------------------------------------------------------- the extractor's modules, one by one
+
+
+def _module(name: str):
+    _tool()
+    return importlib.import_module(f"tools.vocabulary.{name}")
+
+
+def test_values_unknown_and_outside_names() -> None:
+    values = _module("values")
+    assert values.UNKNOWN is type(values.UNKNOWN)() and repr(values.UNKNOWN) == "UNKNOWN"
+    assert values.sym("argparse.BooleanOptionalAction") is values.sym("argparse.BooleanOptionalAction")
+    assert values.sym("json.loads").last == "loads"
+    warn = values.Warnings()
+    warn("a")
+    warn("a")
+    assert warn.seen == ["a"]
+
+
+def test_flow_truth_of_partly_known_values() -> None:
+    flow, values = _module("flow"), _module("values")
+    assert flow._truth(values.UNKNOWN) is values.UNKNOWN
+    assert flow._truth([]) is False and flow._truth("x") is True
+    assert flow._truth(values.sym("typing.TYPE_CHECKING")) is False
+    assert flow._has_unknown([1, (2, values.UNKNOWN)]) and not flow._has_unknown({"a": [1]})
+
+
+def _tree(fake_tree: Path):
+    source_tree, values = _module("source_tree"), _module("values")
+    return source_tree.Tree(fake_tree, values.Warnings())
+
+
+def test_source_tree_resolves_names_through_imports(fake_tree: Path) -> None:
+    tree = _tree(fake_tree)
+    demo = tree.resolve_from("vllm.config", "DemoConfig")  # re-exported by vllm/config/__init__.py
+    assert (demo.name, demo.module.name) == ("DemoConfig", "vllm.config.demo")
+    envs = tree.module("vllm.envs")
+    assert "VLLM_HOST_IP" in envs.type_checking and "environment_variables" in envs.runtime
+    assert tree.module("vllm.missing") is None
+    assert tree.resolve_from("argparse", "Action").name == "argparse.Action"  # outside the tree
+
+
+def test_classes_fields_and_init_fields(fake_tree: Path) -> None:
+    tree = _tree(fake_tree)
+    json_config = tree.resolve_from("vllm.config.demo", "JsonConfig")
+    assert json_config.is_dataclass  # through a dataclass_transform decorator
+    assert [f.name for f in json_config.fields()] == ["name", "size", "derived"]
+    assert json_config.init_fields() == ["name", "size"]  # field(init=False) is not a JSON key
+    frontend = tree.resolve_from("vllm.entrypoints.cli_args", "FrontendArgs")
+    names = [f.name for f in frontend.fields()]
+    assert names[:3] == ["enable_auto_tool_choice", "tool_call_parser", "tool_parser_plugin"]  # base first
+    assert frontend.fields()[0].doc == "Enable auto tool choice."
+
+
+def test_parser_model_actions() -> None:
+    model = _module("parser_model")
+    parser = model.Parser()
+    group = parser.add_argument_group(title="Demo")
+    action = group.add_argument("--max-num-seqs", "-n", type=int)
+    assert (action.dest, action.group, action.get("option_strings")) == (
+        "max_num_seqs",
+        "Demo",
+        ["--max-num-seqs", "-n"],
+    )
+    parser.add_argument("model_tag")  # a positional is not a flag
+    assert parser.actions == [action]
+
+
+def test_evaluator_runs_expressions_and_statements(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/flags.py": """
+                NAMES = ("alpha", "beta", "gamma")
+
+
+                def add(parser, skip="beta"):
+                    chosen = [n for n in NAMES if n != skip]
+                    for i, name in enumerate(chosen):
+                        if name == "gamma":
+                            parser.add_argument(f"--{name}", nargs=i + 1)
+                            continue
+                        parser.add_argument(f"--{name}", choices=sorted({"y", "x"}) + ["z"] * (i + 1))
+                    try:
+                        parser.add_argument("--after-try")
+                    finally:
+                        parser.add_argument("--in-finally")
+            """,
+        },
+    )
+    tree = _tree(tmp_path)
+    evaluator = _module("evaluator").Evaluator(tree)
+    parser = _module("parser_model").Parser()
+    evaluator.call_function(tree.resolve(tree.module("pkg.flags"), "add"), [parser], {})
+    got = {a.flags[0]: (a.kwargs.get("choices"), a.kwargs.get("nargs")) for a in parser.actions}
+    assert got == {
+        "--alpha": (["x", "y", "z"], None),
+        "--gamma": (None, 2),
+        "--after-try": (None, None),
+        "--in-finally": (None, None),
+    }
+
+
+def test_hints_flatten_annotations(fake_tree: Path) -> None:
+    tree = _tree(fake_tree)
+    evaluator = _module("evaluator").Evaluator(tree)
+    demo = tree.resolve_from("vllm.config.demo", "DemoConfig")
+    fields = {f.name: f for f in demo.fields()}
+    assert evaluator.hints(demo.module, fields["block"].annotation) == [("builtin", "int"), ("builtin", "NoneType")]
+    mode = evaluator.hints(demo.module, fields["mode"].annotation)
+    assert mode == [("builtin", "str"), ("literal", ("fast", "ray", "mp"))]  # a nested Literal alias, flattened
+    assert evaluator.hints(demo.module, fields["inner"].annotation)[0][0] == "dataclass"
+
+
+def test_get_kwargs_emulation_records_types_and_limits(fake_tree: Path) -> None:
+    tree = _tree(fake_tree)
+    evaluator = _module("evaluator").Evaluator(tree)
+    get_kwargs = _module("get_kwargs")
+    demo = tree.resolve_from("vllm.config.demo", "DemoConfig")
+    kwargs = get_kwargs.compute_kwargs(evaluator, demo)
+    assert kwargs["count"]["_bounds"] == {"ge": 1} and kwargs["count"]["type"].name == "builtins.int"
+    assert kwargs["block"]["_optional"] is True
+    assert kwargs["max_num_batched_tokens"]["type"].name == "human_readable_int"  # by name, from arg_utils
+    assert kwargs["enable_thing"]["action"].name == "argparse.BooleanOptionalAction"
+    assert get_kwargs._int_parsers(tree) == {
+        "max_model_len": "human_readable_int_or_auto",
+        "max_num_batched_tokens": "human_readable_int",
+        "other_tokens": "human_readable_int",
+    }
+    share = next(f for f in demo.fields() if f.name == "share")
+    assert get_kwargs.field_type(evaluator, share) == {"types": ["float"], "bounds": {"gt": 0, "le": 1}}
+    backend = next(f for f in demo.fields() if f.name == "backend")
+    assert get_kwargs.field_type(evaluator, backend) == {"types": ["null", "str"], "choices": ["ray", "mp"]}
+
+
+def test_cross_check_compares_with_a_real_parser() -> None:
+    crosscheck = _module("crosscheck")
+    import argparse
+
+    def entry(kind: str | None, **more: Any) -> dict[str, Any]:
+        return {"takes_value": "yes" if kind else "no", "type": kind, "choices": None, "aliases": [], **more}
+
+    data = {
+        "flags": {
+            "--size": entry("int"),
+            "--mode": entry("str", choices=["a", "b"]),
+            "--gone": entry("int"),
+            "--same": entry("float"),
+        }
+    }
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=str)
+    parser.add_argument("--mode", choices=["a", "c"])
+    parser.add_argument("--same", type=lambda value, f=float: f(value))
+    parser.add_argument("--new", type=int)
+    assert list(crosscheck.compare(data, parser)) == [
+        "--help: in vLLM's parser, not extracted",
+        "--new: in vLLM's parser, not extracted",
+        "--gone: extracted, not in vLLM's parser",
+        "--mode: choices ['a', 'b'] extracted, ['a', 'c'] in vLLM's parser",
+        "--size: type int extracted, str in vLLM's parser",
+    ]
+
+    def optional_type(return_type):  # vLLM wraps converters in closures
+        def _optional_type(value):
+            return return_type(value)
+
+        return _optional_type
+
+    assert crosscheck.converter_name(optional_type(int)) == "int"
+    assert crosscheck.converter_name(None) == "str"

@@ -1,4 +1,5 @@
-"""Command line: validate recipes, expand one selection, print the whole matrix, write a selection's files."""
+"""Command line: validate recipes, expand one selection, print the whole matrix, write a selection's
+files, report drift against another vLLM release."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-from . import expansion, files
+from . import drift, expansion, files, rules, schema, source, vocabulary
 from .load import check_file
 from .model import Recipe
 from .problems import Problem, SelectionError
+from .vocabulary import Vocabulary
 
 RECIPES = Path("recipes")
 
@@ -152,6 +154,41 @@ def _selection_arguments(command: argparse.ArgumentParser) -> None:
     )
 
 
+def cmd_drift(args: argparse.Namespace) -> int:
+    new = Vocabulary.read(args.vocabulary)
+    old = Vocabulary.read(args.against) if args.against else vocabulary.pinned()
+    files = recipe_files(args.files)
+    if not files:
+        print(f"no recipe files in {RECIPES}/", file=sys.stderr)
+        return 2
+    invalid, breaking, notes, touched = 0, 0, 0, 0
+    for path in files:
+        document, problems = source.read(path)
+        recipe = None
+        if document is not None:
+            problems += schema.check(document)
+            if not problems:
+                recipe = Recipe.from_json(document.data, str(path))
+                problems = sorted({*rules.check(recipe, document), *old.check(recipe, document)})
+        if problems:  # drift is measured from a recipe that is right for the pinned release
+            _print_problems(problems)
+            invalid += 1
+            continue
+        assert recipe is not None and document is not None
+        changes = drift.drift(recipe, document, old, new)
+        for change in changes:
+            print(change)
+        breaking += sum(c.breaks for c in changes)
+        notes += sum(not c.breaks for c in changes)
+        touched += any(c.breaks for c in changes)
+    print(
+        f"{breaking} change(s) break {touched} of {len(files)} recipe file(s) under {new.versions} "
+        f"(checked: {old.versions}); {notes} note(s)"
+        + (f"; {invalid} file(s) not checked: fix their problems first" if invalid else "")
+    )
+    return 1 if breaking or invalid else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m recipebook", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -170,6 +207,16 @@ def build_parser() -> argparse.ArgumentParser:
     _selection_arguments(write)
     write.add_argument("--out", required=True, metavar="DIR", help="the folder to write into (created if missing)")
     write.set_defaults(run=cmd_files)
+    report = sub.add_parser(
+        "drift",
+        help="what another vLLM release breaks in the recipes (flags, values, JSON fields, env names)",
+    )
+    report.add_argument("files", nargs="*", metavar="FILE", help="recipe files (default: recipes/*.json)")
+    report.add_argument(
+        "--vocabulary", required=True, metavar="FILE", help="the other release's vocabulary (make vocabulary writes it)"
+    )
+    report.add_argument("--against", metavar="FILE", help="the vocabulary to compare with (default: the pinned one)")
+    report.set_defaults(run=cmd_drift)
     return parser
 
 

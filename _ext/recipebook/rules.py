@@ -24,9 +24,10 @@ from .expansion import (
     offered_count,
     selection_count,
 )
+from .expansion import _apply_deltas as apply_deltas  # the lines of a selection, before ranks
 from .model import Grid, Recipe, Role, Target
 from .problems import Problem, pointer_join
-from .source import Document
+from .source import Document, describe_error
 
 # Option axes the site knows how to title without a catalogue entry.
 KNOWN_OPTION_AXES = frozenset({"tool_calling", "reasoning_parser"})
@@ -151,10 +152,27 @@ def _json_value_error(value: str) -> str | None:
         try:
             json.loads(value)
         except json.JSONDecodeError as error:
-            return (
-                f"its JSON value does not parse: {error.msg} (line {error.lineno}, column {error.colno} of the value)"
-            )
+            offset, message = describe_error(value, error)
+            line = value.count("\n", 0, offset) + 1
+            column = offset - (value.rfind("\n", 0, offset) + 1) + 1
+            return f"its JSON value does not parse: {message} (line {line}, column {column} of the value)"
     return None
+
+
+_SHELL_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _with_placeholder_hint(reason: str, text: str) -> str:
+    """A '$' problem: single quotes would pass the literal '$NAME' to vLLM; offer the placeholder."""
+    if not reason.startswith("'$'"):
+        return reason
+    found = _SHELL_VARIABLE.search(text)
+    name = found.group(1).upper() if found else "NAME"
+    return (
+        f"{reason.split(';')[0]}; for a value the reader fills in, write the placeholder '<{name}>' "
+        "in single quotes (highlighted on the page, asked for by serve.sh); for a literal '$', "
+        "quote the value with single quotes"
+    )
 
 
 def text_error(kind: str, key: str, text: str) -> str | None:
@@ -166,7 +184,7 @@ def text_error(kind: str, key: str, text: str) -> str | None:
         return f"text must be {key}=VALUE"
     reason = shell.unsafe_reason(text)
     if reason:
-        return reason
+        return _with_placeholder_hint(reason, text)
     try:
         parts = shell.words(text)
     except ValueError as error:
@@ -347,6 +365,61 @@ def conflicts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                             )
 
 
+def _commands_digest(grid: Grid, selection: Mapping[str, str]) -> int:
+    """A hash of every command text of a selection: equal digests, equal commands.
+
+    The lines before ranks are laid over them are enough: ranks set the same keys in every
+    selection, keys no delta touches (rule 8).
+    """
+    texts = []
+    for role in grid.base:
+        args, envs = apply_deltas(grid, role, selection)
+        texts.append((role.role, *(line.text for line in envs), "", *(line.text for line in args)))
+    return hash(tuple(texts))
+
+
+def _deltas_named_well(grid: Grid) -> bool:
+    for key in grid.deltas:
+        axis, _, value = key.partition("=")
+        if value not in grid.axes.get(axis, ()):
+            return False
+    return True
+
+
+def same_commands(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """12. Two values of one axis never give identical commands in an offered selection
+    (a forgotten or copied delta)."""
+    for _, target in recipe.targets():
+        grid = target.grid
+        count = offered_count(grid)
+        if count is None or count > MAX_SELECTIONS or not _deltas_named_well(grid):
+            continue  # a misnamed delta is reported by rule 2; its value would seem to lack one
+        axes = list(grid.axes)
+        varied = [i for i, axis in enumerate(axes) if len(grid.axes[axis]) > 1]
+        # per axis: the other axes' values -> {digest: first value giving it}
+        seen: dict[int, dict[tuple, dict[int, str]]] = {i: {} for i in varied}
+        reported: set[tuple[str, str, str]] = set()
+        for selection in all_selections(grid):
+            if is_excluded(grid, selection):
+                continue
+            digest = _commands_digest(grid, selection)
+            values = tuple(selection.values())
+            for i in varied:
+                axis, value = axes[i], values[i]
+                group = seen[i].setdefault(values[:i] + values[i + 1 :], {})
+                first = group.setdefault(digest, value)
+                if first == value or (axis, first, value) in reported:
+                    continue
+                reported.add((axis, first, value))
+                kind = "modes" if axis in grid.modes else "options"
+                pairs = ", ".join(f"{a}={v}" for a, v in selection.items() if a != axis)
+                yield doc.problem(
+                    pointer_join(grid.ptr, kind, axis, grid.axes[axis].index(value)),
+                    f"{axis}={first} and {axis}={value} give identical commands in the offered selection "
+                    f"{pairs or '(no other axes)'}; a delta is missing or repeats the other value's",
+                )
+
+
 def _rank_keys(role: Role) -> tuple[set[str], set[str]]:
     ranks = role.ranks or ()
     return {k for r in ranks for k in r.args}, {k for r in ranks for k in r.envs}
@@ -441,6 +514,7 @@ RULES = (
     recommendation,
     cap,
     conflicts,
+    same_commands,
     ranks,
     markup,
     router,

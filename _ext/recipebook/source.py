@@ -155,6 +155,104 @@ def _too_deep(text: str) -> int | None:
     return None
 
 
+def _previous(text: str, pos: int) -> int:
+    """The offset of the last character before pos that is not white space (-1 if none)."""
+    i = pos - 1
+    while i >= 0 and text[i] in " \t\n\r":
+        i -= 1
+    return i
+
+
+def _unclosed(text: str) -> tuple[int, str] | None:
+    """The innermost bracket still open at the end of the text, or an unclosed string's quote."""
+    stack: list[tuple[int, str]] = []
+    for match in _BRACKETS.finditer(text):
+        token = match.group()
+        if token[0] == '"':
+            if len(token) == 1 or not token.endswith('"') or (token.endswith('\\"') and _odd_backslashes(token)):
+                return match.start(), '"'
+        elif token in "[{":
+            stack.append((match.start(), token))
+        elif stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+def _odd_backslashes(token: str) -> bool:
+    run = len(token) - 1 - len(token[:-1].rstrip("\\"))
+    return run % 2 == 1
+
+
+def _string_start(text: str, pos: int) -> int:
+    """The opening quote of the string that holds pos (strings never span lines)."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    start = line_start
+    for match in re.finditer(r'"(?:[^"\\\n]|\\.)*"?', text[line_start : pos + 1]):
+        start = line_start + match.start()
+    return start
+
+
+def describe_error(text: str, error: json.JSONDecodeError) -> tuple[int, str]:
+    """Where a JSON text breaks and what is wrong there, in words that lead to the fix."""
+    pos, msg = error.pos, error.msg
+    here = text[pos] if pos < len(text) else ""
+    before = _previous(text, pos)
+    prev = text[before] if before >= 0 else ""
+    if msg.startswith("Unexpected UTF-8 BOM"):
+        return 0, "the file starts with a byte order mark; save it as UTF-8 without one"
+    if text.lstrip().startswith(("//", "/*")) or text[pos : pos + 2] in ("//", "/*"):
+        return pos, "comments are not allowed in JSON; remove the comment"
+    if (
+        prev == ","
+        and here in "]}"
+        and here
+        and msg in ("Expecting value", "Expecting property name enclosed in double quotes")
+    ):
+        return before, f"trailing comma: JSON allows no comma before {here!r}; remove it"
+    if prev == "," and here == ",":
+        return pos, "two commas in a row; remove one"
+    if prev in "[{" and here == ",":
+        return pos, "a comma with no value before it; remove it"
+    if msg.startswith("Unterminated string") or (msg.startswith("Invalid control character") and here in "\n\r"):
+        start = _string_start(text, pos) if not msg.startswith("Unterminated") else pos
+        return start, "unclosed string: no closing double quote before the end of the line"
+    if msg.startswith("Invalid control character"):
+        return pos, "a control character (such as a tab) inside a string; write it as an escape such as \\t"
+    if msg.startswith("Invalid \\escape"):
+        return pos, "invalid escape in a string; write \\\\ for a backslash"
+    if here == "'":
+        return pos, "single quotes are not JSON; use double quotes"
+    if msg == "Expecting ',' delimiter":
+        if not here:
+            found = _unclosed(text)
+            if found is not None:
+                return found[0], f"unclosed {found[1]!r}: the file ends before it is closed"
+        if here in "]}":
+            found = _unclosed(text[:pos])
+            opener = found[1] if found else "?"
+            return pos, f"{here!r} does not close the {opener!r} that is open here"
+        return before + 1, "missing comma between values"
+    if msg == "Expecting ':' delimiter":
+        return before + 1, "missing colon after the key"
+    if msg == "Expecting property name enclosed in double quotes":
+        return pos, "a key must be a string in double quotes"
+    if msg == "Expecting value":
+        if not here:
+            found = _unclosed(text)
+            if found is not None:
+                return found[0], f"unclosed {found[1]!r}: the file ends before it is closed"
+            return pos, "the file holds no JSON value"
+        if prev == ":" and here in ",}":
+            return pos, "missing value after the colon"
+        return (
+            pos,
+            "not a JSON value: write a string in double quotes, a number, true, false, null, an object or an array",
+        )
+    if msg == "Extra data":
+        return pos, "extra text after the JSON value ends; a file holds one value (a missing or extra bracket?)"
+    return pos, msg
+
+
 def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
     """Parse JSON text; return the document, or the problems that stop it."""
     deep = _too_deep(text)
@@ -173,15 +271,10 @@ def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
     try:
         json.loads(text)  # the standard reader finds and locates syntax errors
     except json.JSONDecodeError as error:
+        offset, message = describe_error(text, error)
+        line, column = _Reader(text).position(offset)
         return None, [
-            Problem(
-                file=path,
-                line=error.lineno,
-                column=error.colno,
-                pointer="",
-                message=f"invalid JSON: {error.msg}",
-                kind=Kind.JSON,
-            )
+            Problem(file=path, line=line, column=column, pointer="", message=f"invalid JSON: {message}", kind=Kind.JSON)
         ]
     reader = _Reader(text)
     try:

@@ -4,13 +4,17 @@ The vocabulary is a committed data file, ``data/vllm-<version>.json``, generated
 the released vLLM and vllm-rbln source by ``tools/vocabulary.py`` (``make vocabulary``).
 Checking reads only that file: no network, no vLLM installed.
 
-Four checks, each located at the offending key or value:
+Five checks, each located at the offending key or value:
 
 * an arg key (or a ``del_args`` entry) that is not a ``vllm serve`` flag, with a
   "did you mean" for a near miss (``--speculative_config``: vLLM's parser would
   quietly turn the underscore into a dash, but pages publish the real spelling);
 * a value outside the values the source states for a flag, or a value given to a
   flag that takes none (or none given to one that needs it);
+* a value of the wrong type: the type vLLM's parser converts it with (an integer, a
+  number, a size such as ``8k``, JSON, a JSON object), the limits the config class
+  enforces (``Field(ge=1)``), and inside JSON-valued flags each field's type from the
+  dataclass annotation; a placeholder (``'<POD_IP>'``) stands for any value;
 * a field a JSON-valued flag's dataclass does not have (``--speculative-config``,
   ``--kv-transfer-config`` including a MultiConnector's children, ...);
 * a ``VLLM_*`` environment name (``VLLM_RBLN_*`` included) that neither package reads.
@@ -27,7 +31,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from . import shell
+from . import shell, valuetypes
 from .model import Grid, Recipe
 from .problems import Kind, Problem, pointer_join
 from .source import Document
@@ -43,56 +47,217 @@ _LIST_LIMIT = 15
 LAUNCHER = "vllm serve"
 
 
-@functools.cache
-def _data() -> Mapping[str, Any]:
-    with DATA_FILE.open(encoding="utf-8") as f:
-        return json.load(f)
+class Vocabulary:
+    """One data file: the flags, values, JSON fields and environment names of one release."""
+
+    def __init__(self, data: Mapping[str, Any], path: Path | None = None) -> None:
+        self.data = data
+        self.path = path
+        self.flags: Mapping[str, Any] = data["flags"]
+        self.options: dict[str, str] = {flag: flag for flag in self.flags}
+        for flag, entry in self.flags.items():
+            for alias in entry.get("aliases", ()):
+                self.options.setdefault(alias, flag)
+        self.env_names = frozenset(name for names in data["envs"].values() for name in names)
+
+    @classmethod
+    def read(cls, path: str | Path) -> Vocabulary:
+        with Path(path).open(encoding="utf-8") as f:
+            return cls(json.load(f), Path(path))
+
+    @property
+    def versions(self) -> str:
+        if self.data.get("vllm_rbln"):
+            return f"vLLM {self.data['vllm']} with vllm-rbln {self.data['vllm_rbln']}"
+        return f"vLLM {self.data['vllm']}"
+
+    @property
+    def release(self) -> str:
+        return f"vLLM {self.data['vllm']}"
+
+    def flag_info(self, flag: str) -> Mapping[str, Any] | None:
+        canonical = self.options.get(flag)
+        return None if canonical is None else MappingProxyType(self.flags[canonical])
+
+    # flags ---------------------------------------------------------------------
+
+    def unknown_flag(self, key: str) -> str | None:
+        """Why an arg key is not a flag, or None when it is one."""
+        if key in self.options:
+            return None
+        base, dot, path = key.partition(".")
+        if dot and base in self.options and key.startswith("--"):
+            return self._dotted_problem(base, path)
+        normal = "--" + key.lstrip("-").replace("_", "-").lower() if key.startswith("-") else "--" + key
+        suggestion = _near(key, list(self.options), normal)
+        return f"{key!r} is not a flag of vllm serve ({self.versions}){_did_you_mean(suggestion)}"
+
+    def _dotted_problem(self, base: str, path: str) -> str | None:
+        """``--json-flag.field VALUE``: vLLM's parser sets one JSON field this way."""
+        entry = self.flag_info(base)
+        assert entry is not None
+        if not entry.get("json"):
+            return f"{base} is not a JSON-valued flag, so it has no field {path!r}"
+        fields = entry.get("json_fields")
+        name = path.split(".")[0].removesuffix("+")
+        if fields is not None and name not in fields:
+            return self._field_message(base, entry, name, "")
+        return None
+
+    def _dotted_value_problems(self, key: str, values: list[str]) -> list[str]:
+        """``--json-flag.field VALUE``: the value is read as JSON where it parses, else as text."""
+        base, _, path = key.partition(".")
+        entry = self.flag_info(base)
+        name = path.removesuffix("+")
+        spec = (entry.get("json_field_types") or {}).get(name) if entry is not None and "." not in name else None
+        if spec is None or len(values) != 1:
+            return []
+        try:
+            value = json.loads(values[0])
+        except json.JSONDecodeError:
+            value = values[0]
+        message = valuetypes.field_problem(spec, value)
+        return [f"{name!r} of {base} {message} ({self.release}), got {values[0]!r}"] if message else []
+
+    def _field_message(self, flag: str, entry: Mapping[str, Any], name: str, where: str) -> str:
+        fields = entry["json_fields"]
+        cls = f" ({entry['json_class']})" if entry.get("json_class") else ""
+        inside = f" in {where}" if where else ""
+        suggestion = _near(name, fields, name.replace("-", "_"))
+        return f"{name!r}{inside} is not a field of {flag}{cls} in {self.versions}{_did_you_mean(suggestion)}"
+
+    def _choice_problem(self, flag: str, entry: Mapping[str, Any], value: str, present: set[str]) -> str | None:
+        choices = entry.get("choices")
+        if choices is None or value in choices or shell.PLACEHOLDER.search(value):
+            return None
+        if entry.get("open_choices"):
+            extension = entry.get("extended_by")
+            if extension and extension in present:
+                return None  # a plugin the command loads may register the name
+            if _QUALNAME.match(value):
+                return None  # a Python object, which vLLM also takes here
+        message = f"{value!r} is not an allowed value of {flag} in {self.versions}"
+        suggestion = _near(value, choices, value.replace("-", "_").lower())
+        if len(choices) <= _LIST_LIMIT:
+            message += f"; allowed: {', '.join(choices)}"
+        if entry.get("extended_by"):
+            message += f"; a name registered through {entry['extended_by']} is also accepted"
+        return message + _did_you_mean(suggestion)
+
+    def _json_problems(self, flag: str, entry: Mapping[str, Any], value: str) -> Iterator[str]:
+        try:
+            obj = json.loads(value)
+        except json.JSONDecodeError:
+            return  # the rules report JSON that does not parse (and value_problem a bare word)
+        if entry.get("json_fields") is not None:
+            yield from self._object_problems(flag, entry, obj, "")
+
+    def _object_problems(self, flag: str, entry: Mapping[str, Any], obj: Any, where: str) -> Iterator[str]:
+        if not isinstance(obj, dict):
+            return
+        types = entry.get("json_field_types") or {}
+        for name, item in obj.items():
+            if name not in entry["json_fields"]:
+                yield self._field_message(flag, entry, name, where)
+            elif name in types:
+                message = valuetypes.field_problem(types[name], item)
+                if message:
+                    inside = f" in {where}" if where else ""
+                    yield f"{name!r}{inside} of {flag} {message} ({self.release}), got {json.dumps(item)}"
+        children = entry.get("json_children")
+        if not children or any(obj.get(k) != v for k, v in children["when"].items()):
+            return
+        node: Any = obj
+        for step in children["path"]:
+            node = node.get(step) if isinstance(node, dict) else None
+        if isinstance(node, list):
+            path = ".".join(children["path"])
+            for i, child in enumerate(node):
+                yield from self._object_problems(flag, entry, child, f"{where + '.' if where else ''}{path}[{i}]")
+
+    def arg_messages(self, key: str, text: str, present: set[str]) -> tuple[bool, list[str]]:
+        """(whether the key itself is wrong, the messages) for one arg."""
+        unknown = self.unknown_flag(key)
+        if unknown:
+            return True, [unknown]
+        entry = self.flag_info(key)
+        values = _values(key, text)
+        if values is None:
+            return False, []  # a text the rules already reject
+        if entry is None:
+            return False, self._dotted_value_problems(key, values)
+        count = _count_problem(key, entry, values)
+        if count:
+            return False, [count]
+        messages = [m for v in values if (m := self._choice_problem(key, entry, v, present))]
+        if entry.get("choices") is None:
+            messages += [m for v in values if (m := valuetypes.value_problem(key, entry, v, self.release))]
+        if values and entry.get("json") and not messages:
+            messages += list(self._json_problems(key, entry, values[0]))
+        return False, messages
+
+    # environment ---------------------------------------------------------------
+
+    def env_problem(self, name: str) -> str | None:
+        if not name.startswith("VLLM_") or name in self.env_names:
+            return None
+        suggestion = _near(name, self.env_names, name.upper().replace("-", "_"))
+        return f"{name!r} is not an environment variable that {self.versions} reads{_did_you_mean(suggestion)}"
+
+    # the check -----------------------------------------------------------------
+
+    def check(self, recipe: Recipe, doc: Document) -> Iterator[Problem]:
+        """Every vocabulary problem of a recipe (Kind.VOCABULARY)."""
+        for _, target in recipe.targets():
+            grid = target.grid
+            serve = {role.role for role in grid.base if role.launcher == LAUNCHER}
+            mappings = list(_mappings(grid))
+            present = {key for kind, _, mapping in mappings if kind == "args" for key in mapping}
+            for kind, pointer, mapping in mappings:
+                for key, text in mapping.items():
+                    where = pointer_join(pointer, key)
+                    if kind == "args":
+                        on_key, messages = self.arg_messages(key, text, present)
+                        for message in messages:
+                            yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
+                    elif message := self.env_problem(key):
+                        yield doc.problem(where, message, kind=Kind.VOCABULARY, key=True)
+            for per_role in grid.deltas.values():
+                for name, delta in per_role.items():
+                    for i, key in enumerate(delta.del_args if name in serve else ()):
+                        if message := self.unknown_flag(key):
+                            yield doc.problem(pointer_join(delta.ptr, "del_args", i), message, kind=Kind.VOCABULARY)
+                    for i, key in enumerate(delta.del_envs):
+                        if message := self.env_problem(key):
+                            yield doc.problem(pointer_join(delta.ptr, "del_envs", i), message, kind=Kind.VOCABULARY)
 
 
 @functools.cache
-def _options() -> Mapping[str, str]:
-    """Every option string (long flags, --no- forms, short aliases) -> its entry's flag."""
-    flags = _data()["flags"]
-    index = {flag: flag for flag in flags}
-    for flag, entry in flags.items():
-        for alias in entry.get("aliases", ()):
-            index.setdefault(alias, flag)
-    return index
-
-
-@functools.cache
-def _env_names() -> frozenset[str]:
-    return frozenset(name for names in _data()["envs"].values() for name in names)
+def pinned() -> Vocabulary:
+    """The vocabulary of the release the recipes are verified with."""
+    return Vocabulary.read(DATA_FILE)
 
 
 def vocabulary_info() -> dict[str, Any]:
     """The versions the vocabulary was generated from, and its size."""
-    data = _data()
+    vocabulary = pinned()
     return {
-        "vllm": data["vllm"],
-        "vllm_rbln": data.get("vllm_rbln"),
-        "flags": len(data["flags"]),
-        "envs": len(_env_names()),
+        "vllm": vocabulary.data["vllm"],
+        "vllm_rbln": vocabulary.data.get("vllm_rbln"),
+        "flags": len(vocabulary.flags),
+        "envs": len(vocabulary.env_names),
     }
 
 
 def flag_info(flag: str) -> Mapping[str, Any] | None:
     """The vocabulary entry of a flag (or of one of its aliases), or None."""
-    canonical = _options().get(flag)
-    return None if canonical is None else MappingProxyType(_data()["flags"][canonical])
+    return pinned().flag_info(flag)
 
 
 def flag_help(flag: str) -> str | None:
     """The help text of a flag (the first paragraph of vLLM's), or None if there is no such flag."""
     entry = flag_info(flag)
     return None if entry is None else entry["help"]
-
-
-def _versions() -> str:
-    data = _data()
-    if data.get("vllm_rbln"):
-        return f"vLLM {data['vllm']} with vllm-rbln {data['vllm_rbln']}"
-    return f"vLLM {data['vllm']}"
 
 
 def _near(word: str, candidates: list[str] | frozenset[str], normal: str) -> str | None:
@@ -107,44 +272,10 @@ def _did_you_mean(suggestion: str | None) -> str:
     return f"; did you mean {suggestion!r}?" if suggestion else ""
 
 
-# --------------------------------------------------------------------------- flags
-
-
-def _unknown_flag(key: str) -> str | None:
-    """Why an arg key is not a flag, or None when it is one."""
-    if key in _options():
-        return None
-    base, dot, path = key.partition(".")
-    if dot and base in _options() and key.startswith("--"):
-        return _dotted_problem(base, path)
-    normal = "--" + key.lstrip("-").replace("_", "-").lower() if key.startswith("-") else "--" + key
-    suggestion = _near(key, list(_options()), normal)
-    return f"{key!r} is not a flag of vllm serve ({_versions()}){_did_you_mean(suggestion)}"
-
-
-def _dotted_problem(base: str, path: str) -> str | None:
-    """``--json-flag.field VALUE``: vLLM's parser sets one JSON field this way."""
-    entry = flag_info(base)
-    assert entry is not None
-    if not entry.get("json"):
-        return f"{base} is not a JSON-valued flag, so it has no field {path!r}"
-    fields = entry.get("json_fields")
-    name = path.split(".")[0].removesuffix("+")
-    if fields is not None and name not in fields:
-        return _field_message(base, entry, name, "")
-    return None
-
-
-def _field_message(flag: str, entry: Mapping[str, Any], name: str, where: str) -> str:
-    fields = entry["json_fields"]
-    cls = f" ({entry['json_class']})" if entry.get("json_class") else ""
-    inside = f" in {where}" if where else ""
-    suggestion = _near(name, fields, name.replace("-", "_"))
-    return f"{name!r}{inside} is not a field of {flag}{cls} in {_versions()}{_did_you_mean(suggestion)}"
-
-
 def _values(key: str, text: str) -> list[str] | None:
     """The value words of an arg text, or None when the text is not as the rules require."""
+    if shell.unsafe_reason(text):
+        return None  # rule 4 reports it; its words are not what the shell would pass
     try:
         words = shell.words(text)
     except ValueError:
@@ -172,88 +303,6 @@ def _count_problem(flag: str, entry: Mapping[str, Any], values: list[str]) -> st
     return None
 
 
-def _choice_problem(flag: str, entry: Mapping[str, Any], value: str, present: set[str]) -> str | None:
-    choices = entry.get("choices")
-    if choices is None or value in choices:
-        return None
-    if entry.get("open_choices"):
-        extension = entry.get("extended_by")
-        if extension and extension in present:
-            return None  # a plugin the command loads may register the name
-        if _QUALNAME.match(value):
-            return None  # a Python object, which vLLM also takes here
-    message = f"{value!r} is not an allowed value of {flag} in {_versions()}"
-    suggestion = _near(value, choices, value.replace("-", "_").lower())
-    if len(choices) <= _LIST_LIMIT:
-        message += f"; allowed: {', '.join(choices)}"
-    if entry.get("extended_by"):
-        message += f"; a name registered through {entry['extended_by']} is also accepted"
-    return message + _did_you_mean(suggestion)
-
-
-def _json_problems(flag: str, entry: Mapping[str, Any], value: str) -> Iterator[str]:
-    fields = entry.get("json_fields")
-    if fields is None:
-        return
-    try:
-        obj = json.loads(value)
-    except json.JSONDecodeError:
-        return  # the rules report JSON that does not parse
-    yield from _object_problems(flag, entry, obj, "")
-
-
-def _object_problems(flag: str, entry: Mapping[str, Any], obj: Any, where: str) -> Iterator[str]:
-    if not isinstance(obj, dict):
-        return
-    for name in obj:
-        if name not in entry["json_fields"]:
-            yield _field_message(flag, entry, name, where)
-    children = entry.get("json_children")
-    if not children or any(obj.get(k) != v for k, v in children["when"].items()):
-        return
-    node: Any = obj
-    for step in children["path"]:
-        node = node.get(step) if isinstance(node, dict) else None
-    if isinstance(node, list):
-        path = ".".join(children["path"])
-        for i, child in enumerate(node):
-            yield from _object_problems(flag, entry, child, f"{where + '.' if where else ''}{path}[{i}]")
-
-
-def _arg_problems(doc: Document, pointer: str, key: str, text: str, present: set[str]) -> Iterator[Problem]:
-    unknown = _unknown_flag(key)
-    if unknown:
-        yield doc.problem(pointer, unknown, kind=Kind.VOCABULARY, key=True)
-        return
-    entry = flag_info(key)
-    values = _values(key, text)
-    if entry is None or values is None:
-        return  # a dotted JSON field (its value is free), or a text the rules already reject
-    messages = []
-    count = _count_problem(key, entry, values)
-    if count:
-        messages.append(count)
-    else:
-        messages += [m for v in values if (m := _choice_problem(key, entry, v, present))]
-        if values and entry.get("json"):
-            messages += list(_json_problems(key, entry, values[0]))
-    for message in messages:
-        yield doc.problem(pointer, message, kind=Kind.VOCABULARY)
-
-
-# --------------------------------------------------------------------------- environment
-
-
-def _env_problem(name: str) -> str | None:
-    if not name.startswith("VLLM_") or name in _env_names():
-        return None
-    suggestion = _near(name, _env_names(), name.upper().replace("-", "_"))
-    return f"{name!r} is not an environment variable that {_versions()} reads{_did_you_mean(suggestion)}"
-
-
-# --------------------------------------------------------------------------- the check
-
-
 def _mappings(grid: Grid) -> Iterator[tuple[str, str, Mapping[str, str]]]:
     """Every args mapping of a vllm serve role and every envs mapping of a grid: (kind, pointer, mapping)."""
     serve = {role.role for role in grid.base if role.launcher == LAUNCHER}
@@ -269,29 +318,6 @@ def _mappings(grid: Grid) -> Iterator[tuple[str, str, Mapping[str, str]]]:
             yield "envs", pointer_join(delta.ptr, "add_envs"), delta.add_envs
 
 
-def check(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """Every vocabulary problem of a recipe (Kind.VOCABULARY)."""
-    for _, target in recipe.targets():
-        grid = target.grid
-        serve = {role.role for role in grid.base if role.launcher == LAUNCHER}
-        mappings = list(_mappings(grid))
-        present = {key for kind, _, mapping in mappings if kind == "args" for key in mapping}
-        for kind, pointer, mapping in mappings:
-            for key, text in mapping.items():
-                where = pointer_join(pointer, key)
-                if kind == "args":
-                    yield from _arg_problems(doc, where, key, text, present)
-                else:
-                    message = _env_problem(key)
-                    if message:
-                        yield doc.problem(where, message, kind=Kind.VOCABULARY, key=True)
-        for per_role in grid.deltas.values():
-            for name, delta in per_role.items():
-                for i, key in enumerate(delta.del_args if name in serve else ()):
-                    message = _unknown_flag(key)
-                    if message:
-                        yield doc.problem(pointer_join(delta.ptr, "del_args", i), message, kind=Kind.VOCABULARY)
-                for i, key in enumerate(delta.del_envs):
-                    message = _env_problem(key)
-                    if message:
-                        yield doc.problem(pointer_join(delta.ptr, "del_envs", i), message, kind=Kind.VOCABULARY)
+def check(recipe: Recipe, doc: Document, vocabulary: Vocabulary | None = None) -> Iterator[Problem]:
+    """Every vocabulary problem of a recipe against a vocabulary (the pinned one by default)."""
+    return (vocabulary or pinned()).check(recipe, doc)

@@ -1,0 +1,174 @@
+"""Value types: whether a flag's value, or a JSON field's, is what vLLM converts it to.
+
+The data file names, for each flag that takes a value, the converter vLLM's parser
+uses (``type``), whether ``None`` is accepted (``optional``) and the limits the config
+class enforces (``bounds``, from pydantic's ``Field(ge=..., gt=..., le=..., lt=...)``);
+for each JSON-valued flag, each field's JSON types, choices and limits, read from the
+dataclass annotation. A placeholder (``<POD_IP>``, filled in by the reader) stands for
+a value of any type.
+
+Messages end in "(vLLM X), got '...'", so that an author sees what was expected, by
+which release, and what was written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from . import shell
+
+# The words for each converter of the data file: what a value must be.
+EXPECTED = {
+    "int": "an integer",
+    "float": "a number",
+    "size": "an integer or a size such as 8k or 2G",
+    "size_or_auto": "an integer, a size such as 8k or 2G, or auto",
+    "json": "a JSON value",
+    "object": "a JSON object",
+}
+# vLLM's human_readable_int: a decimal suffix (k, m, g, t) or a binary one (K, M, G, T).
+_SIZE = re.compile(r"\d+(?:\.\d+)?[kKmMgGtT]")
+_LIST_LIMIT = 15
+_BOUND_WORDS = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
+
+
+def _number(kind: str, value: str) -> tuple[bool, float | int | None]:
+    """(whether vLLM's converter accepts the text, the number it gives if it is one)."""
+    text = value.strip()
+    try:
+        if kind == "int":
+            return True, int(text)
+        if kind == "float":
+            return True, float(text)
+    except ValueError:
+        return False, None
+    if kind in ("size", "size_or_auto"):
+        if kind == "size_or_auto" and (text == "-1" or text.lower() == "auto"):
+            return True, None
+        if _SIZE.fullmatch(text):
+            return True, None
+        try:
+            return True, int(text)
+        except ValueError:
+            return False, None
+    return True, None
+
+
+def _bounds_problem(bounds: Mapping[str, Any], number: float) -> str | None:
+    for word, limit in bounds.items():
+        ok = {
+            "ge": number >= limit,
+            "gt": number > limit,
+            "le": number <= limit,
+            "lt": number < limit,
+        }.get(word, True)
+        if not ok:
+            return f"must be {_BOUND_WORDS[word]} {limit}"
+    return None
+
+
+def value_problem(flag: str, entry: Mapping[str, Any], value: str, release: str) -> str | None:
+    """What is wrong with one value word of a flag, or None."""
+    kind = entry.get("type")
+    if kind is None or shell.PLACEHOLDER.search(value):
+        return None
+    if entry.get("optional") and value in ("", "None"):
+        return None
+    if kind in ("json", "object"):
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            if value.lstrip().startswith(("{", "[")):
+                return None  # the rules say where the JSON breaks
+            return f"{flag} takes {EXPECTED[kind]} ({release}), got {value!r}"
+        if kind == "object" and not isinstance(parsed, dict):
+            return f"{flag} takes {EXPECTED[kind]} ({release}), got {value!r}"
+        return None
+    if kind not in EXPECTED:
+        return None  # str, json_or_str: any text
+    ok, number = _number(kind, value)
+    if not ok:
+        return f"{flag} takes {EXPECTED[kind]} ({release}), got {value!r}"
+    if number is not None and entry.get("bounds"):
+        bound = _bounds_problem(entry["bounds"], number)
+        if bound:
+            return f"{flag} {bound} ({release}), got {value!r}"
+    return None
+
+
+# --------------------------------------------------------------------------- JSON fields
+
+_JSON_WORDS = {
+    "bool": "true or false",
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "null": "null",
+    "object": "a JSON object",
+    "array": "a JSON array",
+}
+_BOOL_TEXTS = {"0", "1", "true", "false", "yes", "no", "on", "off", "t", "f", "y", "n"}
+
+
+def _json_kind_ok(kind: str, value: Any) -> bool:
+    """Pydantic's lax mode, which vLLM's config classes use: "3" is an integer, 3 a number."""
+    if kind == "null":
+        return value is None
+    if kind == "bool":
+        return isinstance(value, bool) or value in (0, 1) or (isinstance(value, str) and value.lower() in _BOOL_TEXTS)
+    if kind == "int":
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int):
+            return True
+        if isinstance(value, float):
+            return math.isfinite(value) and value.is_integer()
+        return isinstance(value, str) and _number("int", value)[0]
+    if kind == "float":
+        if isinstance(value, bool):
+            return False
+        return isinstance(value, int | float) or (isinstance(value, str) and _number("float", value)[0])
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "array":
+        return isinstance(value, list)
+    return True
+
+
+def field_problem(spec: Mapping[str, Any], value: Any) -> str | None:
+    """What is wrong with one JSON field's value, as "takes ..." or "must be ...", or None."""
+    if isinstance(value, str) and shell.PLACEHOLDER.search(value):
+        return None
+    types = spec.get("types") or ["any"]
+    if "any" in types:
+        return None
+    choices = spec.get("choices")
+    if choices is not None and not (value is None and "null" in types):
+        if value in choices and isinstance(value, bool) == any(isinstance(c, bool) for c in choices):
+            return None
+        words = [str(c) for c in choices]
+        close = difflib.get_close_matches(str(value), words, n=1, cutoff=0.6) if isinstance(value, str) else []
+        hint = f" (did you mean {json.dumps(choices[words.index(close[0])])}?)" if close else ""
+        if len(choices) <= _LIST_LIMIT:
+            return f"takes one of {', '.join(json.dumps(c) for c in choices)}{hint}"
+        return f"takes one of its {len(choices)} values{hint}"
+    if not any(_json_kind_ok(kind, value) for kind in types):
+        words = [_JSON_WORDS.get(kind, kind) for kind in types]
+        return f"takes {' or '.join(words)}"
+    bounds = spec.get("bounds")
+    if bounds and isinstance(value, int | float | str) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        bound = _bounds_problem(bounds, number)
+        if bound:
+            return bound
+    return None
