@@ -46,11 +46,14 @@ def build(project: Path, language: str) -> None:
 def navigation(page: Path) -> tuple[list[str], str | None, str | None]:
     """The pages the sidebar links to, and the previous and next links, as paths from the tree."""
     soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    tree_root = next(p for p in page.parents if p.name == "html")  # holds the language trees
 
     def resolve(href: str | None) -> str | None:
         if href is None:
             return None
         path = href.split("#")[0]
+        if path.startswith("/"):  # the not-found page links absolutely: /<language>/<page>
+            return (tree_root / path.lstrip("/")).resolve().as_posix()
         return (page.parent / path).resolve().as_posix() if path else page.resolve().as_posix()  # "#": this page
 
     sidebar = [resolve(a["href"]) for a in soup.select(".sidebar-tree a.reference")]

@@ -96,7 +96,7 @@ def page_texts(tree: Path) -> dict[str, str]:
     texts = {}
     for path in sorted(tree.rglob("*.html")):
         docname = path.relative_to(tree).with_suffix("").as_posix()
-        if docname in ("search", "genindex") or docname.startswith("_"):
+        if docname in ("search", "genindex", "404") or docname.startswith("_"):  # 404: kept out of search
             continue
         article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one('article[role="main"]')
         if article is None:
