@@ -23,12 +23,21 @@ sys.path.insert(0, str(ROOT / "_ext"))
 import importlib  # noqa: E402
 
 expansion = importlib.import_module("recipebook.expansion")
+explorer = importlib.import_module("recipebook.explorer")
 load = importlib.import_module("recipebook.load")  # the module; the package exports a function of that name
 
 checks: collections.Counter[str] = collections.Counter()
 expansions: collections.Counter[tuple[str, str, str, str]] = collections.Counter()
 LANGUAGES = ("en", "ko")
 _check_file, _expand_selection = load.check_file, expansion.expand_selection
+_build_checked = explorer.build_checked
+explorers: collections.Counter[str] = collections.Counter()
+
+
+def counted_build_checked(recipe, strategy, target, **options):
+    """An explorer built and proved: every offered selection of its target, once."""
+    explorers[f"{recipe.name}\t{strategy.slug}\t{target.target}"] += 1
+    return _build_checked(recipe, strategy, target, **options)
 
 
 def counted_check_file(path):
@@ -49,6 +58,7 @@ def install() -> None:
         for attribute, wrapper, original in (
             ("check_file", counted_check_file, _check_file),
             ("expand_selection", counted_expand_selection, _expand_selection),
+            ("build_checked", counted_build_checked, _build_checked),
         ):
             if getattr(module, attribute, None) is original:
                 setattr(module, attribute, wrapper)
@@ -76,7 +86,11 @@ def step(out: Path, name: str) -> None:
         code = build_main([*args, "-D", f"language={name}", str(ROOT / "source"), str(out / "html" / name)])
         if code:
             raise SystemExit(code)
-    counts = {"checks": dict(checks), "expansions": ["\t".join(key) + f"\t{n}" for key, n in expansions.items()]}
+    counts = {
+        "checks": dict(checks),
+        "expansions": ["\t".join(key) + f"\t{n}" for key, n in expansions.items()],
+        "explorers": dict(explorers),
+    }
     (out / f"counts-{name}.json").write_text(json.dumps(counts), encoding="utf-8")
 
 
@@ -90,19 +104,27 @@ def main() -> None:
         steps.append("publish")  # the separate publishing program, while there is one
     total_checks: collections.Counter[str] = collections.Counter()
     total: collections.Counter[str] = collections.Counter()
+    built: collections.Counter[str] = collections.Counter()
     for name in steps:  # one process each, as make runs them
         subprocess.run([sys.executable, __file__, "--step", str(out), name], check=True)
         counts = json.loads((out / f"counts-{name}.json").read_text(encoding="utf-8"))
         total_checks.update(counts["checks"])
+        built.update(counts.get("explorers", {}))
         for line in counts["expansions"]:
             key, _tab, n = line.rpartition("\t")
             total[key] += int(n)
     print(f"steps: {', '.join(steps)} (sphinx-build -j 1 -E)")
     for path in sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json"):
-        per = [n for key, n in total.items() if key.split("\t")[0] == path.stem] or [0]
+        per = [n for key, n in total.items() if key.split("\t")[0] == path.stem]
+        targets = [n for key, n in built.items() if key.split("\t")[0] == path.stem] or [0]
         print(
-            f"{path.stem}: checked {total_checks[path.stem]}x; {len(per)} selections, "
-            f"each expanded {min(per)}-{max(per)}x (total {sum(per)})"
+            f"{path.stem}: checked {total_checks[path.stem]}x; explorers (every offered selection) built and "
+            f"proved {min(targets)}-{max(targets)}x per target; "
+            + (
+                f"{len(per)} selections also expanded whole, each {min(per)}-{max(per)}x"
+                if per
+                else "no selection expanded again"
+            )
         )
 
 

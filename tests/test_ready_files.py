@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from recipebook import explorer, load, offered, portable, shell
+from recipebook import expand, explorer, load, offered, portable, shell
 from recipebook.expansion import expand_selection
 from recipebook.files import selection_files
 
@@ -186,3 +186,18 @@ def test_the_command_line_names_an_unknown_choice_without_a_traceback(tmp_path):
     assert result.returncode == 2
     assert "unknown strategy 'nope'" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_the_published_selection_read_from_the_template_equals_its_expansion(path):
+    recipe = load(path)
+    for strategy, target in recipe.targets():
+        template = explorer.build(recipe, strategy, target)
+        published = portable.static_selection(recipe, template)
+        expected = expand(recipe, strategy.slug, target.target)  # the selection the page opens on
+        assert published.selection == expected.selection
+        assert published.recommended == expected.recommended
+        assert [(c.role, c.rank, c.envs, c.args, c.shell) for c in published.commands] == [
+            (c.role, c.rank, c.envs, c.args, c.shell) for c in expected.commands
+        ]
+        assert selection_files(published) == selection_files(expected)

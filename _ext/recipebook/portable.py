@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .expansion import API_VERSION, Command, Expansion, Line, expand_selection
+from .expansion import API_VERSION, Command, Expansion, Line
 from .explorer import Template
 from .files import config_entry, selection_files
 from .model import Recipe
@@ -93,9 +93,33 @@ def commands_of(target: Mapping, selection: Mapping[str, str]) -> list[dict]:
 
 
 def static_selection(recipe: Recipe, template: Template) -> Expansion:
-    """The selection whose files are published as static files: the one the target opens on."""
-    selection = {axis: values[i] for (axis, values), i in zip(template.axes, template.default, strict=True)}
-    return expand_selection(recipe, template.strategy, template.target, selection)
+    """The selection whose files are published as static files, the one the target opens on,
+    read from the template (proved equal to its expansion when the template was built)."""
+    chosen = template.default
+    selection = {axis: values[i] for (axis, values), i in zip(template.axes, chosen, strict=True)}
+    commands = []
+    for block in template.blocks:
+        shown = [v for v in block.lines if v.shown(chosen)]
+        commands.append(
+            Command(
+                role=block.role,
+                rank=block.rank,
+                launcher=block.launcher,
+                model=block.model,
+                env_lines=tuple(Line(slot=v.slot, key=v.key, text=v.text) for v in shown if v.kind == "env"),
+                arg_lines=tuple(Line(slot=v.slot, key=v.key, text=v.text) for v in shown if v.kind == "arg"),
+            )
+        )
+    grid = template.target.grid
+    return Expansion(
+        recipe=recipe.name,
+        strategy=template.strategy.slug,
+        target=template.target.target,
+        selection=selection,
+        recommended=grid.recommended is not None and all(grid.recommended[a] == v for a, v in selection.items()),
+        commands=tuple(commands),
+        router=template.router,
+    )
 
 
 def files_from_document(recipe: str, target: Mapping, selection: Mapping[str, str], values=None) -> dict[str, str]:
