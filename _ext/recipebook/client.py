@@ -20,6 +20,8 @@ from . import shell
 from .expansion import Command, Expansion, offered
 from .model import Grid, Selection
 
+REPORT_SELECTION = "{selection}"  # where a script puts the chosen selection into report_fields
+
 # vLLM's default for --port when a command does not set it.
 DEFAULT_PORT = 8000
 # Placeholders for hosts the recipe cannot know; the reader fills them in.
@@ -93,32 +95,46 @@ def npus(command: Command) -> int:
 
 def endpoint(expansion: Expansion) -> Endpoint:
     """Where requests for this selection go."""
-    if expansion.router:
+    return endpoint_of(expansion.commands[0], bool(expansion.router))
+
+
+def endpoint_of(first: Command, router: bool) -> Endpoint:
+    """Where requests go: the router, else the first server's port."""
+    if router:
         return Endpoint(host=ROUTER_HOST, port=None, router=True)
-    return Endpoint(host=SERVER_HOST, port=port(expansion.commands[0]), router=False)
+    return Endpoint(host=SERVER_HOST, port=port(first), router=False)
 
 
 def client_command(expansion: Expansion) -> str:
     """A chat request to where this selection serves."""
+    return client_for(expansion.commands[0], bool(expansion.router))
+
+
+def client_for(first: Command, router: bool) -> str:
+    """A chat request to the endpoint of a first server command (or the router)."""
     body = json.dumps(
         {
-            "model": served_model(expansion.commands[0]),
+            "model": served_model(first),
             "messages": [{"role": "user", "content": "Hello"}],
             "max_tokens": 32,
         },
         indent=2,
     )
-    url = endpoint(expansion).base_url + CHAT_PATH
+    url = endpoint_of(first, router).base_url + CHAT_PATH
     lines = [f"curl -sS {shlex.quote(url)}", "-H 'Content-Type: application/json'", f"-d {shlex.quote(body)}"]
     return shell.CONTINUATION.join([lines[0], *(shell.ARG_INDENT + line for line in lines[1:])])
 
 
 def bench_command(expansion: Expansion) -> str:
     """``vllm bench serve`` against the same endpoint and model, on random prompts."""
-    first = expansion.commands[0]
+    return bench_for(expansion.commands[0], bool(expansion.router))
+
+
+def bench_for(first: Command, router: bool) -> str:
+    """``vllm bench serve`` against the endpoint of a first server command (or the router)."""
     args = [
         "--backend openai-chat",
-        f"--base-url {shlex.quote(endpoint(expansion).base_url)}",
+        f"--base-url {shlex.quote(endpoint_of(first, router).base_url)}",
         f"--endpoint {CHAT_PATH}",
         f"--model {shlex.quote(served_model(first))}",
     ]
@@ -158,10 +174,15 @@ def roles(expansion: Expansion, nodes: int | None) -> list[RolePlan]:
     A role is ready when every one of its servers answers ``/health``; start the next
     role (and at last the router) only then.
     """
+    return roles_for(expansion.roles(), bool(expansion.router), nodes)
+
+
+def roles_for(grouped: Sequence[tuple[str, Sequence[Command]]], router: bool, nodes: int | None) -> list[RolePlan]:
+    """The role plans of commands grouped by role, in order (see ``roles``)."""
     plans = []
-    for index, (role, commands) in enumerate(expansion.roles()):
+    for index, (role, commands) in enumerate(grouped):
         node = 1 if not nodes or nodes < 2 else min(index + 1, nodes)
-        host = "<POD_IP>" if expansion.router else SERVER_HOST
+        host = "<POD_IP>" if router else SERVER_HOST
         ports = tuple(port(c) for c in commands)
         plans.append(
             RolePlan(
@@ -188,12 +209,25 @@ def report_url(
     if not repository_url:
         return None
     pairs = ", ".join(f"{a}={v}" for a, v in expansion.selection.items())
-    title = f"{title_prefix}: {expansion.recipe} / {expansion.strategy} / {expansion.target} / {pairs}"
+    title, body = report_fields(expansion.recipe, expansion.strategy, expansion.target, pairs, versions, title_prefix)
+    return issue_url(repository_url, title, body)
+
+
+def issue_url(repository_url: str, title: str, body: str) -> str:
+    query = urllib.parse.urlencode({"title": title, "body": body}, quote_via=urllib.parse.quote)
+    return repository_url.rstrip("/") + "/issues/new?" + query
+
+
+def report_fields(
+    recipe: str, strategy: str, target: str, pairs: str, versions: Mapping[str, str], title_prefix: str = "Result"
+) -> tuple[str, str]:
+    """Title and body of a result report; ``pairs`` is the selection as ``axis=value, ...``."""
+    title = f"{title_prefix}: {recipe} / {strategy} / {target} / {pairs}"
     body = "\n".join(
         [
-            f"Recipe: {expansion.recipe}",
-            f"Strategy: {expansion.strategy}",
-            f"Target: {expansion.target}",
+            f"Recipe: {recipe}",
+            f"Strategy: {strategy}",
+            f"Target: {target}",
             f"Selection: {pairs}",
             f"vLLM: {versions.get('vllm', '')}",
             f"vllm-rbln: {versions.get('vllm-rbln', versions.get('vllm_rbln', ''))}",
@@ -205,8 +239,7 @@ def report_url(
             "Works (yes/no): ",
         ]
     )
-    query = urllib.parse.urlencode({"title": title, "body": body}, quote_via=urllib.parse.quote)
-    return repository_url.rstrip("/") + "/issues/new?" + query
+    return title, body
 
 
 def conflicts(grid: Grid, selection: Selection) -> list[Mapping[str, str]]:
