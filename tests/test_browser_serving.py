@@ -239,11 +239,17 @@ def test_copy_works_on_plain_http(browser, site):
     httpd = http.server.ThreadingHTTPServer(("127.0.0.2", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    context = browser.new_context()
+    # Chromium trusts every 127.x address as secure; a host name mapped to 127.0.0.2 is not
+    from conftest import CHROMIUM, CHROMIUM_ARGS
+
+    plain = browser.browser_type.launch(
+        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP recipes.test 127.0.0.2"]
+    )
+    context = plain.new_context()
     page = context.new_page()
     page.set_default_timeout(10000)
     try:
-        page.goto(f"http://127.0.0.2:{httpd.server_port}/en/recipes/{NAMES[0]}.html")
+        page.goto(f"http://recipes.test:{httpd.server_port}/en/recipes/{NAMES[0]}.html")
         assert page.evaluate("() => window.isSecureContext") is False
         page.evaluate(
             """() => document.addEventListener('copy', () => {
@@ -257,4 +263,5 @@ def test_copy_works_on_plain_http(browser, site):
         assert button.inner_text() == button.get_attribute("data-done")
     finally:
         context.close()
+        plain.close()
         httpd.shutdown()

@@ -387,6 +387,8 @@ def explorer_css(max_axes: int, max_values: int, exclusions: dict[str, list[Prod
                 for a, p in enumerate(product)
                 if p is not None
             )
-            rules.append(f"#{gid}{has} .rb-cmds,#{gid}{has} .rb-files,#{gid}{has} .rb-serving{{display:none}}")
+            rules.append(f"#{gid}{has} .rb-cmds{{display:none}}")
+            # no link to files that do not exist, no client or report for a selection not offered
+            rules.append(f"#{gid}{has} .rb-files,#{gid}{has} .rb-serving{{display:none}}")
             rules.append(f"#{gid}{has} #{gid}-x{k}{{display:block}}")
     return "\n".join(rules) + "\n"
