@@ -17,7 +17,7 @@ from recipebook import inline, view, vocabulary
 from recipebook.model import Recipe, Strategy, Target
 from recipebook.view import Axis, TargetView
 
-from . import config, explorer_node, store
+from . import config, explorer_node, serving_view, store
 from .warnings_ import Subtype, warn
 
 _ = get_translation("recipebook")
@@ -308,7 +308,7 @@ class ExplorerDirective(RecipeDirective):
 
     def _target_facts(self, target: Target) -> nodes.paragraph:
         parts = [
-            _("NPUs per server: {count}").format(count=target.npus),
+            _("NPUs per node: {count}").format(count=target.npus),
             ", ".join(target.skus),
             _("verified {date}").format(date=target.verified),
             _("model implementation: {impl}").format(impl=target.model_impl),
@@ -333,7 +333,30 @@ class ExplorerDirective(RecipeDirective):
         )
         up = "../" * (self.env.docname.count("/") + 1)  # from the language tree to the site root
         files = f"{up}api/recipes/{recipe.name}/{strategy.slug}/{target.target}/"
-        model = explorer_node.view(target_view, gid, axis_text, _, files)
+        base = serving_view.base_selection(target_view)
+        only_default = self.env.config.recipebook_render == RENDER_RECOMMENDED
+        labels = {a.name: axis_text(a) for a in target_view.axes}
+
+        def choice(axis: str, value: str) -> str:
+            title, values = labels.get(axis, (axis, {}))
+            return f"{title}: {values.get(value, value)}"
+
+        extra = {
+            "serving": serving_view.serving(target_view, gid, strategy.nodes, _, only_default=only_default),
+            "serving_texts": serving_view.texts(_),
+            "report": serving_view.report(
+                target_view,
+                recipe.name,
+                self.env.config.recipebook_repository_url,
+                self.env.config.recipebook_versions,
+                _,
+            ),
+            "excluded": serving_view.conflicts(target_view, gid, choice, _),
+            "excluded_json": serving_view.nearest_data(target_view),
+            "nearest_label": _("Switch to the nearest offered selection"),
+            "placeholder_items": serving_view.endpoint_placeholders(bool(template.router), _),
+        }
+        model = explorer_node.view(target_view, gid, axis_text, _, files, base, extra)
         # where the grid comes from, for views that show its commands as text (mdview)
         node = explorer_node.make_node(model, rb_recipe=recipe.name, rb_strategy=strategy.slug, rb_target=target.target)
         return [node]

@@ -58,11 +58,31 @@ def code_parts(text: str) -> list[tuple[str, bool]]:
 
 
 def _line(text: str, classes: list[str]) -> dict[str, Any]:
-    return {"classes": classes, "parts": code_parts(text)}
+    return {"classes": classes, "parts": code_parts(text), "mark": None}
 
 
-def block_lines(block: Block, template: Template) -> list[dict[str, Any]]:
-    """The lines of one command's <pre>: every variant once, conditions as classes."""
+def removed_copies(when: Product, axes: tuple[tuple[str, tuple[str, ...]], ...]) -> list[Product]:
+    """Disjoint products covering exactly the selections where a line shown under ``when`` is hidden.
+
+    The line is hidden when some axis leaves its allowed values; the copy for axis k covers
+    the selections whose first such axis is k, so at most one copy shows at a time.
+    """
+    products = []
+    for k, allowed in enumerate(when):
+        if allowed is None:
+            continue
+        outside = frozenset(range(len(axes[k][1]))) - allowed
+        if outside:
+            products.append(tuple(when[a] if a < k else (outside if a == k else None) for a in range(len(when))))
+    return products
+
+
+def block_lines(block: Block, template: Template, base: tuple[int, ...] | None = None) -> list[dict[str, Any]]:
+    """The lines of one command's <pre>: every variant once, conditions as classes.
+
+    With a base selection, a line the base does not show is marked "add", and each line the
+    base shows is followed by struck-through copies ("del") shown where the line is not.
+    """
     out = []
     for kind in ("env", "arg"):
         if kind == "arg":
@@ -72,7 +92,15 @@ def block_lines(block: Block, template: Template) -> list[dict[str, Any]]:
             if variant.key in block.varies:
                 classes.append("rb-var")
             text = shell.env_line(variant.text) if kind == "env" else shell.arg_line(variant.text)
-            out.append(_line(text, classes))
+            line = _line(text, classes)
+            if base is not None and not variant.shown(base):
+                line["mark"] = "add"
+            out.append(line)
+            if base is not None and variant.shown(base):
+                for product in removed_copies(variant.when, template.axes):
+                    copy = _line(text, [*hide_classes(product, template.axes), "rb-del"])
+                    copy["mark"] = "del"
+                    out.append(copy)
     return out
 
 
@@ -129,6 +157,8 @@ def view(
     axis_text: Callable[[Axis], tuple[str, dict[str, str]]],
     _: Translate,
     files_href: str = "",
+    base: tuple[int, ...] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The explorer's view model: the engine's target view in words, as plain data."""
     template = target.template
@@ -161,7 +191,7 @@ def view(
                 {
                     "rank_title": rank,
                     "pre_id": f"{gid}-c{n}",
-                    "lines": block_lines(block, template),
+                    "lines": block_lines(block, template, base),
                     "command": block.text(template.default),
                 }
             )
@@ -194,7 +224,7 @@ def view(
             "label": _("Ready-to-run files"),
             "note": _("(serve.sh, a vLLM config and an env file per command)"),
         }
-    return {
+    model = {
         "gid": gid,
         "strategy": template.strategy.slug,
         "target": template.target.target,
@@ -225,7 +255,23 @@ def view(
         else None,
         "other_lines_title": _("Other selections add or change these lines:"),
         "other_lines": _other_lines(template),
+        "has_base": base is not None,
+        "serving": [],
+        "serving_texts": {"added": "", "removed": ""},
+        "report": None,
+        "excluded_json": "[]",
+        "nearest_label": "",
     }
+    if extra:
+        more = extra.pop("placeholder_items", [])
+        model.update(extra)
+        if more:
+            items = (model["placeholders"] or {}).get("items", [])
+            model["placeholders"] = {
+                "title": _("Replace the placeholders before you run a command:"),
+                "items": [*items, *more],
+            }
+    return model
 
 
 def _other_lines(template: Template) -> list[str]:
@@ -342,5 +388,7 @@ def explorer_css(max_axes: int, max_values: int, exclusions: dict[str, list[Prod
                 if p is not None
             )
             rules.append(f"#{gid}{has} .rb-cmds{{display:none}}")
+            # no link to files that do not exist, no client or report for a selection not offered
+            rules.append(f"#{gid}{has} .rb-files,#{gid}{has} .rb-serving{{display:none}}")
             rules.append(f"#{gid}{has} #{gid}-x{k}{{display:block}}")
     return "\n".join(rules) + "\n"

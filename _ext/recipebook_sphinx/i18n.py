@@ -43,6 +43,18 @@ def add_ui_strings(app: Sphinx) -> None:
         "Copy to clipboard": _("Copy to clipboard"),
         "Copied!": _("Copied!"),
         "Failed to copy": _("Failed to copy"),
+        "Copying is blocked here: select the text and copy it yourself.": _(
+            "Copying is blocked here: select the text and copy it yourself."
+        ),
+        "Clear the values": _("Clear the values"),
+        "Enter a host name or an IPv4 address, such as 10.0.0.5.": _(
+            "Enter a host name or an IPv4 address, such as 10.0.0.5."
+        ),
+        "Use letters, digits and . - _ : / only: quotes, spaces, $, backquotes and other shell characters would "
+        "change the command.": _(
+            "Use letters, digits and . - _ : / only: quotes, spaces, $, backquotes and other shell characters would "
+            "change the command."
+        ),
     }
     app.add_js_file(None, body=f"window.RB_STRINGS = {json.dumps(strings, ensure_ascii=False, sort_keys=True)};")
     if current(app.config) != "en" and (script := _search_count_script()):

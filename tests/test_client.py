@@ -1,0 +1,209 @@
+"""The client, benchmark, roles, report and nearest-selection helpers (recipebook.client).
+
+Expectations are derived from the recipe JSON itself (ports, parallel sizes, router,
+exclusions), independently of the engine's own parsing, plus a few hand-built grids.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import urllib.parse
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import recipebook
+from recipe_support import NAMES, RECIPES
+from recipebook import client, shell
+from recipebook.expansion import all_selections, expand_selection, is_excluded, offered
+from recipebook.model import Grid
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@cache
+def recipe(name: str) -> recipebook.Recipe:
+    return recipebook.load(RECIPES / f"{name}.json")
+
+
+TARGETS = [(name, s.slug, t.target) for name in NAMES for s, t in recipe(name).targets()]
+
+
+@st.composite
+def expansions(draw):
+    name, slug, target_name = draw(st.sampled_from(TARGETS))
+    rec = recipe(name)
+    strategy, target = recipebook.expansion.find(rec, slug, target_name)
+    choices = list(offered(target.grid))
+    selection = draw(st.sampled_from(choices))
+    return strategy, target, expand_selection(rec, strategy, target, selection)
+
+
+def words_of(text: str) -> list[str]:
+    return shlex.split(text)
+
+
+def option(words: list[str], flag: str) -> str | None:
+    return words[words.index(flag) + 1] if flag in words else None
+
+
+@SETTINGS
+@given(expansions())
+def test_client_and_bench_go_where_the_selection_serves(case):
+    _strategy, target, expansion = case
+    client_words = words_of(client.client_command(expansion))
+    bench_words = words_of(client.bench_command(expansion))
+    url = next(w for w in client_words if w.startswith("http"))
+    base = option(bench_words, "--base-url")
+    assert url == base + client.CHAT_PATH
+    if target.grid.router:
+        # prefill/decode: the router, never a server's port
+        assert urllib.parse.urlsplit(base).netloc == client.ROUTER_HOST
+    else:
+        first = expansion.commands[0]
+        ports = [w for a in first.args for w in shlex.split(a)]
+        want = ports[ports.index("--port") + 1] if "--port" in ports else "8000"
+        assert base == f"http://{client.SERVER_HOST}:{want}"
+    body = json.loads(client_words[client_words.index("-d") + 1])
+    assert body["model"] == option(bench_words, "--model") == target.grid.model
+    assert bench_words[:3] == ["vllm", "bench", "serve"]
+    assert option(bench_words, "--dataset-name") == "random"
+    assert int(option(bench_words, "--random-input-len")) > 0
+    assert int(option(bench_words, "--random-output-len")) > 0
+
+
+@SETTINGS
+@given(expansions())
+def test_role_npus_come_from_each_servers_own_arguments(case):
+    strategy, target, expansion = case
+    plans = client.roles(expansion, strategy.nodes)
+    assert [p.role for p in plans] == [r.role for r in target.grid.base]
+    assert [p.step for p in plans] == list(range(1, len(plans) + 1))
+    for plan, (_role, commands) in zip(plans, expansion.roles(), strict=True):
+        assert plan.servers == len(commands)
+        for command, used in zip(commands, plan.npus_per_server, strict=True):
+            words = [w for a in command.args for w in shlex.split(a)]
+            size = {f: int(option(words, f) or 1) for f in ("--tensor-parallel-size", "--pipeline-parallel-size")}
+            dp = 1 if "--data-parallel-rank" in words else int(option(words, "--data-parallel-size") or 1)
+            assert used == size["--tensor-parallel-size"] * size["--pipeline-parallel-size"] * dp
+            assert used <= target.npus
+        assert len(plan.wait) == plan.servers
+        assert all(f":{p}/health" in w for p, w in zip(plan.ports, plan.wait, strict=True))
+        assert 1 <= plan.node <= max(1, strategy.nodes or 1)
+
+
+def test_prefill_decode_roles_by_hand():
+    """A.X-K2's prefill server is one 8-stage pipeline; decode is eight 1-NPU ranks."""
+    rec = recipe("A.X-K2") if "A.X-K2" in NAMES else None
+    if rec is None:
+        pytest.fail("the hand-derived case needs the shipped A.X-K2 recipe")
+    expansion = recipebook.expansion.expand(rec, "prefill-decode-disaggregated", "Latency")
+    plans = {p.role: p for p in client.roles(expansion, 2)}
+    assert plans["prefill"].npus_per_server == (8,)
+    assert plans["prefill"].node == 1 and plans["decode"].node == 2
+    assert plans["decode"].npus_per_server == (1,) * 8
+    assert plans["decode"].ports == tuple(range(8200, 8208))
+    assert client.endpoint(expansion).base_url == "http://<ROUTER_HOST>"
+
+
+def test_client_and_bench_pass_bash_and_shellcheck(tmp_path):
+    texts = set()
+    for name in NAMES:
+        rec = recipe(name)
+        for strategy, target in rec.targets():
+            for selection in offered(target.grid):
+                expansion = expand_selection(rec, strategy, target, selection)
+                texts.add(client.client_command(expansion))
+                texts.add(client.bench_command(expansion))
+                for plan in client.roles(expansion, strategy.nodes):
+                    texts.update(plan.wait)
+    assert texts
+    files = []
+    for n, text in enumerate(sorted(texts)):
+        assert shell.bash_syntax_error(text + "\n") is None, text
+        path = tmp_path / f"{n}.sh"
+        path.write_text(text + "\n", encoding="utf-8")
+        files.append(str(path))
+    checker = shutil.which("shellcheck")
+    assert checker, "shellcheck is not installed"
+    result = subprocess.run(
+        [checker, "-s", "bash", "--enable=all", *files], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout
+
+
+@SETTINGS
+@given(expansions(), st.sampled_from(["https://github.com/example/recipes", "https://github.com/example/recipes/"]))
+def test_report_url_carries_the_selection(case, repository):
+    strategy, target, expansion = case
+    versions = {"vllm": "0.30.0", "vllm-rbln": "0.12.0"}
+    url = client.report_url(repository, expansion, versions)
+    parts = urllib.parse.urlsplit(url)
+    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == "https://github.com/example/recipes/issues/new"
+    query = urllib.parse.parse_qs(parts.query)
+    body = query["body"][0]
+    for axis, value in expansion.selection.items():
+        assert f"{axis}={value}" in body and f"{axis}={value}" in query["title"][0]
+    for line in (f"Recipe: {expansion.recipe}", f"Strategy: {strategy.slug}", f"Target: {target.target}"):
+        assert line in body.splitlines()
+    assert "vLLM: 0.30.0" in body and "vllm-rbln: 0.12.0" in body
+    for field in ("Hardware", "Throughput", "Latency", "Works (yes/no)"):
+        assert any(line.startswith(field) and line.endswith(": ") for line in body.splitlines())
+    assert client.report_url("", expansion, versions) is None
+
+
+def grid(axes: dict[str, list[str]], excluded: list[dict[str, str]]) -> Grid:
+    return Grid.from_json(
+        {
+            "model": "m",
+            "base": [],
+            "modes": axes,
+            "options": {},
+            "option_base": {},
+            "deltas": {},
+            "excluded": excluded,
+            "recommended": None,
+            "router": None,
+        },
+        "/grid",
+    )
+
+
+def test_nearest_offered_by_hand():
+    g = grid({"a": ["x", "y"], "b": ["p", "q"], "c": ["1", "2"]}, [{"a": "y", "b": "q"}])
+    chosen = {"a": "y", "b": "q", "c": "2"}
+    assert client.conflicts(g, chosen) == [{"a": "y", "b": "q"}]
+    # one change suffices: a=x (first axis in order) before b=p
+    assert client.nearest_offered(g, chosen) == {"a": "x", "b": "q", "c": "2"}
+    assert client.conflicts(g, {"a": "x", "b": "q", "c": "2"}) == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_nearest_offered_changes_fewest_axes(data):
+    sizes = data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=4))
+    axes = {f"a{i}": [f"v{j}" for j in range(n)] for i, n in enumerate(sizes)}
+    every = [dict(s) for s in all_selections(grid(axes, []))]
+    excluded = data.draw(st.lists(st.sampled_from(every), max_size=len(every) - 1, unique_by=lambda s: str(s)))
+    g = grid(axes, excluded)
+    chosen = data.draw(st.sampled_from(every))
+    near = client.nearest_offered(g, chosen)
+    assert near is not None and not is_excluded(g, near)
+    distance = sum(near[a] != chosen[a] for a in axes)
+    for other in offered(g):
+        assert sum(other[a] != chosen[a] for a in axes) >= distance
+    assert (distance == 0) == (not is_excluded(g, chosen))
+    assert client.nearest_offered(g, chosen) == near  # deterministic
+
+
+@given(st.lists(st.sampled_from("abcde")), st.lists(st.sampled_from("abcde")))
+def test_line_diff_rebuilds_the_chosen_lines(base, chosen):
+    added, removed = client.line_diff(base, chosen)
+    assert sorted(base + added) == sorted(chosen + removed)
+    # a line in both lists would be a change that cancels itself
+    assert not set(added) & set(removed)
