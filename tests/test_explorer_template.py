@@ -105,3 +105,15 @@ def test_unchanged_recipes_are_not_checked_again(make_app, rootdir, tmp_path, mo
     app.build()
     assert checked == ["A.X-K2.json"]
     assert "Edited." in Path(app.outdir, "A.X-K2.html").read_text()
+
+
+def test_json_values_break_for_display_only_at_their_own_boundaries():
+    from recipebook_sphinx.explorer_node import code_markup
+
+    text = """--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both","extra":[1,2]}'"""
+    markup = str(code_markup(text))
+    assert markup.replace("<wbr>", "") == text.replace('"', '"')  # nothing but break opportunities added
+    pieces = markup.split("<wbr>")
+    assert all(piece.endswith((",", "{", "[")) for piece in pieces[:-1])
+    assert '"kv_connector":"NixlConnector",' in pieces  # a name and its value stay whole
+    assert str(code_markup("a < b & c")) == "a &lt; b &amp; c"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,16 @@ def hide_classes(product: Product, axes: tuple[tuple[str, tuple[str, ...]], ...]
         if allowed is not None:
             classes += [f"h-{a}-{v}" for v in range(len(axes[a][1])) if v not in allowed]
     return classes
+
+
+_JSON_BOUNDARY = re.compile(r"([,{\[])")
+
+
+def code_markup(text: str) -> Markup:
+    """Escaped shell text with a line-break opportunity (<wbr>) after each comma and opening
+    brace or bracket: a JSON value written on one line wraps for display at its own
+    boundaries, not inside a name. <wbr> adds no character, so what is copied is unchanged."""
+    return Markup(_JSON_BOUNDARY.sub(r"\1<wbr>", html.escape(text, quote=False)))
 
 
 def code_parts(text: str) -> list[tuple[str, bool]]:
@@ -357,7 +368,7 @@ def templates() -> jinja2.Environment:
     environment = jinja2.Environment(
         loader=_CollapsingLoader(TEMPLATES), autoescape=True, finalize=_attribute, undefined=jinja2.StrictUndefined
     )
-    environment.filters["code"] = lambda text: Markup(html.escape(text, quote=False))
+    environment.filters["code"] = code_markup
     return environment
 
 
