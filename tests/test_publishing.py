@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import http.server
 import io
+import runpy
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -18,13 +19,16 @@ from conftest import LANGUAGES, ROOT, build_languages, build_site
 
 SITE_URL = "https://docs.example.com/recipes"
 PREFIX = urlsplit(SITE_URL).path  # /recipes
+REPOSITORY = "https://git.example.com/rbln/serving-recipes"
 
 
 @pytest.fixture(scope="module")
 def prefixed_site(tmp_path_factory) -> Path:
     """The site built for https://docs.example.com/recipes (both languages side by side)."""
     out = tmp_path_factory.mktemp("prefixed")
-    build_languages(out, LANGUAGES, "-D", f"recipebook_site_url={SITE_URL}")
+    build_languages(
+        out, LANGUAGES, "-D", f"recipebook_site_url={SITE_URL}", "-D", f"recipebook_repository_url={REPOSITORY}"
+    )
     return out / "html"
 
 
@@ -139,3 +143,36 @@ def test_each_language_build_writes_the_same_site_files(tmp_path):
     assert "index.html" in written[first] and "api/index.json" in written[first]
     assert "404.html" in written[first]  # the source language's build writes the root not-found page
     assert (ROOT / "source" / "404.md").is_file()
+
+
+@pytest.mark.browser
+def test_the_report_link_names_the_chosen_selection(browser, prefixed_server):
+    """With a repository configured, each explorer offers a pre-filled new issue whose fields
+    follow the reader's selection, with the pinned versions and an empty results form."""
+    from urllib.parse import parse_qs
+
+    from recipebook import expand, load
+    from test_browser_explorer import click_value, grid_id, open_tabs
+
+    versions = runpy.run_path(str(ROOT / "conf.py"))["recipebook_versions"]
+    recipe = load(ROOT / "recipes" / "A.X-K2.json")
+    strategy, target = "prefill-decode-disaggregated", "Latency"
+    page = browser.new_page()
+    page.goto(f"{prefixed_server}{PREFIX}/en/recipes/A.X-K2.html")
+    gid = grid_id(page, strategy, target)
+    open_tabs(page, gid)
+    default = dict(expand(recipe, strategy, target).selection)
+    axis, values = next((a, v) for a, v in recipe.strategy(strategy).target(target).grid.axes.items() if len(v) > 1)
+    for value in [*[v for v in values if v != default[axis]][:1], default[axis]]:
+        click_value(page, gid, axis, value)
+        chosen = {**default, axis: value}
+        href = page.get_attribute(f"#{gid} a.rb-report-link", "href")
+        assert href.startswith(REPOSITORY + "/issues/new?"), href
+        fields = {k: v[0] for k, v in parse_qs(urlsplit(href).query).items()}
+        pairs = ", ".join(f"{a}={v}" for a, v in chosen.items())
+        for text in ("A.X-K2", strategy, target, pairs):
+            assert text in fields["title"] and text in fields["body"], (text, fields)
+        assert versions["vllm"] in fields["body"] and versions["vllm-rbln"] in fields["body"]
+        for blank in ("Hardware", "Throughput", "Latency", "Works (yes/no)"):  # the results form, to fill in
+            assert blank in fields["body"]
+    page.close()
