@@ -1,9 +1,10 @@
 """Read the explorer back out of a built page, the way the stylesheet shows it.
 
 Independent of the extension's code: it reads the inputs (data-axis, value, their
-classes) and the line spans, and applies the stylesheet's rule (a line with class
+classes) and the line spans, and applies the stylesheet's rules (a line with class
 ``h-A-V`` is hidden while the input with class ``i-A-V`` is checked, or the
-checkbox with class ``t-A-V`` is not).
+checkbox with class ``t-A-V`` is not; with the changes switch off, as a page opens,
+``.rb-sr`` words and ``.rb-del`` struck-through lines are not shown).
 """
 
 from __future__ import annotations
@@ -39,7 +40,10 @@ class Grid:
         return active
 
     def hidden(self, element: Tag, active: set[str]) -> bool:
-        for cls in element.get("class", []):
+        classes = element.get("class", [])
+        if "rb-sr" in classes or "rb-del" in classes:
+            return True  # the change marks' words and struck-through base lines: shown only with the switch on
+        for cls in classes:
             match = _HIDE.match(cls)
             if match and (f"i-{match[1]}-{match[2]}" in active or f"t-{match[1]}-{match[2]}" in active):
                 return True

@@ -322,6 +322,8 @@ def text_form(v: dict[str, Any]) -> Iterator[nodes.Element]:
             labels[-1] = labels[-1].rstrip(",")
             yield _para(f"{s['title']}:", *labels)
     yield _para(v["status"]["text"])
+    if v.get("has_base"):
+        yield _para(v["serving_texts"]["diff_label"])
     for role in v["roles"]:
         yield _para(role["title"])
         for block in role["blocks"]:
@@ -340,6 +342,22 @@ def text_form(v: dict[str, Any]) -> Iterator[nodes.Element]:
         yield _para(v["placeholders"]["title"])
         for item in v["placeholders"]["items"]:
             yield _para(f"{item['name']}:", item["text"])
+    texts = v.get("serving_texts", {})
+    for sv in v.get("serving", ()):
+        yield _para(texts["roles_title"])
+        for step in sv["steps"]:
+            yield _para(f"{step['title']}:", f"{step['npus']}.", step["wait_title"])
+            yield _code(_joined(step["lines"]))
+        yield _para(sv["final"])
+        yield _para(texts["client_title"])
+        yield _code(_joined(sv["client"]))
+        yield _para(texts["bench_title"], texts["bench_note"])
+        yield _code(_joined(sv["bench"]))
+
+
+def _joined(lines: list[dict[str, Any]]) -> str:
+    """The text of code lines as the template shows them (their parts, placeholders included)."""
+    return "".join(text for line in lines for text, _placeholder in line["parts"])
 
 
 def make_node(v: dict[str, Any], **attributes: str) -> recipe_explorer:

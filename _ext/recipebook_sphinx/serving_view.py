@@ -62,6 +62,8 @@ def exact(chosen: Sequence[int], axes: tuple[tuple[str, tuple[str, ...]], ...]) 
 
 
 def _npus_text(plan: client.RolePlan, _: Translate) -> str:
+    if plan.servers == 1 and plan.npus == 1:
+        return _("one server process using one NPU")
     if plan.servers == 1:
         return _("one server process using {npus} NPUs").format(npus=plan.npus)
     per = set(plan.npus_per_server)
