@@ -46,6 +46,7 @@ REVIEWED = {
     "전": "Kiwi reads 저 + ㄴ; here it is the noun 전 (before)",
     "정밀도": "도 comes off 정밀도 as off 속도's look-alikes with three syllables; the query is cut the same way",
     "랭크당": "Kiwi keeps 랭크당 as one noun; the search finds it as 랭크, as it finds 서버당 as 서버",
+    "노드당": "Kiwi keeps 노드당 as one noun; the search finds it as 노드, as it finds 서버당 as 서버",
     "한꺼번에": "an adverb ending like the particle 에; the query is cut the same way",
     "그대로": "an adverb ending like the particle 로; the query is cut the same way",
 }

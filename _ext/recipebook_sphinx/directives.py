@@ -251,6 +251,16 @@ def _untranslatable(result: list[nodes.Node]) -> list[nodes.Node]:
     return result
 
 
+def _facts(parts: list[str], cls: str) -> nodes.paragraph:
+    """Facts separated by dots; each fact (a date, a SKU) stays on one line, lines break between them."""
+    para = _para(classes=(cls,))
+    for i, part in enumerate(parts):
+        if i:
+            para += nodes.Text(" · ")
+        para += nodes.inline(part, part, classes=["rb-fact"])
+    return para
+
+
 def _code(text: str, language: str = "bash") -> nodes.literal_block:
     block = nodes.literal_block(text, text, language=language)
     return block
@@ -304,7 +314,7 @@ class ExplorerDirective(RecipeDirective):
         parts = [_("Precision: {variant}").format(variant=strategy.variant)]
         if strategy.nodes:
             parts.append(_("Nodes: {count}").format(count=strategy.nodes))
-        return _para(" · ".join(parts), classes=("rb-strategy-facts",))
+        return _facts(parts, "rb-strategy-facts")
 
     def _target_facts(self, target: Target) -> nodes.paragraph:
         parts = [
@@ -313,7 +323,7 @@ class ExplorerDirective(RecipeDirective):
             _("verified {date}").format(date=target.verified),
             _("model implementation: {impl}").format(impl=target.model_impl),
         ]
-        para = _para(" · ".join(parts), classes=("rb-target-facts",))
+        para = _facts(parts, "rb-target-facts")
         if target.note:
             para = nodes.container("", para, _para(*inline_nodes(target.note), classes=("rb-target-note",)))
         return para
