@@ -77,15 +77,22 @@ def _parse_sets(pairs: list[str]) -> dict[str, str]:
     return chosen
 
 
-def cmd_expand(args: argparse.Namespace) -> int:
+def _selected(args: argparse.Namespace) -> expansion.Expansion | int:
+    """The expansion the arguments name, or the exit status after saying what is wrong."""
     recipe = _load_one(args.file)
     if recipe is None:
         return 1
     try:
-        result = expansion.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        return expansion.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
     except SelectionError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
+
+
+def cmd_expand(args: argparse.Namespace) -> int:
+    result = _selected(args)
+    if isinstance(result, int):
+        return result
     if args.format == "json":
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -118,14 +125,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 def cmd_files(args: argparse.Namespace) -> int:
     """Write a selection's ready-to-run files (serve.sh, a vLLM config and an env file per command)."""
-    recipe = _load_one(args.file)
-    if recipe is None:
-        return 1
-    try:
-        result = expansion.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
-    except SelectionError as error:
-        print(f"{args.file}: {error}", file=sys.stderr)
-        return 2
+    result = _selected(args)
+    if isinstance(result, int):
+        return result
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
