@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT / "_ext"))
 
 from bs4 import BeautifulSoup  # noqa: E402
 
-from recipebook import check_file, expand, explorer, load, matrix  # noqa: E402
+from recipebook import check_file, expand, explorer, forget, load, matrix  # noqa: E402
 from recipebook.expansion import default_selection, expand_selection  # noqa: E402
 from recipebook.view import context_length, flags_in_use  # noqa: E402
 
@@ -256,13 +256,14 @@ def plain_source(directive_src: Path, srcdir: Path, recipes: list, versions: dic
 
 
 def plain_conf(confdir: Path) -> None:
-    """The site's conf.py without the recipebook extension (and its sidebar template)."""
+    """The site's conf.py without the recipebook extension (and its sidebar template); the
+    not-found page, which the extension sets up, is still rendered by sphinx-notfound-page."""
     confdir.mkdir(parents=True)
     (confdir / "conf.py").write_text(
         "from pathlib import Path\n"
         f"__file__ = {str(ROOT / 'conf.py')!r}\n"
         "exec(compile(Path(__file__).read_text(), __file__, 'exec'))\n"
-        "extensions = [e for e in extensions if e != 'recipebook_sphinx']\n"
+        "extensions = [e for e in extensions if e != 'recipebook_sphinx'] + ['notfound.extension']\n"
         "html_sidebars = {k: [s for s in v if s != 'sidebar/language.html'] for k, v in html_sidebars.items()}\n"
         "locale_dirs = []\n",
         encoding="utf-8",
@@ -348,6 +349,7 @@ def engine(paths: list[Path], repeat: int) -> dict:
     """Validate every recipe, expand every selection, build and prove every explorer."""
 
     def run() -> dict:
+        forget()  # each run starts as a new process would: nothing remembered from the last
         start = time.perf_counter()
         recipes = []
         for path in paths:
