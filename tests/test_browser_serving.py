@@ -120,6 +120,8 @@ def test_client_and_bench_per_selection_without_javascript(site: Path):
                 expansion = expand_selection(rec, strategy, target, selection)
                 assert client.client_command(expansion) in pres
                 assert client.bench_command(expansion) in pres
+                for plan in client.roles(expansion, strategy.nodes):  # each role's readiness checks
+                    assert "\n".join(plan.wait) in pres
                 bench = shlex.split(client.bench_command(expansion))
                 url = bench[bench.index("--base-url") + 1]
                 if target.grid.router:

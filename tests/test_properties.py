@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 import recipebook
 from recipe_support import NAMES, RECIPES, shipped
 from recipebook import inline, shell
-from recipebook.expansion import find, is_excluded
+from recipebook.expansion import _apply_deltas, find, is_excluded, role_texts
+from recipebook.model import Grid
 from recipebook.problems import Problem
 from recipebook.rules import text_error
 
@@ -398,3 +399,57 @@ def test_the_matrix_shares_work_but_equals_expanding_each_selection(name):
         assert expansion == recipebook.expand_selection(found, strategy, target, expansion.selection)
         count += 1
     assert count == sum(1 for _s, t in found.targets() for _ in recipebook.offered(t.grid))
+
+
+KEYS = st.sampled_from(["--a", "--b", "--c", "--d", "--e"])
+ENV_KEYS = st.sampled_from(["A", "B", "C"])
+
+
+@st.composite
+def delta_grids(draw):
+    """A grid of one role with random base keys and random deltas on two or three axes:
+    keys set twice, deleted and set again in one delta, deleted when absent."""
+
+    def mapping(keys):
+        return {k: f"{k} {draw(st.integers(0, 9))}" for k in draw(st.lists(keys, max_size=4, unique=True))}
+
+    axes = {f"x{i}": [f"v{j}" for j in range(draw(st.integers(1, 3)))] for i in range(draw(st.integers(2, 3)))}
+    deltas = {}
+    for axis, values in axes.items():
+        for value in values:
+            if draw(st.booleans()):
+                deltas[f"{axis}={value}"] = {
+                    "main": {
+                        "add_args": mapping(KEYS),
+                        "add_envs": mapping(ENV_KEYS),
+                        "del_args": draw(st.lists(KEYS, max_size=3, unique=True)),
+                        "del_envs": draw(st.lists(ENV_KEYS, max_size=2, unique=True)),
+                    }
+                }
+    role = {"role": "main", "launcher": "vllm serve", "args": mapping(KEYS), "envs": mapping(ENV_KEYS)}
+    role |= {"ranks": None, "scale": None, "varies": None}
+    data = {"model": "m", "base": [role], "modes": axes, "options": {}, "option_base": {}, "deltas": deltas}
+    data |= {"excluded": [], "recommended": None, "router": None}
+    selection = {axis: draw(st.sampled_from(values)) for axis, values in axes.items()}
+    return Grid.from_json(data, "/g"), selection
+
+
+@SETTINGS
+@given(delta_grids())
+def test_role_texts_are_the_texts_of_the_expanded_lines(case):
+    grid, selection = case
+    role = grid.base[0]
+    args, envs = _apply_deltas(grid, role, selection)
+    assert role_texts(grid, role, selection) == (tuple(v.text for v in envs), tuple(v.text for v in args))
+
+
+@SETTINGS
+@given(selections())
+def test_role_texts_agree_with_expand_on_the_shipped_recipes(case):
+    name, slug, target, _grid, selection = case
+    _strategy, found = find(recipe(name), slug, target)
+    expansion = recipebook.expand(recipe(name), slug, target, selection)
+    for role in found.grid.base:
+        if role.ranks is None:  # ranks lay their keys over these texts afterwards
+            (command,) = [c for c in expansion.commands if c.role == role.role]
+            assert role_texts(found.grid, role, selection) == (command.envs, command.args)

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import recipebook
-from recipe_support import NAMES, Checked, check_mutated, shipped
+from recipe_support import NAMES, RECIPES, Checked, check_mutated, shipped
 from recipebook.expansion import MAX_COMBINATIONS, MAX_SELECTIONS
 
 GPT, AXK2 = "gpt-oss-120b", "A.X-K2"
@@ -853,3 +853,16 @@ def test_schema_problems_are_all_reported_before_rules_run(tmp_path):
         checked.expect(f"{GPT_THROUGHPUT}/base/0/launcher", '"VLLM serve" does not match the pattern'),
     ]
     assert checked.ours == expected
+
+
+def test_forget_drops_what_the_engine_remembers_of_texts():
+    from recipebook import client, rules, shell
+
+    for name in NAMES:
+        for expansion in recipebook.matrix(recipebook.load(RECIPES / f"{name}.json")):
+            client.roles(expansion, None)
+    shell.bash_syntax_error("true")
+    caches = (shell._flag_words, shell.bash_syntax_error, rules.text_error, client._flags)
+    assert all(cache.cache_info().currsize > 0 for cache in caches)
+    recipebook.forget()
+    assert [cache.cache_info().currsize for cache in caches] == [0, 0, 0, 0]

@@ -8,6 +8,17 @@ from .load import check_file, load
 from .model import Recipe
 from .problems import Kind, Problem, RecipeError, SelectionError
 
+
+def forget() -> None:
+    """Drop what the engine remembers about texts it has read (each argument text's words,
+    each text's check, each command's flags, each router step's bash -n), as in a new process.
+    """
+    from . import client, rules, shell
+
+    for remembered in (shell._flag_words, shell.bash_syntax_error, rules.text_error, client._flags):
+        remembered.cache_clear()
+
+
 __all__ = [
     "Command",
     "Expansion",
@@ -19,6 +30,7 @@ __all__ = [
     "check_file",
     "expand",
     "expand_selection",
+    "forget",
     "load",
     "matrix",
     "offered",

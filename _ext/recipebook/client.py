@@ -11,8 +11,10 @@ No Sphinx here: the adapter renders these.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import shlex
+import types
 import urllib.parse
 from collections.abc import Mapping, Sequence
 
@@ -45,16 +47,44 @@ class Endpoint:
         return f"http://{self.host}" + ("" if self.port is None else f":{self.port}")
 
 
+# Every flag this module reads from a command: its results depend on these lines and on
+# nothing else of a command but its role and model (a page groups its selections by them).
+SERVING_FLAGS = frozenset(
+    {
+        "--port",
+        "--served-model-name",
+        "--trust-remote-code",
+        "--tensor-parallel-size",
+        "--pipeline-parallel-size",
+        "--data-parallel-size",
+        "--data-parallel-size-local",
+        "--data-parallel-rank",
+    }
+)
+
+
 def _flag(command: Command, name: str) -> list[str] | None:
     """The value words of a flag or env of a command, or None when it is absent."""
-    for text in (*command.args, *command.envs):
+    if name not in SERVING_FLAGS:
+        raise ValueError(f"{name} is read here but not listed in SERVING_FLAGS")
+    values = _flags((*command.args, *command.envs)).get(name)
+    return None if values is None else list(values)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _flags(texts: tuple[str, ...]) -> Mapping[str, tuple[str, ...]]:
+    """Each flag or env name of a command's texts with the values of its first occurrence.
+
+    Remembered: the selections of a page share most of their commands' argument lists.
+    """
+    found: dict[str, tuple[str, ...]] = {}
+    for text in texts:
         try:
             flag, values = shell.flag_values(text)
         except ValueError:
             continue
-        if flag == name:
-            return values
-    return None
+        found.setdefault(flag, tuple(values))
+    return types.MappingProxyType(found)
 
 
 def _int_flag(command: Command, name: str, default: int) -> int:

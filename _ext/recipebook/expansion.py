@@ -179,6 +179,8 @@ def resolve(grid: Grid, given: Mapping[str, str]) -> dict[str, str]:
 
 def _set_keys(lines: list[Line], values: Mapping[str, str], slot_prefix: Slot) -> None:
     """Set keys: replace a present key in place, else append it."""
+    if not values:
+        return
     where = {line.key: i for i, line in enumerate(lines)}
     for n, (key, text) in enumerate(values.items()):
         if key in where:
@@ -212,6 +214,25 @@ def _apply_deltas(grid: Grid, role: Role, selection: Selection) -> tuple[list[Li
         if delta is not None:
             args, envs = apply_delta(args, envs, delta, (1, axis_index, values.index(value)))
     return args, envs
+
+
+def role_texts(grid: Grid, role: Role, selection: Selection) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The env and argument texts of a role after the deltas, before ranks: the texts of
+    ``_apply_deltas`` in the same order, without building lines (what comparing selections
+    needs). A dict keeps a set key in its place and appends a new one, as ``_set_keys`` does.
+    """
+    args, envs = dict(role.args), dict(role.envs)
+    for axis in grid.axes:
+        delta = grid.delta(axis, selection[axis]).get(role.role)
+        if delta is None:
+            continue
+        for key in delta.del_args:
+            args.pop(key, None)
+        for key in delta.del_envs:
+            envs.pop(key, None)
+        args.update(delta.add_args)
+        envs.update(delta.add_envs)
+    return tuple(envs.values()), tuple(args.values())
 
 
 def role_commands(grid: Grid, role: Role, args: list[Line], envs: list[Line]) -> list[Command]:

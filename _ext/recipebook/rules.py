@@ -7,6 +7,8 @@ in the docstrings are the rule numbers of the README.
 from __future__ import annotations
 
 import datetime
+import functools
+import itertools
 import json
 import re
 from collections import Counter
@@ -22,9 +24,10 @@ from .expansion import (
     is_excluded,
     neutral_value,
     offered_count,
+    role_axes,
+    role_texts,
     selection_count,
 )
-from .expansion import _apply_deltas as apply_deltas  # the lines of a selection, before ranks
 from .model import Grid, Recipe, Role, Target
 from .problems import Problem, pointer_join
 from .source import Document, describe_error
@@ -175,8 +178,9 @@ def _with_placeholder_hint(reason: str, text: str) -> str:
     )
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def text_error(kind: str, key: str, text: str) -> str | None:
-    """What is wrong with one arg or env text, or None."""
+    """What is wrong with one arg or env text, or None (remembered: targets repeat their texts)."""
     if kind == "args":
         if not (text == key or text.startswith((key + " ", key + "="))):
             return f"text must start with its key {key!r} (as {key}, {key} VALUE or {key}=VALUE)"
@@ -343,39 +347,55 @@ def conflicts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             for axis, values in grid.axes.items()
             for value in values
         }
-        reported: set[tuple] = set()
         axes = list(grid.axes)
-        for selection in all_selections(grid):
-            if is_excluded(grid, selection):
-                continue
-            for i, first in enumerate(axes):
-                for second in axes[i + 1 :]:
-                    a, b = (first, selection[first]), (second, selection[second])
-                    for role, keys in touched[b].items():
-                        for kind, key in sorted(keys & touched[a].get(role, set())):
-                            if (a, b, role, key) in reported:
-                                continue
-                            reported.add((a, b, role, key))
-                            where = grid.delta(*b)[role].ptr
-                            yield doc.problem(
-                                where,
-                                f"{a[0]}={a[1]} and {b[0]}={b[1]} both change {kind[:-1]} "
-                                f"{key!r} of role {role!r} in an offered selection; exclude the "
-                                "combination or move the key to one axis",
-                            )
+        for i, first in enumerate(axes):
+            for second in axes[i + 1 :]:
+                for a, b in itertools.product(
+                    [(first, v) for v in grid.axes[first]], [(second, v) for v in grid.axes[second]]
+                ):
+                    clashes = [
+                        (role, kind, key)
+                        for role, keys in touched[b].items()
+                        for kind, key in sorted(keys & touched[a].get(role, set()))
+                    ]
+                    if not clashes or not _offered_together(grid, a, b):
+                        continue
+                    for role, kind, key in clashes:
+                        yield doc.problem(
+                            grid.delta(*b)[role].ptr,
+                            f"{a[0]}={a[1]} and {b[0]}={b[1]} both change {kind[:-1]} "
+                            f"{key!r} of role {role!r} in an offered selection; exclude the "
+                            "combination or move the key to one axis",
+                        )
 
 
-def _commands_digest(grid: Grid, selection: Mapping[str, str]) -> int:
-    """A hash of every command text of a selection: equal digests, equal commands.
+def _offered_together(grid: Grid, a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Whether some offered selection chooses both axis values."""
+    return any(s[a[0]] == a[1] and s[b[0]] == b[1] and not is_excluded(grid, s) for s in all_selections(grid))
+
+
+class _Digests:
+    """Hashes of every command text of a target's selections: equal digests, equal commands.
 
     The lines before ranks are laid over them are enough: ranks set the same keys in every
-    selection, keys no delta touches (rule 8).
+    selection, keys no delta touches (rule 8). A role's lines depend only on the axes some
+    delta of it names (``role_axes``), so each role is laid out once per choice of those.
     """
-    texts = []
-    for role in grid.base:
-        args, envs = apply_deltas(grid, role, selection)
-        texts.append((role.role, *(line.text for line in envs), "", *(line.text for line in args)))
-    return hash(tuple(texts))
+
+    def __init__(self, grid: Grid) -> None:
+        self.grid = grid
+        self.roles = [(role, role_axes(grid, role.role), {}) for role in grid.base]
+
+    def __call__(self, selection: Mapping[str, str]) -> int:
+        texts = []
+        for role, axes, known in self.roles:
+            key = tuple(selection[axis] for axis in axes)
+            found = known.get(key)
+            if found is None:
+                envs, args = role_texts(self.grid, role, selection)
+                found = known[key] = (role.role, *envs, "", *args)
+            texts.append(found)
+        return hash(tuple(texts))
 
 
 def _deltas_named_well(grid: Grid) -> bool:
@@ -399,10 +419,11 @@ def same_commands(recipe: Recipe, doc: Document) -> Iterator[Problem]:
         # per axis: the other axes' values -> {digest: first value giving it}
         seen: dict[int, dict[tuple, dict[int, str]]] = {i: {} for i in varied}
         reported: set[tuple[str, str, str]] = set()
+        digest_of = _Digests(grid)
         for selection in all_selections(grid):
             if is_excluded(grid, selection):
                 continue
-            digest = _commands_digest(grid, selection)
+            digest = digest_of(selection)
             values = tuple(selection.values())
             for i in varied:
                 axis, value = axes[i], values[i]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import shutil
@@ -117,8 +118,10 @@ def words(text: str) -> list[str]:
     return shlex.split(text, posix=True)
 
 
+@functools.lru_cache(maxsize=1 << 10)
 def bash_syntax_error(script: str) -> str | None:
-    """What ``bash -n`` reports for a script, or None when it parses."""
+    """What ``bash -n`` reports for a script, or None when it parses (remembered per text:
+    recipes of one build share their router steps)."""
     bash = shutil.which("bash")
     if bash is None:
         return "bash is not installed, so the syntax cannot be checked"
@@ -138,8 +141,15 @@ def flag_values(text: str) -> tuple[str, list[str]]:
     and the values as bash passes them: ``("--max-model-len", ["8192"])``. A flag alone has no
     values. Raises ValueError for a text that does not split into shell words, or is empty.
     """
+    name, values = _flag_words(text)
+    return name, list(values)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _flag_words(text: str) -> tuple[str, tuple[str, ...]]:
+    """flag_values, remembered: a page asks for the same argument texts at every selection."""
     parts = words(text)
     if not parts:
         raise ValueError("an empty argument text")
     name, equals, inline = parts[0].partition("=")
-    return name, ([inline] if equals else []) + parts[1:]
+    return name, tuple(([inline] if equals else []) + parts[1:])

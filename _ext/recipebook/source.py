@@ -8,6 +8,7 @@ problem can name its line and column, and it rejects duplicate keys, which
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import json
 import re
@@ -69,14 +70,8 @@ class _Reader:
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def position(self, offset: int) -> tuple[int, int]:
-        lo, hi = 0, len(self._line_starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self._line_starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1, offset - self._line_starts[lo] + 1
+        line = bisect.bisect_right(self._line_starts, offset)  # lines starting at or before offset
+        return line, offset - self._line_starts[line - 1] + 1
 
     def skip(self, i: int) -> int:
         return _WS.match(self.text, i).end()

@@ -13,7 +13,7 @@ from typing import Any
 
 from recipebook import client
 from recipebook.expansion import neutral_value, offered
-from recipebook.explorer import Template
+from recipebook.explorer import Template, Variant
 from recipebook.view import TargetView
 
 Translate = Callable[[str], str]
@@ -29,19 +29,20 @@ class _Shown:
     envs: tuple[str, ...]
 
 
-def _commands(template: Template, chosen: Sequence[int]) -> list[_Shown]:
-    return [
+def _commands(template: Template, chosen: Sequence[int], lines: Sequence[Sequence[Variant]]) -> tuple[_Shown, ...]:
+    """Each block's command at a selection, with the given lines of each block (in order)."""
+    return tuple(
         _Shown(
             role=block.role,
             model=block.model,
-            args=tuple(v.text for v in block.lines if v.kind == "arg" and v.shown(chosen)),
-            envs=tuple(v.text for v in block.lines if v.kind == "env" and v.shown(chosen)),
+            args=tuple(v.text for v in variants if v.kind == "arg" and v.shown(chosen)),
+            envs=tuple(v.text for v in variants if v.kind == "env" and v.shown(chosen)),
         )
-        for block in template.blocks
-    ]
+        for block, variants in zip(template.blocks, lines, strict=True)
+    )
 
 
-def _grouped(commands: list[_Shown]) -> list[tuple[str, list[_Shown]]]:
+def _grouped(commands: Sequence[_Shown]) -> list[tuple[str, list[_Shown]]]:
     out: dict[str, list[_Shown]] = {}
     for command in commands:
         out.setdefault(command.role, []).append(command)
@@ -96,14 +97,19 @@ def serving(
     """Client, benchmark and roles, once per distinct text; classes pick the selections of each."""
     template = target_view.template
     router = bool(template.router)
+    # the client helpers read only these lines, so selections showing the same ones share texts
+    read = [tuple(v for v in block.lines if v.key in client.SERVING_FLAGS) for block in template.blocks]
+    texts: dict[tuple[_Shown, ...], tuple] = {}
     groups: dict[tuple, list[tuple[int, ...]]] = {}
     for chosen in selections(target_view, only_default):
-        commands = _commands(template, chosen)
-        key = (
-            client.client_for(commands[0], router),
-            client.bench_for(commands[0], router),
-            tuple(client.roles_for(_grouped(commands), router, nodes)),
-        )
+        commands = _commands(template, chosen, read)
+        key = texts.get(commands)
+        if key is None:
+            key = texts[commands] = (
+                client.client_for(commands[0], router),
+                client.bench_for(commands[0], router),
+                tuple(client.roles_for(_grouped(commands), router, nodes)),
+            )
         groups.setdefault(key, []).append(chosen)
     out = []
     for g, ((client_text, bench_text, plans), members) in enumerate(groups.items()):
