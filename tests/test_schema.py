@@ -198,3 +198,52 @@ def test_key_patterns_point_at_the_key(tmp_path):
 def test_required_keys(tmp_path, missing):
     checked = check_mutated(tmp_path, GPT_NAME, lambda data: data["strategies"][0]["options"][1].pop(missing))
     checked.expect_only("/strategies/0/options/1", f"'{missing}' is required")
+
+
+def _patterns(node) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
+        return found.union(*(_patterns(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_patterns(v) for v in node))
+    return set()
+
+
+def _strings(node) -> set[str]:
+    """Every string value and key of a document."""
+    if isinstance(node, dict):
+        return set(node).union(*(_strings(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_strings(v) for v in node))
+    return {node} if isinstance(node, str) else set()
+
+
+def test_a_pattern_rejects_a_final_newline_in_both_validators():
+    # JSON Schema patterns are ECMA-262: "$" is the end of the string; Python's "$" also
+    # matches before a final newline, which the full validator must not accept either
+    import jsonschema_rs
+
+    strings = set().union(*(_strings(shipped(name)) for name in NAMES))
+    rejected = 0
+    for pattern in sorted(_patterns(schema.load_schema())):
+        full = schema._Draft({"type": "string", "pattern": pattern})
+        fast = jsonschema_rs.Draft202012Validator({"type": "string", "pattern": pattern})
+        for text in (s for s in strings if full.is_valid(s)):
+            assert fast.is_valid(text), (pattern, text)
+            # the two agree on the text with a final newline ([^=]+ may take one; [a-z]+ may not)
+            assert full.is_valid(text + "\n") == fast.is_valid(text + "\n"), (pattern, text)
+            rejected += not full.is_valid(text + "\n")
+    assert rejected > 0
+
+
+def test_a_name_with_a_final_newline_is_reported(tmp_path):
+    checked = check_mutated(tmp_path, GPT_NAME, lambda data: data.update(name=data["name"] + "\n"))
+    checked.expect_only("/name", "does not match the pattern")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [("^a$", r"^a\Z"), ("^[$]$", r"^[$]\Z"), (r"^\$x$", r"^\$x\Z")],
+)
+def test_ecma_pattern_ends_only_a_bare_dollar(pattern, expected):
+    assert schema.ecma_pattern(pattern) == expected
