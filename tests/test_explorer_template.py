@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from recipebook import explorer, load, offered
+from recipebook import expansion, explorer, load, offered
 from recipebook.expansion import expand_selection
 from recipebook_sphinx import store
 
@@ -76,12 +76,12 @@ def test_a_line_missing_from_some_selections_is_caught(monkeypatch):
 def test_commands_whose_lines_leave_slot_order_are_caught(monkeypatch):
     recipe = load(ROOT / "recipes" / "gpt-oss-120b.json")
     strategy, target = next(recipe.targets())
-    original = explorer.role_commands
+    original = expansion.role_commands
 
     def reversed_lines(grid, role, args, envs):
         return [dataclasses.replace(c, arg_lines=c.arg_lines[::-1]) for c in original(grid, role, args, envs)]
 
-    monkeypatch.setattr(explorer, "role_commands", reversed_lines)
+    monkeypatch.setattr(expansion, "role_commands", reversed_lines)
     _template, wrong = explorer.build_checked(recipe, strategy, target)
     assert len(wrong) == sum(1 for _ in offered(target.grid))  # every selection of the target
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from . import shell
 from .model import Delta, Grid, Recipe, Role, Selection, Strategy, Target
@@ -50,8 +51,9 @@ class Command:
     def args(self) -> tuple[str, ...]:
         return tuple(line.text for line in self.arg_lines)
 
-    @property
+    @functools.cached_property
     def shell(self) -> str:
+        """The command's text (kept: the selections that share this command share it too)."""
         return shell.command_text(self.envs, self.launcher, self.model, self.args)
 
     def to_json(self) -> dict:
@@ -259,6 +261,36 @@ def role_commands(grid: Grid, role: Role, args: list[Line], envs: list[Line]) ->
     return commands
 
 
+def projected_commands(
+    grid: Grid, role: Role, relevant: tuple[int, ...], keys: Iterable[tuple[int, ...]]
+) -> dict[tuple[int, ...], list[Command]]:
+    """The commands of a role for each key: value indices on the axes ``relevant`` names
+    (indices into ``grid.axes``, in order; every axis with a delta for the role, see
+    ``role_axes``). One delta is applied per step of a walk over those axes, so keys that
+    share their first values share that work; each key's commands equal ``expand_role``'s.
+    """
+    axes = list(grid.axes.items())
+    wanted = set(keys)
+    prefixes = {key[:k] for key in wanted for k in range(len(relevant) + 1)}
+    found: dict[tuple[int, ...], list[Command]] = {}
+
+    def walk(depth: int, key: tuple[int, ...], args: list[Line], envs: list[Line]) -> None:
+        if depth == len(relevant):
+            found[key] = role_commands(grid, role, args, envs)
+            return
+        a = relevant[depth]
+        axis, values = axes[a]
+        for v, value in enumerate(values):
+            if (*key, v) not in prefixes:
+                continue
+            delta = grid.delta(axis, value).get(role.role)
+            step = (args, envs) if delta is None else apply_delta(args, envs, delta, (1, a, v))
+            walk(depth + 1, (*key, v), *step)
+
+    walk(0, (), *base_lines(role))
+    return found
+
+
 def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
     """The commands of one role: one, or one per rank laid over the role's."""
     return role_commands(grid, role, *_apply_deltas(grid, role, selection))
@@ -305,21 +337,26 @@ def role_axes(grid: Grid, role: str) -> tuple[str, ...]:
 def matrix(recipe: Recipe) -> Iterator[Expansion]:
     """Every offered selection of every strategy and target, in page order.
 
-    A role's commands are expanded once per choice of the axes that change them and
-    shared by the selections that make that choice (the result equals expand_selection).
+    A role's commands are expanded once per choice of the axes that change them (one walk,
+    ``projected_commands``) and shared by the selections that make that choice; each
+    result equals expand_selection's.
     """
     for strategy, target in recipe.targets():
         grid = target.grid
-        roles = [(role, role_axes(grid, role.role), {}) for role in grid.base]
+        axes = list(grid.axes)
+        selections = list(offered(grid))
+        indexed = [tuple(grid.axes[axis].index(s[axis]) for axis in axes) for s in selections]
+        tables = []
+        for role in grid.base:
+            names = role_axes(grid, role.role)
+            relevant = tuple(a for a, axis in enumerate(axes) if axis in names)
+            keys = [tuple(index[a] for a in relevant) for index in indexed]
+            tables.append((relevant, projected_commands(grid, role, relevant, keys)))
         router = tuple((step.node, step.cmd) for step in grid.router)
-        for selection in offered(grid):
+        for selection, index in zip(selections, indexed, strict=True):
             commands: list[Command] = []
-            for role, axes, cache in roles:
-                key = tuple(selection[axis] for axis in axes)
-                found = cache.get(key)
-                if found is None:
-                    found = cache[key] = expand_role(grid, role, selection)
-                commands += found
+            for relevant, table in tables:
+                commands += table[tuple(index[a] for a in relevant)]
             recommended = grid.recommended is not None and all(grid.recommended[a] == v for a, v in selection.items())
             yield Expansion(
                 recipe=recipe.name,

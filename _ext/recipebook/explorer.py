@@ -15,7 +15,7 @@ import functools
 from collections.abc import Mapping, Sequence
 
 from . import shell
-from .expansion import apply_delta, base_lines, default_selection, offered, role_axes, role_commands
+from .expansion import default_selection, offered, projected_commands, role_axes
 from .model import Recipe, Strategy, Target
 
 # One product: for each axis index, the allowed value indices (None: any value).
@@ -126,28 +126,6 @@ def build(recipe: Recipe, strategy: Strategy, target: Target, *, only_default: b
     return build_checked(recipe, strategy, target, only_default=only_default)[0]
 
 
-def _expand_projections(grid, role, relevant: tuple[int, ...], group: dict[tuple[int, ...], list]) -> None:
-    """Fill in the commands of each projection, applying one delta per step of a walk
-    over the role's axes: projections that share their first values share that work."""
-    axes = list(grid.axes.items())
-    prefixes = {key[:k] for key in group for k in range(len(relevant) + 1)}
-
-    def walk(depth: int, key: tuple[int, ...], args, envs) -> None:
-        if depth == len(relevant):
-            group[key][1] = role_commands(grid, role, args, envs)
-            return
-        a = relevant[depth]
-        axis, values = axes[a]
-        for v, value in enumerate(values):
-            if (*key, v) not in prefixes:
-                continue
-            delta = grid.delta(axis, value).get(role.role)
-            step = (args, envs) if delta is None else apply_delta(args, envs, delta, (1, a, v))
-            walk(depth + 1, (*key, v), *step)
-
-    walk(0, (), *base_lines(role))
-
-
 def build_checked(
     recipe: Recipe, strategy: Strategy, target: Target, *, only_default: bool = False
 ) -> tuple[Template, list[str]]:
@@ -179,7 +157,8 @@ def build_checked(
                 group[key] = [1 << bit, None]
             else:
                 entry[0] |= 1 << bit
-        _expand_projections(grid, role, relevant, group)
+        for key, commands in projected_commands(grid, role, relevant, group).items():
+            group[key][1] = commands
         groups.append(group)
     template, seen, disordered = _template(strategy, target, axes, indexed, groups, default)
     return template, _proof(template, selections, indexed, seen, disordered)
