@@ -3,6 +3,8 @@
 - No word and no code token is broken across lines in the text of any page (tables,
   paragraphs, lists, headings) at 1280 and 375 px: each whitespace-delimited word of each
   text node must lie on one line box (its client rects share one line).
+- In code blocks, which wrap for display, no token of up to codewrap.KEEP_UP_TO characters
+  is broken right after one of its hyphens (``rebel-|compiler``).
 - Korean pages are not much taller than English ones: the Korean configuration guide is
   at most 1.15x as tall as the English one.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from judge_support import LANGUAGES
+from recipebook_sphinx import codewrap
 
 pytestmark = pytest.mark.browser
 
@@ -56,6 +59,40 @@ BROKEN_WORDS = """() => {
           broken.push(`${parent.tagName.toLowerCase()}: ${word.slice(0, i)}|${word.slice(i)}`);
         }
         break;
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+# Every token of a visible code block (up to `longest` characters, holding a hyphen) whose
+# character after a hyphen lies on another line than the hyphen.
+PRE_HYPHEN_BREAKS = """(longest) => {
+  const main = document.querySelector('article[role="main"]') || document.body;
+  const broken = [];
+  const line = (node, at) => {
+    const range = document.createRange();
+    range.setStart(node, at);
+    range.setEnd(node, at + 1);
+    const rect = Array.from(range.getClientRects()).find(r => r.height > 0);
+    return rect ? [(rect.top + rect.bottom) / 2, rect.height] : null;
+  };
+  for (const pre of main.querySelectorAll('pre')) {
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.parentElement.checkVisibility() || node.parentElement.closest('.rb-sr')) continue;
+      for (const match of node.data.matchAll(/\\S+/g)) {
+        const token = match[0];
+        if (token.length > longest || !token.includes('-')) continue;
+        for (let i = 0; i + 1 < token.length; i++) {
+          if (token[i] !== '-') continue;
+          const a = line(node, match.index + i), b = line(node, match.index + i + 1);
+          if (a && b && Math.abs(a[0] - b[0]) >= a[1] / 2) {
+            broken.push(token.slice(0, i + 1) + '|' + token.slice(i + 1));
+            break;
+          }
+        }
       }
     }
   }
@@ -108,3 +145,34 @@ def test_korean_configuration_guide_is_not_much_taller_than_english(browser, ser
         heights[language] = page.evaluate("document.documentElement.scrollHeight")
     page.close()
     assert heights["ko"] <= 1.15 * heights["en"], heights
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_short_code_token_breaks_after_its_hyphen(browser, server, site, width):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    found = {}
+    for language in LANGUAGES:
+        for rel in _pages(site):
+            page.goto(f"{server}/{language}/{rel}")
+            broken = page.evaluate(PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)
+            if broken:
+                found[f"{language}/{rel}"] = broken[:8]
+    page.close()
+    assert not found, found
+
+
+def test_the_code_check_sees_a_token_broken_after_its_hyphen(browser):
+    """Not blind: in a narrow block, a hyphenated token breaks at its hyphen unless kept whole."""
+    page = browser.new_page(viewport={"width": 375, "height": 400})
+    inner = "pip install --extra-index-url https://pypi.example/simple rebel-compiler==0.12.0"
+    block = '<pre style="width:15em;white-space:pre-wrap;font-family:monospace">{}</pre>'
+    page.set_content(f'<style>.rb-nb{{white-space:nowrap}}</style><article role="main">{block.format(inner)}</article>')
+    before = page.evaluate(PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)
+    kept = codewrap.keep_hyphenated(inner)
+    page.set_content(f'<style>.rb-nb{{white-space:nowrap}}</style><article role="main">{block.format(kept)}</article>')
+    after = page.evaluate(PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)
+    text = page.evaluate("() => document.querySelector('pre').innerText")
+    page.close()
+    assert before and all(b.replace("|", "") in inner.split() for b in before), before
+    assert after == []
+    assert text == inner  # what is copied is unchanged

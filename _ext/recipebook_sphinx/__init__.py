@@ -13,6 +13,7 @@ from sphinx.util.typing import ExtensionMetadata
 from recipebook.problems import Problem
 
 from . import (
+    codewrap,
     config,
     directives,
     explorer_node,
@@ -114,6 +115,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("builder-inited", _add_assets)
     app.connect("builder-inited", i18n.add_ui_strings)
     app.connect("html-page-context", i18n.page_context)
+    app.connect("html-page-context", codewrap.page_context)
     app.connect("env-check-consistency", _pages)
     app.add_env_collector(store.Collector)
     app.connect("build-finished", _write_explorer_css)
