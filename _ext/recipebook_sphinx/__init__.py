@@ -33,7 +33,7 @@ STATIC = Path(__file__).parent / "static"
 TEMPLATES = Path(__file__).parent / "templates"
 LOCALE = Path(__file__).resolve().parents[2] / "locale"
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 3
+ENV_VERSION = 4  # raised when pages written from an unchanged environment would differ
 
 
 def _configure(app: Sphinx, conf: Config) -> None:
