@@ -109,17 +109,23 @@ def _pages(site) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_no_word_or_code_token_breaks_across_lines(browser, server, site, width):
+def _on_every_page(browser, server, site, width: int, script: str, arg=None) -> dict[str, list[str]]:
+    """What a check script finds on each page of both languages (the pages where it finds some)."""
     page = browser.new_page(viewport={"width": width, "height": 900})
     found = {}
     for language in LANGUAGES:
         for rel in _pages(site):
             page.goto(f"{server}/{language}/{rel}")
-            broken = page.evaluate(BROKEN_WORDS)
+            broken = page.evaluate(script, arg)
             if broken:
                 found[f"{language}/{rel}"] = broken[:8]
     page.close()
+    return found
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_word_or_code_token_breaks_across_lines(browser, server, site, width):
+    found = _on_every_page(browser, server, site, width, BROKEN_WORDS)
     assert not found, found
 
 
@@ -149,15 +155,7 @@ def test_korean_configuration_guide_is_not_much_taller_than_english(browser, ser
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_no_short_code_token_breaks_after_its_hyphen(browser, server, site, width):
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    found = {}
-    for language in LANGUAGES:
-        for rel in _pages(site):
-            page.goto(f"{server}/{language}/{rel}")
-            broken = page.evaluate(PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)
-            if broken:
-                found[f"{language}/{rel}"] = broken[:8]
-    page.close()
+    found = _on_every_page(browser, server, site, width, PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)
     assert not found, found
 
 
