@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recipe_support import NAMES, RECIPES, dump, shipped, shipped_text
 from recipebook import source
@@ -148,3 +150,25 @@ def test_problem_text_is_one_line():
     problem = Problem(file="f.json", line=2, column=3, pointer="/a\nb", message="bad\tvalue\r")
     assert str(problem) == "f.json:2:3: /a\\nb: bad\\tvalue\\r"
     assert str(Problem(file="f.json", line=1, column=1, pointer="", message="m")) == "f.json:1:1: /: m"
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 0, 2]))
+def test_a_document_read_quickly_has_the_full_readers_data_and_positions(value, indent):
+    # well-formed JSON with nothing to report is read by the standard reader and located only
+    # when a problem needs a place; both must equal what the full reader finds
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    document, problems = source.parse(text, "q.json")
+    reader = source._Reader(text)
+    data, _end = reader.value(0, "")
+    assert problems == []
+    assert isinstance(document.values, source._Positions)  # the quick way was taken
+    assert json.dumps(document.data) == json.dumps(data)
+    assert dict(document.values) == reader.values and dict(document.keys) == reader.keys

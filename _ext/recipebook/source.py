@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import json
 import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +35,8 @@ class Document:
 
     path: str
     data: Any
-    values: dict[str, tuple[int, int]]
-    keys: dict[str, tuple[int, int]]
+    values: Mapping[str, tuple[int, int]]  # where each pointer's value starts (line, column)
+    keys: Mapping[str, tuple[int, int]]  # where each object member's key starts
 
     def where(self, pointer: str, *, key: bool = False) -> tuple[int, int]:
         """Line and column of a pointer's value (or its key); the nearest parent if unknown."""
@@ -248,6 +250,71 @@ def describe_error(text: str, error: json.JSONDecodeError) -> tuple[int, str]:
     return pos, msg
 
 
+class _Doubtful(Exception):
+    """The quick reader met what only the full reader reports (a repeated key, NaN)."""
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _Doubtful
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise _Doubtful
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+_FULL_READER = object()  # what _quick gives when the full reader must look
+
+
+def _quick(text: str) -> Any:
+    """The data of well-formed JSON with nothing to report, read by the standard reader, or
+    _FULL_READER when the full reader must look (a repeated key, NaN or Infinity, a surrogate
+    escape)."""
+    if _SURROGATE_ESCAPE.search(text):
+        return _FULL_READER
+    try:
+        return json.loads(text, object_pairs_hook=_no_repeats, parse_constant=_no_constant)
+    except _Doubtful:
+        return _FULL_READER
+
+
+class _Located:
+    """Where each pointer of a text starts, found on first use."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @functools.cached_property
+    def tables(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        reader = _Reader(self.text)
+        reader.value(0, "")
+        return reader.values, reader.keys
+
+
+class _Positions(Mapping[str, tuple[int, int]]):
+    """The values (0) or keys (1) table of a text, read only when asked."""
+
+    def __init__(self, located: _Located, which: int) -> None:
+        self.located, self.which = located, which
+
+    def _table(self) -> dict[str, tuple[int, int]]:
+        return self.located.tables[self.which]
+
+    def __getitem__(self, pointer: str) -> tuple[int, int]:
+        return self._table()[pointer]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
 def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
     """Parse JSON text; return the document, or the problems that stop it."""
     deep = _too_deep(text)
@@ -264,13 +331,16 @@ def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
             )
         ]
     try:
-        json.loads(text)  # the standard reader finds and locates syntax errors
+        quick = _quick(text)  # the standard reader finds and locates syntax errors
     except json.JSONDecodeError as error:
         offset, message = describe_error(text, error)
         line, column = _Reader(text).position(offset)
         return None, [
             Problem(file=path, line=line, column=column, pointer="", message=f"invalid JSON: {message}", kind=Kind.JSON)
         ]
+    if quick is not _FULL_READER:  # most files: no position is needed unless a later check finds a problem
+        located = _Located(text)
+        return Document(path=path, data=quick, values=_Positions(located, 0), keys=_Positions(located, 1)), []
     reader = _Reader(text)
     try:
         data, _ = reader.value(0, "")
