@@ -862,7 +862,14 @@ def test_forget_drops_what_the_engine_remembers_of_texts():
         for expansion in recipebook.matrix(recipebook.load(RECIPES / f"{name}.json")):
             client.roles(expansion, None)
     shell.bash_syntax_error("true")
-    caches = (shell._flag_words, shell.bash_syntax_error, rules.text_error, client._flags)
+    caches = (
+        shell._words,
+        shell._flag_words,
+        shell.unsafe_reason,
+        shell.bash_syntax_error,
+        rules.text_error,
+        client._flags,
+    )
     assert all(cache.cache_info().currsize > 0 for cache in caches)
     recipebook.forget()
-    assert [cache.cache_info().currsize for cache in caches] == [0, 0, 0, 0]
+    assert [cache.cache_info().currsize for cache in caches] == [0] * len(caches)

@@ -15,7 +15,14 @@ def forget() -> None:
     """
     from . import client, rules, shell
 
-    for remembered in (shell._flag_words, shell.bash_syntax_error, rules.text_error, client._flags):
+    for remembered in (
+        shell._words,
+        shell._flag_words,
+        shell.unsafe_reason,
+        shell.bash_syntax_error,
+        rules.text_error,
+        client._flags,
+    ):
         remembered.cache_clear()
 
 

@@ -7,6 +7,7 @@ checked on the objects can still point at the exact place in the file.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -137,9 +138,9 @@ class Grid:
             router=router,
         )
 
-    @property
+    @functools.cached_property
     def axes(self) -> Mapping[str, tuple[str, ...]]:
-        """Every axis in selection order: the modes in order, then the options."""
+        """Every axis in selection order: the modes in order, then the options (made once)."""
         return _frozen({**self.modes, **self.options})
 
     def delta(self, axis: str, value: str) -> Mapping[str, Delta]:

@@ -39,6 +39,7 @@ def command_text(
     return "".join(env_line(e) for e in envs) + f"{launcher} {shlex.quote(model)}" + "".join(arg_line(a) for a in args)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def unsafe_reason(text: str) -> str | None:
     """Why a recipe text would not paste as plain words of one command, or None.
 
@@ -112,10 +113,16 @@ _BLANKS = re.compile(r"[ \t\r\n]+")
 
 def words(text: str) -> list[str]:
     """The shell words of a text, as bash would split it (raises ValueError if unbalanced)."""
+    return list(_words(text))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words(text: str) -> tuple[str, ...]:
+    """words, remembered: the rules, the vocabulary and the pages split the same texts."""
     if _QUOTING.search(text) is None:
         # without quotes or backslashes a word is a run of anything but shlex's blanks
-        return [word for word in _BLANKS.split(text) if word]
-    return shlex.split(text, posix=True)
+        return tuple(word for word in _BLANKS.split(text) if word)
+    return tuple(shlex.split(text, posix=True))
 
 
 @functools.lru_cache(maxsize=1 << 10)
@@ -148,8 +155,8 @@ def flag_values(text: str) -> tuple[str, list[str]]:
 @functools.lru_cache(maxsize=1 << 16)
 def _flag_words(text: str) -> tuple[str, tuple[str, ...]]:
     """flag_values, remembered: a page asks for the same argument texts at every selection."""
-    parts = words(text)
+    parts = _words(text)
     if not parts:
         raise ValueError("an empty argument text")
     name, equals, inline = parts[0].partition("=")
-    return name, tuple(([inline] if equals else []) + parts[1:])
+    return name, ((inline,) if equals else ()) + parts[1:]
