@@ -27,7 +27,7 @@ def rootdir() -> Path:
     return ROOTS
 
 
-def _site_command(out: Path, language: str, *extra: str) -> list[str]:
+def _site_command(out: Path, language: str, *extra: str, project: Path = ROOT) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -36,7 +36,7 @@ def _site_command(out: Path, language: str, *extra: str) -> list[str]:
         "--keep-going",
         "-q",
         "-c",
-        str(ROOT),
+        str(project),
         "-b",
         "html",
         "-d",
@@ -44,18 +44,23 @@ def _site_command(out: Path, language: str, *extra: str) -> list[str]:
         "-D",
         f"language={language}",
         *extra,
-        str(ROOT / "source"),
+        str(project / "source"),
         str(out / "html" / language),
     ]
 
 
-_SITE_ENV = {"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+def _site_env(project: Path = ROOT) -> dict[str, str]:
+    return {"PYTHONPATH": str(project / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
-def build_site(out: Path, language: str, *extra: str) -> subprocess.CompletedProcess:
-    """Build the real site in one language, as `make html` does (warnings are errors)."""
-    command = _site_command(out, language, *extra)
-    return subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT, env=_SITE_ENV)
+_SITE_ENV = _site_env()
+
+
+def build_site(out: Path, language: str, *extra: str, project: Path = ROOT) -> subprocess.CompletedProcess:
+    """Build the site of a project (the real one unless given) in one language into out, as
+    `make html` does (warnings are errors)."""
+    command = _site_command(out, language, *extra, project=project)
+    return subprocess.run(command, capture_output=True, text=True, check=False, cwd=project, env=_site_env(project))
 
 
 def build_languages(out: Path, languages: tuple[str, ...] = ("en", "ko"), *extra: str) -> None:

@@ -3,43 +3,19 @@ page's sidebar and previous/next links follow, in both languages, without `make 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
+from conftest import build_site
 from third_recipe import NAME, copy_project, third_recipe_text
 
 pytestmark = pytest.mark.slow
 
 
 def build(project: Path, language: str) -> None:
-    doctrees, out = project / "_build/doctrees" / language, project / "_build/html" / language
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sphinx",
-            "-W",
-            "--keep-going",
-            "-q",
-            "-c",
-            str(project),
-            "-b",
-            "html",
-            "-d",
-            str(doctrees),
-            "-D",
-            f"language={language}",
-            str(project / "source"),
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(project / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-    )
+    result = build_site(project / "_build", language, project=project)
     assert result.returncode == 0, result.stderr
 
 
