@@ -291,18 +291,16 @@ def nearest_offered(grid: Grid, selection: Selection) -> dict[str, str] | None:
 
 def line_diff(base: Sequence[str], chosen: Sequence[str]) -> tuple[list[str], list[str]]:
     """Lines of a command the choice adds, and base lines it removes (as multisets, in order)."""
-    remaining = list(base)
-    added = []
-    for line in chosen:
+    return _without(chosen, base), _without(base, chosen)
+
+
+def _without(lines: Sequence[str], other: Sequence[str]) -> list[str]:
+    """The lines, in order, less one occurrence of each line of other (a multiset difference)."""
+    remaining = list(other)
+    left = []
+    for line in lines:
         if line in remaining:
             remaining.remove(line)
         else:
-            added.append(line)
-    kept = list(chosen)
-    removed = []
-    for line in base:
-        if line in kept:
-            kept.remove(line)
-        else:
-            removed.append(line)
-    return added, removed
+            left.append(line)
+    return left

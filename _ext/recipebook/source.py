@@ -219,11 +219,11 @@ def describe_error(text: str, error: json.JSONDecodeError) -> tuple[int, str]:
         return pos, "invalid escape in a string; write \\\\ for a backslash"
     if here == "'":
         return pos, "single quotes are not JSON; use double quotes"
+    if not here and msg in ("Expecting ',' delimiter", "Expecting value"):
+        found = _unclosed(text)
+        if found is not None:
+            return found[0], f"unclosed {found[1]!r}: the file ends before it is closed"
     if msg == "Expecting ',' delimiter":
-        if not here:
-            found = _unclosed(text)
-            if found is not None:
-                return found[0], f"unclosed {found[1]!r}: the file ends before it is closed"
         if here in "]}":
             found = _unclosed(text[:pos])
             opener = found[1] if found else "?"
@@ -235,9 +235,6 @@ def describe_error(text: str, error: json.JSONDecodeError) -> tuple[int, str]:
         return pos, "a key must be a string in double quotes"
     if msg == "Expecting value":
         if not here:
-            found = _unclosed(text)
-            if found is not None:
-                return found[0], f"unclosed {found[1]!r}: the file ends before it is closed"
             return pos, "the file holds no JSON value"
         if prev == ":" and here in ",}":
             return pos, "missing value after the colon"
