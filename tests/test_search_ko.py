@@ -30,6 +30,7 @@ from recipebook_sphinx.search_ko import (
     split_words,
     stem_word,
 )
+from search_support import search
 
 ROOT = Path(__file__).parent / "roots" / "test-search-ko"
 NODE = shutil.which("node")
@@ -434,34 +435,9 @@ def test_built_language_data_stems_queries_to_indexed_terms(built_site: Path) ->
     assert {stem for stem in stems if stem != "쿠버네티스"} <= set(index["terms"])
 
 
-# Runs Sphinx's own searchtools.js, in the order the search page loads the scripts,
-# and prints the documents each query finds.
-SEARCH_RUNNER = r"""
-const fs = require("fs");
-const vm = require("vm");
-const input = JSON.parse(fs.readFileSync(0, "utf8"));
-const context = vm.createContext({
-  _ready: () => {},
-  document: { getElementById: () => null },
-  SPHINX_HIGHLIGHT_ENABLED: false,
-});
-context.window = context;
-for (const file of input.files) vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
-const Search = vm.runInContext("Search", context);
-const found = input.queries.map((query) => {
-  const [q, searchTerms, excluded, highlight, objects] = Search._parseQuery(query);
-  const results = Search._performSearch(q, searchTerms, excluded, highlight, objects);
-  return [...new Set(results.map((result) => result[0]))].sort();
-});
-process.stdout.write(JSON.stringify(found));
-"""
-
-
 @needs_node
 def test_browser_search_finds_pages(built_site: Path) -> None:
     assert NODE is not None
-    static = built_site / "_static"
-    files = [static / "searchtools.js", static / "language_data.js", built_site / "searchindex.js"]
     queries = {
         "모델": ["index", "serving"],
         "모델을": ["index", "serving"],
@@ -478,8 +454,5 @@ def test_browser_search_finds_pages(built_site: Path) -> None:
         "모델 실행": ["serving"],
         "그래픽": [],
     }
-    payload = json.dumps({"files": [str(file) for file in files], "queries": list(queries)})
-    result = subprocess.run(
-        [NODE, "-e", SEARCH_RUNNER], input=payload, capture_output=True, text=True, check=True, timeout=60
-    )
-    assert dict(zip(queries, json.loads(result.stdout), strict=True)) == queries
+    found = search(built_site, list(queries))
+    assert {query: sorted(pages) for query, pages in found.items()} == queries

@@ -10,16 +10,13 @@ the site's language_data.js and searchindex.js, must find all of them.
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
-NODE = shutil.which("node")
+from search_support import search
 
 # query → the forms the site writes the word in (Korean, or the English it keeps)
 QUERIES: dict[str, tuple[str, ...]] = {
@@ -61,34 +58,6 @@ MUST_FIND = {
     "설치했는데": {"install"},
     "지원하나요": {"recipes/A.X-K2", "recipes/gpt-oss-120b"},
 }
-
-SEARCH_RUNNER = r"""
-const fs = require("fs");
-const vm = require("vm");
-const input = JSON.parse(fs.readFileSync(0, "utf8"));
-const context = vm.createContext({
-  _ready: () => {},
-  document: { getElementById: () => null },
-  SPHINX_HIGHLIGHT_ENABLED: false,
-});
-context.window = context;
-for (const file of input.files) vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
-const Search = vm.runInContext("Search", context);
-process.stdout.write(JSON.stringify(input.queries.map((query) => {
-  const [q, searchTerms, excluded, highlight, objects] = Search._parseQuery(query);
-  return [...new Set(Search._performSearch(q, searchTerms, excluded, highlight, objects).map((r) => r[0]))];
-})));
-"""
-
-
-def search(tree: Path, queries: list[str]) -> dict[str, set[str]]:
-    """What the site's own search finds for each query (docnames)."""
-    if NODE is None:
-        pytest.fail("Node.js is not installed; run .ci/run or apt-get install nodejs")
-    files = [tree / "_static" / "searchtools.js", tree / "_static" / "language_data.js", tree / "searchindex.js"]
-    payload = json.dumps({"files": [str(f) for f in files], "queries": queries})
-    result = subprocess.run([NODE, "-e", SEARCH_RUNNER], input=payload, capture_output=True, text=True, check=True)
-    return {query: set(found) for query, found in zip(queries, json.loads(result.stdout), strict=True)}
 
 
 def page_texts(tree: Path) -> dict[str, str]:

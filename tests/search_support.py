@@ -1,0 +1,44 @@
+"""The site's own search, run in Node.js on a built language tree: what a reader's query finds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+NODE = shutil.which("node")
+
+# Runs Sphinx's own searchtools.js, in the order the search page loads the scripts, and
+# prints the documents each query finds.
+SEARCH_RUNNER = r"""
+const fs = require("fs");
+const vm = require("vm");
+const input = JSON.parse(fs.readFileSync(0, "utf8"));
+const context = vm.createContext({
+  _ready: () => {},
+  document: { getElementById: () => null },
+  SPHINX_HIGHLIGHT_ENABLED: false,
+});
+context.window = context;
+for (const file of input.files) vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
+const Search = vm.runInContext("Search", context);
+process.stdout.write(JSON.stringify(input.queries.map((query) => {
+  const [q, searchTerms, excluded, highlight, objects] = Search._parseQuery(query);
+  return [...new Set(Search._performSearch(q, searchTerms, excluded, highlight, objects).map((r) => r[0]))];
+})));
+"""
+
+
+def search(tree: Path, queries: list[str]) -> dict[str, set[str]]:
+    """What the search of a built language tree finds for each query (docnames)."""
+    if NODE is None:
+        pytest.fail("Node.js is not installed; run .ci/run or apt-get install nodejs")
+    files = [tree / "_static" / "searchtools.js", tree / "_static" / "language_data.js", tree / "searchindex.js"]
+    payload = json.dumps({"files": [str(f) for f in files], "queries": queries})
+    result = subprocess.run(
+        [NODE, "-e", SEARCH_RUNNER], input=payload, capture_output=True, text=True, check=True, timeout=60
+    )
+    return {query: set(found) for query, found in zip(queries, json.loads(result.stdout), strict=True)}
