@@ -129,32 +129,24 @@ def test_the_browsers_scripts_pass_bash_n_and_shellcheck(tmp_path):
     assert any(name == "serve.sh" for name in scripts.values())
 
 
+def files_command(*args) -> subprocess.CompletedProcess:
+    """python -m recipebook files ARGS, as an author runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "recipebook", "files", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin"},
+    )
+
+
 def test_the_command_line_writes_a_selections_files(tmp_path):
     recipe = load(PATHS[0])
     strategy, target = list(recipe.targets())[-1]
     selection = list(offered(target.grid))[-1]
     sets = [arg for axis, value in selection.items() for arg in ("--set", f"{axis}={value}")]
     out = tmp_path / "files"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "recipebook",
-            "files",
-            str(PATHS[0]),
-            "--strategy",
-            strategy.slug,
-            "--target",
-            target.target,
-            *sets,
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin"},
-    )
+    result = files_command(PATHS[0], "--strategy", strategy.slug, "--target", target.target, *sets, "--out", str(out))
     assert result.returncode == 0, result.stderr
     expected = selection_files(expand_selection(recipe, strategy, target, selection))
     assert sorted(p.name for p in out.iterdir()) == sorted(expected)
@@ -164,25 +156,7 @@ def test_the_command_line_writes_a_selections_files(tmp_path):
 
 
 def test_the_command_line_names_an_unknown_choice_without_a_traceback(tmp_path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "recipebook",
-            "files",
-            str(PATHS[0]),
-            "--strategy",
-            "nope",
-            "--target",
-            "x",
-            "--out",
-            str(tmp_path / "out"),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin"},
-    )
+    result = files_command(PATHS[0], "--strategy", "nope", "--target", "x", "--out", str(tmp_path / "out"))
     assert result.returncode == 2
     assert "unknown strategy 'nope'" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "out").exists()
