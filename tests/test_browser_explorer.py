@@ -35,6 +35,14 @@ def open_tabs(page, gid: str) -> None:
         page.click(f'label[for="{input_id}"]')  # a tab's label comes just before its panel
 
 
+def other_value(recipe, strategy: str, target: str) -> tuple[dict[str, str], str, str]:
+    """The selection a target's page opens on, its first axis with a choice, and the first
+    other value of that axis."""
+    default = dict(expand(recipe, strategy, target).selection)
+    axis, values = next((a, v) for a, v in recipe.strategy(strategy).target(target).grid.axes.items() if len(v) > 1)
+    return default, axis, next(v for v in values if v != default[axis])
+
+
 def click_value(page, gid: str, axis: str, value: str) -> None:
     field = page.locator(f'#{gid} input[data-axis="{axis}"]')
     if field.first.get_attribute("type") == "checkbox":
@@ -124,9 +132,7 @@ def test_ready_to_run_files_follow_the_selection(browser, server, javascript):
     page.goto(f"{server}/en/recipes/A.X-K2.html")
     gid = grid_id(page, strategy, target)
     open_tabs(page, gid)
-    default = dict(expand(recipe, strategy, target).selection)
-    axis, values = next((a, v) for a, v in recipe.strategy(strategy).target(target).grid.axes.items() if len(v) > 1)
-    value = next(v for v in values if v != default[axis])
+    default, axis, value = other_value(recipe, strategy, target)
     click_value(page, gid, axis, value)
     chosen = expand(recipe, strategy, target, {**default, axis: value})
     if not javascript:

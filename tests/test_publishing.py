@@ -151,8 +151,8 @@ def test_the_report_link_names_the_chosen_selection(browser, prefixed_server):
     follow the reader's selection, with the pinned versions and an empty results form."""
     from urllib.parse import parse_qs
 
-    from recipebook import expand, load
-    from test_browser_explorer import click_value, grid_id, open_tabs
+    from recipebook import load
+    from test_browser_explorer import click_value, grid_id, open_tabs, other_value
 
     versions = runpy.run_path(str(ROOT / "conf.py"))["recipebook_versions"]
     recipe = load(ROOT / "recipes" / "A.X-K2.json")
@@ -161,9 +161,8 @@ def test_the_report_link_names_the_chosen_selection(browser, prefixed_server):
     page.goto(f"{prefixed_server}{PREFIX}/en/recipes/A.X-K2.html")
     gid = grid_id(page, strategy, target)
     open_tabs(page, gid)
-    default = dict(expand(recipe, strategy, target).selection)
-    axis, values = next((a, v) for a, v in recipe.strategy(strategy).target(target).grid.axes.items() if len(v) > 1)
-    for value in [*[v for v in values if v != default[axis]][:1], default[axis]]:
+    default, axis, other = other_value(recipe, strategy, target)
+    for value in [other, default[axis]]:
         click_value(page, gid, axis, value)
         chosen = {**default, axis: value}
         href = page.get_attribute(f"#{gid} a.rb-report-link", "href")

@@ -22,6 +22,7 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@functools.cache
 def ecma_pattern(pattern: str) -> str:
     """A schema pattern (ECMA-262, as JSON Schema says) for Python's re: outside a character
     class a bare ``$`` becomes ``\\Z``. Python's ``$`` also matches before a final newline, so
