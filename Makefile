@@ -42,12 +42,12 @@ livehtml: $(STAMP)
 gettext: $(STAMP)
 	rm -rf $(BUILD)/gettext
 	SOURCE_DATE_EPOCH=1767225600 $(BIN)/sphinx-build -q -W -b gettext -c . -d $(BUILD)/doctrees/gettext source $(BUILD)/gettext
-	$(BIN)/python -m recipebook_sphinx.catalogs $(BUILD)/gettext
+	$(BIN)/python -m recipebook_sphinx.i18n.catalogs $(BUILD)/gettext
 
-# Catalog lines are never rewrapped (recipebook_sphinx.catalogs.WIDTH), so a changed
+# Catalog lines are never rewrapped (recipebook_sphinx.i18n.catalogs.WIDTH), so a changed
 # sentence is a small diff.
 intl-update: gettext
-	$(BIN)/python -m recipebook_sphinx.catalogs --update $(BUILD)/gettext locale ko
+	$(BIN)/python -m recipebook_sphinx.i18n.catalogs --update $(BUILD)/gettext locale ko
 
 intl-stats: $(STAMP)
 	$(BIN)/sphinx-intl stat -d locale -l ko

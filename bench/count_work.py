@@ -70,7 +70,14 @@ def step(out: Path, name: str) -> None:
 
     import recipebook_sphinx  # noqa: F401  (load the adapter's modules before wrapping)
 
-    for module in ("directives", "store", "explorer_node", "mdview", "publish", "i18n"):
+    for module in (
+        "page.directives",
+        "store",
+        "page.nodes",
+        "publishing.markdown",
+        "publishing.site",
+        "i18n.languages",
+    ):
         with contextlib.suppress(ImportError):  # modules that a version of the adapter may not have
             importlib.import_module(f"recipebook_sphinx.{module}")
     install()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from recipebook_sphinx import codewrap
+from recipebook_sphinx.page import codewrap
 
 
 def test_only_text_is_touched_and_tags_stay_as_they_are():

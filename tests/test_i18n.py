@@ -12,8 +12,8 @@ import polib
 import pytest
 from bs4 import BeautifulSoup
 
-from recipebook_sphinx import intl_check
-from recipebook_sphinx.catalogs import update as catalogs_update
+from recipebook_sphinx.i18n import intl_check
+from recipebook_sphinx.i18n.catalogs import update as catalogs_update
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "locale"
@@ -43,7 +43,7 @@ def extract(project: Path, out: Path) -> None:
         text=True,
     )
     assert built.returncode == 0, built.stderr
-    subprocess.run([sys.executable, "-m", "recipebook_sphinx.catalogs", str(out)], check=True, env=ENV)
+    subprocess.run([sys.executable, "-m", "recipebook_sphinx.i18n.catalogs", str(out)], check=True, env=ENV)
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +133,7 @@ def test_gate_fails_on_fuzzy_untranslated_and_broken_markup(tmp_path):
     assert len(problems) == 3, problems
     assert "fuzzy" in problems[0] and "untranslated" in problems[1] and "markup differs" in problems[2]
     result = subprocess.run(
-        [sys.executable, "-m", "recipebook_sphinx.intl_check", str(locale), "ko"],
+        [sys.executable, "-m", "recipebook_sphinx.i18n.intl_check", str(locale), "ko"],
         capture_output=True,
         text=True,
         env=ENV,

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from recipebook_sphinx.search_ko import STOPWORDS, stem_spelling
+from recipebook_sphinx.search.korean import STOPWORDS, stem_spelling
 
 HANGUL_WORD = re.compile(r"[\uac00-\ud7a3]+")
 # Kiwi's tags of content morphemes: nouns (common, proper, bound), numerals, pronouns, roots,

@@ -16,7 +16,7 @@ import sphinx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recipebook_sphinx.search_ko import (
+from recipebook_sphinx.search.korean import (
     AFTER_CONSONANT,
     AFTER_VOWEL,
     AFTER_VOWEL_OR_RIEUL,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from judge_support import LANGUAGES
-from recipebook_sphinx import codewrap
+from recipebook_sphinx.page import codewrap
 
 pytestmark = pytest.mark.browser
 

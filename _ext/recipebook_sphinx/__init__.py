@@ -12,26 +12,18 @@ from sphinx.util.typing import ExtensionMetadata
 
 from recipebook.problems import Problem
 
-from . import (
-    codewrap,
-    config,
-    directives,
-    explorer_node,
-    i18n,
-    markup,
-    mdview,
-    navigation,
-    notfound,
-    publish,
-    store,
-    untranslated,
-)
-from .search_ko import SearchKorean
+from . import config, store
+from .i18n import languages as i18n
+from .i18n import untranslated
+from .page import codewrap, directives, markup, navigation
+from .page import nodes as explorer_node
+from .paths import LOCALE, STATIC, TEMPLATES
+from .publishing import markdown as mdview
+from .publishing import notfound
+from .publishing import site as publish
+from .search.korean import SearchKorean
 from .warnings_ import Subtype, warn, warn_problem
 
-STATIC = Path(__file__).parent / "static"
-TEMPLATES = Path(__file__).parent / "templates"
-LOCALE = Path(__file__).resolve().parents[2] / "locale"
 EXPLORER_CSS = "recipebook-explorer.css"
 ENV_VERSION = 4  # raised when pages written from an unchanged environment would differ
 

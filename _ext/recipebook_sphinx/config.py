@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -36,6 +37,17 @@ class SiteConfig:
     languages: tuple[str, ...]  # the first is the language of the sources
     site_url: str  # "" or an absolute URL without a trailing slash
     repository_url: str  # "" or the repository's web address (for "report a result")
+    language: str  # the language of this build, one of ``languages``
+
+    @property
+    def site_path(self) -> str:
+        """The path the site is served under: '' at the domain's root, '/recipes' under a folder."""
+        return urlsplit(self.site_url).path.rstrip("/")
+
+    @property
+    def translating(self) -> bool:
+        """Whether this build is in another language than the sources'."""
+        return self.language != self.languages[0]
 
     @property
     def vllm(self) -> str:
@@ -103,6 +115,12 @@ def validate(app: Sphinx, config: Config) -> None:
     config.recipebook_site_url = config.recipebook_site_url.rstrip("/")
 
 
+def language(config: Config) -> str:
+    """The language of a build as a code of ``recipebook_languages``: the one place that reads
+    Sphinx's ``language`` (``ko_KR`` is ``ko``; none given is the sources' language)."""
+    return (config.language or config.recipebook_languages[0]).split("_")[0]
+
+
 def site_config(config: Config) -> SiteConfig:
     return SiteConfig(
         title=config.project,
@@ -113,4 +131,5 @@ def site_config(config: Config) -> SiteConfig:
         languages=tuple(config.recipebook_languages),
         site_url=config.recipebook_site_url.rstrip("/"),
         repository_url=config.recipebook_repository_url,
+        language=language(config),
     )

@@ -1,6 +1,6 @@
 """Registers only the Korean search language, as the site's extension does."""
 
-from recipebook_sphinx.search_ko import SearchKorean
+from recipebook_sphinx.search.korean import SearchKorean
 
 
 def setup(app):

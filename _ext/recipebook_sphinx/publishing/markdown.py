@@ -14,7 +14,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.locale import get_translation
 
-from . import store
+from .. import store
 
 _LOCAL_HTML = re.compile(r"^(?![a-z]+:)(?P<path>[^#?]*)\.html(?P<rest>[#?].*)?$")
 

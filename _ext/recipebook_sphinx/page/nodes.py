@@ -19,7 +19,6 @@ import functools
 import html
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -30,8 +29,9 @@ from recipebook import shell
 from recipebook.explorer import Block, Product, Template
 from recipebook.view import Axis, TargetView
 
+from ..paths import TEMPLATES
+
 Translate = Callable[[str], str]
-TEMPLATES = Path(__file__).parent / "templates"
 
 
 class recipe_explorer(nodes.container):  # docutils names its node classes in lower case

@@ -5,7 +5,7 @@ names (A.X-K2, gpt-oss-120b, vllm-rbln, RBLN-CR13), flags (--max-model-len) and 
 (262,144, 0.12.0) appear in it as often as in the English, so a fuzzy match that gettext
 offered from another message (another model's title) fails here even without its mark.
 
-Usage: python -m recipebook_sphinx.intl_check LOCALE_DIR LANG
+Usage: python -m recipebook_sphinx.i18n.intl_check LOCALE_DIR LANG
 Prints one line per problem (FILE:LINE: message) and exits 1 if there is any.
 """
 

@@ -17,8 +17,10 @@ from recipebook import inline, view, vocabulary
 from recipebook.model import Recipe, Strategy, Target
 from recipebook.view import Axis, TargetView
 
-from . import config, explorer_node, serving_view, store
-from .warnings_ import Subtype, warn
+from .. import config, store
+from ..warnings_ import Subtype, warn
+from . import nodes as explorer_node
+from . import serving as serving_view
 
 _ = get_translation("recipebook")
 label_ = get_translation("recipe-labels")  # labels recipes give in English only
@@ -96,7 +98,7 @@ class RecipeDirective(SphinxDirective):
 
     @property
     def lang(self) -> str:
-        return "ko" if (self.config.language or "en").startswith("ko") else "en"
+        return config.language(self.config)
 
     def texts(self, recipe: Recipe):
         return recipe.text.get(self.lang) or recipe.text["en"]

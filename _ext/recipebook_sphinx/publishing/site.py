@@ -39,13 +39,16 @@ from recipebook.model import Recipe
 from recipebook.schema import SCHEMA_PATH
 from recipebook.view import RecipeView
 
-from . import i18n, store
-from .config import site_config
+from .. import store
+from ..config import language as config_language
+from ..config import site_config
+from ..i18n import languages as i18n
+from ..paths import LOCALE
+from ..paths import TEMPLATES as TEMPLATE_ROOT
 
 logger = logging.getLogger(__name__)
 
-LOCALE = Path(__file__).resolve().parents[2] / "locale"
-TEMPLATES = Path(__file__).parent / "templates" / "recipebook"
+TEMPLATES = TEMPLATE_ROOT / "recipebook"
 NOT_FOUND = "404"  # sphinx-notfound-page's page name; kept out of the sitemap and llms.txt
 _TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, keep_trailing_newline=True)
 
@@ -202,7 +205,7 @@ def sitemap(site_url: str, languages: list[str], docnames: list[str]) -> str:
 def llms(app: Sphinx, views: list[RecipeView], docnames: list[str]) -> tuple[str, str]:
     """llms.txt and llms-full.txt of the language being built."""
     _ = i18n._
-    env, lang = app.env, i18n.current(app.config)
+    env, lang = app.env, config_language(app.config)
     site_title = str(_(site_config(app.config).title))
     summary = _(
         "Tested vllm serve commands for large language models on RBLN NPUs, per deployment strategy, "
@@ -234,7 +237,7 @@ def llms(app: Sphinx, views: list[RecipeView], docnames: list[str]) -> tuple[str
 def site_root(app: Sphinx) -> Path | None:
     """The folder of the language trees, when this build writes one of them (``<root>/<lang>``)."""
     outdir = Path(app.outdir)
-    return outdir.parent if outdir.name == i18n.current(app.config) else None
+    return outdir.parent if outdir.name == config_language(app.config) else None
 
 
 def published_docs(app: Sphinx) -> list[str]:
@@ -268,7 +271,7 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     else:
         (root / "sitemap.xml").unlink(missing_ok=True)  # a sitemap needs absolute URLs
     not_found = Path(app.outdir) / f"{NOT_FOUND}.html"
-    if i18n.current(app.config) == languages[0] and not_found.exists():
+    if config_language(app.config) == languages[0] and not_found.exists():
         # the root's not-found page, for hosts that serve one for the whole site
         site.write(f"{NOT_FOUND}.html", not_found.read_bytes())
 

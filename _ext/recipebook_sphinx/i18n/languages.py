@@ -13,17 +13,14 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import get_translation
 
-from . import notfound
+from ..config import language as current
+from ..config import site_config
 
 _ = get_translation("recipebook")
 
 LANGUAGE_NAMES = {"en": "English", "ko": "한국어"}
 OG_LOCALES = {"en": "en_US", "ko": "ko_KR"}
 DESCRIPTION_LENGTH = 200
-
-
-def current(config: Config) -> str:
-    return (config.language or "en").split("_")[0]
 
 
 def configure(app: Sphinx, config: Config) -> None:
@@ -97,7 +94,7 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
     for other in config.recipebook_languages:
         href = f"{up}../{other}/{pagename}{suffix}"
         if not_found:  # served at any missing address: absolute, to the language's start page
-            href = f"{notfound.site_path(config)}/{other}/index{suffix}"
+            href = f"{site_config(config).site_path}/{other}/index{suffix}"
         url = f"{base}/{other}/{pagename}{suffix}" if base else href
         alternates.append(
             {

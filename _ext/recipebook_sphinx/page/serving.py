@@ -81,7 +81,7 @@ def _role_title(role: str, _: Translate) -> str:
 
 
 def _lines(text: str) -> list[dict[str, Any]]:
-    from .explorer_node import code_parts  # the same placeholder marking as the commands
+    from .nodes import code_parts  # the same placeholder marking as the commands
 
     return [{"classes": [], "parts": code_parts(text), "mark": None}]
 

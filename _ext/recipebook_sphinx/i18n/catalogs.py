@@ -15,7 +15,7 @@ editing one sentence changes one msgid/msgstr pair in the diff, not the paragrap
 
 ``--update`` merges the templates into a language's catalogs, as ``sphinx-intl update``
 does, with that same width (``make intl-update``).
-Usage: python -m recipebook_sphinx.catalogs OUTDIR | --update POTDIR LOCALEDIR LANG...
+Usage: python -m recipebook_sphinx.i18n.catalogs OUTDIR | --update POTDIR LOCALEDIR LANG...
 """
 
 from __future__ import annotations
@@ -32,10 +32,9 @@ from babel.messages.pofile import write_po
 
 from recipebook import load
 
-from . import store
+from .. import store
+from ..paths import PACKAGE, ROOT
 
-PACKAGE = Path(__file__).resolve().parent
-ROOT = PACKAGE.parents[1]
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 WIDTH = 0  # no wrapping (babel and sphinx-intl: 0 or less disables it)
 
@@ -80,7 +79,7 @@ def python_messages(path: Path, names: frozenset[str] = frozenset({"_"})) -> lis
 def extension_catalog() -> Catalog:
     catalog = _catalog("recipebook")
     catalog.add(site_conf()["project"])  # the site title, translated by i18n.configure
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")):
         # N_("..."): marked for the catalog, translated later in a language chosen then
         for message in python_messages(path, frozenset({"_", "N_"})):
             catalog.add(message)

@@ -23,12 +23,14 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.nodes import NodeMatcher, extract_messages
 
+from ..config import site_config
+
 logger = logging.getLogger(__name__)
 SHOWN = 3  # messages quoted per page in the note
 
 
 def _translating(config: Config) -> bool:
-    return (config.language or "en").split("_")[0] != "en"
+    return site_config(config).translating
 
 
 class MarkUntranslated(SphinxTransform):

@@ -11,23 +11,17 @@ the extension only rewrites images there (its ``doctree_resolved``).
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from . import i18n
-
-
-def site_path(config: Config) -> str:
-    """The path the site is served under: '' at the domain's root, '/recipes' under a folder."""
-    return urlsplit(config.recipebook_site_url).path.rstrip("/")
+from ..config import site_config
 
 
 def configure(app: Sphinx, config: Config) -> None:
     """config-inited: absolute links under the site's path and the language's tree."""
-    config.notfound_urls_prefix = f"{site_path(config)}/{i18n.current(config)}/"
+    site = site_config(config)
+    config.notfound_urls_prefix = f"{site.site_path}/{site.language}/"
 
 
 def absolute_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
