@@ -145,3 +145,20 @@ TAB_LABELS = """gid => {
   }
   return out;
 }"""
+
+
+# Every server command a grid shows, role by role and, for a role with ranks, rank by rank:
+# each rank is picked on the role's rank picker and its block read (innerText leaves out what
+# the stylesheet hides, as a reader's copy does); the picker is left as it was.
+SHOWN_COMMANDS = """gid => {
+  const commands = [];
+  for (const role of document.getElementById(gid).querySelectorAll('.rb-cmds .rb-role:not(.rb-router)')) {
+    const pre = role.querySelector('pre');
+    const ranks = [...role.querySelectorAll('.rb-ranks input[type=radio]')];
+    if (!ranks.length) { commands.push(pre.innerText); continue; }
+    const before = ranks.find(r => r.checked);
+    for (const rank of ranks) { rank.checked = true; commands.push(pre.innerText); }
+    before.checked = true;
+  }
+  return commands;
+}"""

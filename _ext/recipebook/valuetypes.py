@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import shell
+from .problems import excerpt
 
 # The words for each converter of the data file: what a value must be.
 EXPECTED = {
@@ -31,10 +32,36 @@ EXPECTED = {
     "json": "a JSON value",
     "object": "a JSON object",
 }
-# vLLM's human_readable_int: a decimal suffix (k, m, g, t) or a binary one (K, M, G, T).
-_SIZE = re.compile(r"\d+(?:\.\d+)?[kKmMgGtT]")
+# vLLM's human_readable_int (vllm/utils/argparse_utils.py): a decimal suffix (k, m, g, t) takes a
+# decimal number (25.6k is 25,600), a binary one (K, M, G, T) only a whole one (1.5K is refused).
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _LIST_LIMIT = 15
 _BOUND_WORDS = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
+
+
+class SizeError(ValueError):
+    """A size vLLM's human_readable_int refuses, with vLLM's reason."""
+
+
+def parse_size(value: str, *, auto: bool = False) -> int:
+    """The integer vLLM's ``human_readable_int`` (``auto``: ``human_readable_int_or_auto``) gives a
+    text, or ValueError as vLLM's parser would refuse it."""
+    text = value.strip()
+    if auto and (text == "-1" or text.lower() == "auto"):
+        return -1
+    match = _SIZE.fullmatch(text)
+    if match:
+        number, suffix = match.groups()
+        if suffix in _DECIMAL:
+            return int(float(number) * _DECIMAL[suffix])
+        if "." in number:
+            raise SizeError(
+                f"decimals are not allowed with binary suffixes like {suffix}; did you mean {number}{suffix.lower()}?"
+            )
+        return int(number) * _BINARY[suffix]
+    return int(text)
 
 
 def _number(kind: str, value: str) -> tuple[bool, float | int | None]:
@@ -45,17 +72,10 @@ def _number(kind: str, value: str) -> tuple[bool, float | int | None]:
             return True, int(text)
         if kind == "float":
             return True, float(text)
+        if kind in ("size", "size_or_auto"):
+            return True, parse_size(text, auto=kind == "size_or_auto")
     except ValueError:
         return False, None
-    if kind in ("size", "size_or_auto"):
-        if kind == "size_or_auto" and (text == "-1" or text.lower() == "auto"):
-            return True, None
-        if _SIZE.fullmatch(text):
-            return True, None
-        try:
-            return True, int(text)
-        except ValueError:
-            return False, None
     return True, None
 
 
@@ -80,24 +100,34 @@ def value_problem(flag: str, entry: Mapping[str, Any], value: str, release: str)
     if entry.get("optional") and value in ("", "None"):
         return None
     if kind in ("json", "object"):
+        # a JSON-valued flag of a config class (json_class) must hold an object, whichever converter
+        # its parser uses: --speculative-config's json.loads, then SpeculativeConfig(**value)
+        wanted = "object" if kind == "object" or entry.get("json_class") else kind
         try:
             parsed = json.loads(value)
         except json.JSONDecodeError:
             if value.lstrip().startswith(("{", "[")):
                 return None  # the rules say where the JSON breaks
-            return f"{flag} takes {EXPECTED[kind]} ({release}), got {value!r}"
-        if kind == "object" and not isinstance(parsed, dict):
-            return f"{flag} takes {EXPECTED[kind]} ({release}), got {value!r}"
+            return f"{flag} takes {EXPECTED[wanted]} ({release}), got {excerpt(value)}"
+        if wanted == "object" and not isinstance(parsed, dict):
+            return f"{flag} takes {EXPECTED[wanted]} ({release}), got {excerpt(value)}"
         return None
     if kind not in EXPECTED:
         return None  # str, json_or_str: any text
+    if kind in ("size", "size_or_auto"):
+        try:
+            parse_size(value, auto=kind == "size_or_auto")
+        except SizeError as error:
+            return f"{flag} takes {EXPECTED[kind]}: {error} ({release}), got {excerpt(value)}"
+        except ValueError:
+            pass  # not a number at all: said below
     ok, number = _number(kind, value)
     if not ok:
-        return f"{flag} takes {EXPECTED[kind]} ({release}), got {value!r}"
+        return f"{flag} takes {EXPECTED[kind]} ({release}), got {excerpt(value)}"
     if number is not None and entry.get("bounds"):
         bound = _bounds_problem(entry["bounds"], number)
         if bound:
-            return f"{flag} {bound} ({release}), got {value!r}"
+            return f"{flag} {bound} ({release}), got {excerpt(value)}"
     return None
 
 
@@ -171,4 +201,52 @@ def field_problem(spec: Mapping[str, Any], value: Any) -> str | None:
         bound = _bounds_problem(bounds, number)
         if bound:
             return bound
+    return None
+
+
+# --------------------------------------------------------------------------- environment values
+
+_ENV_WORDS = {
+    "int": "an integer",
+    "float": "a number",
+    "json": "JSON",
+    "int_list": "comma-separated integers",
+    "float_list": "comma-separated numbers",
+}
+
+
+def unquote_lmcache(value: str) -> str:
+    """LMCache's ``_parse_quoted_string``: one pair of matching outer quotes is removed first."""
+    text = value.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def env_value_problem(spec: Mapping[str, Any], value: str) -> tuple[str, str | None] | None:
+    """What is wrong with an environment value for the getter's (or converter's) type, as "takes ...",
+    and a near choice if any, or None. Types: int, float (Python's int()/float()), json, int_list/float_list (comma-separated),
+    choice/choice_list (one or comma-separated values of "choices", "case_sensitive" or not)."""
+    kind = spec.get("type")
+    if shell.PLACEHOLDER.search(value):
+        return None
+    converters: dict[str, Any] = {"int": int, "float": float, "json": json.loads}
+    try:
+        if kind in converters:
+            converters[kind](value)
+        elif kind in ("int_list", "float_list"):
+            for part in (p.strip() for p in value.split(",")):
+                if part:
+                    (int if kind == "int_list" else float)(part)
+    except ValueError:
+        return f"takes {_ENV_WORDS[kind]}", None
+    if kind in ("choice", "choice_list"):
+        choices = list(spec["choices"])
+        fold = (lambda text: text) if spec.get("case_sensitive", True) else str.lower
+        given = [value] if kind == "choice" else [p.strip() for p in value.split(",") if p.strip()]
+        for item in given:
+            if fold(item) not in {fold(c) for c in choices}:
+                close = difflib.get_close_matches(item, choices, n=1, cutoff=0.6)
+                many = "one or more (comma-separated) of" if kind == "choice_list" else "one of"
+                return f"takes {many} {', '.join(choices)}", close[0] if close else None
     return None

@@ -17,7 +17,12 @@ Five checks, each located at the offending key or value:
   dataclass annotation; a placeholder (``'<POD_IP>'``) stands for any value;
 * a field a JSON-valued flag's dataclass does not have (``--speculative-config``,
   ``--kv-transfer-config`` including a MultiConnector's children, ...);
-* a ``VLLM_*`` environment name (``VLLM_RBLN_*`` included) that neither package reads.
+* a ``VLLM_*`` environment name (``VLLM_RBLN_*`` included) that neither package reads, or an
+  ``LMCACHE_*`` name that LMCache does not (upstream ``lmcache``, the release the data file
+  names); names are case-sensitive, and a misspelt prefix (``LMCAHCE_``) is checked too;
+* an environment value that the variable's getter would refuse: vLLM's and vllm-rbln's getters
+  (``int(os.getenv(...))``, ``env_with_choices``) and LMCache's converters, as the data file
+  records them.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from typing import Any
 
 from . import shell, valuetypes
 from .model import Grid, Recipe
-from .problems import Kind, Problem, pointer_join
+from .problems import Kind, Problem, excerpt, pointer_join
 from .source import Document
 
 PINNED_VLLM = "0.30.0"
@@ -59,6 +64,10 @@ class Vocabulary:
             for alias in entry.get("aliases", ()):
                 self.options.setdefault(alias, flag)
         self.env_names = frozenset(name for names in data["envs"].values() for name in names)
+        self.env_types: Mapping[str, Any] = data.get("env_types", {})
+        lmcache = data.get("lmcache") or {}
+        self.lmcache_release: str | None = lmcache.get("release")
+        self.lmcache_envs: Mapping[str, Any] = lmcache.get("envs", {})
 
     @classmethod
     def read(cls, path: str | Path) -> Vocabulary:
@@ -117,7 +126,7 @@ class Vocabulary:
         except json.JSONDecodeError:
             value = values[0]
         message = valuetypes.field_problem(spec, value)
-        return [f"{name!r} of {base} {message} ({self.release}), got {values[0]!r}"] if message else []
+        return [f"{name!r} of {base} {message} ({self.release}), got {excerpt(values[0])}"] if message else []
 
     def _field_message(self, flag: str, entry: Mapping[str, Any], name: str, where: str) -> str:
         fields = entry["json_fields"]
@@ -128,6 +137,8 @@ class Vocabulary:
 
     def _choice_problem(self, flag: str, entry: Mapping[str, Any], value: str, present: set[str]) -> str | None:
         choices = entry.get("choices")
+        if choices is not None and entry.get("platform_choices"):
+            choices = [*choices, *entry["platform_choices"]["values"]]  # what the platform plugin may add
         if choices is None or value in choices or shell.PLACEHOLDER.search(value):
             return None
         if entry.get("open_choices"):
@@ -136,7 +147,7 @@ class Vocabulary:
                 return None  # a plugin the command loads may register the name
             if _QUALNAME.match(value):
                 return None  # a Python object, which vLLM also takes here
-        message = f"{value!r} is not an allowed value of {flag} in {self.versions}"
+        message = f"{excerpt(value)} is not an allowed value of {flag} in {self.versions}"
         suggestion = _near(value, choices, value.replace("-", "_").lower())
         if len(choices) <= _LIST_LIMIT:
             message += f"; allowed: {', '.join(choices)}"
@@ -163,7 +174,7 @@ class Vocabulary:
                 message = valuetypes.field_problem(types[name], item)
                 if message:
                     inside = f" in {where}" if where else ""
-                    yield f"{name!r}{inside} of {flag} {message} ({self.release}), got {json.dumps(item)}"
+                    yield f"{name!r}{inside} of {flag} {message} ({self.release}), got {excerpt(item, json.dumps)}"
         children = entry.get("json_children")
         if not children or any(obj.get(k) != v for k, v in children["when"].items()):
             return
@@ -199,10 +210,53 @@ class Vocabulary:
     # environment ---------------------------------------------------------------
 
     def env_problem(self, name: str) -> str | None:
-        if not name.startswith("VLLM_") or name in self.env_names:
+        """Why an env name is not one vLLM, vllm-rbln or LMCache reads (names are case-sensitive), or None.
+
+        A name whose prefix is VLLM or LMCACHE, in any case or misspelt (``LMCAHCE_``), is checked;
+        other names (``PYTHONHASHSEED``, ``RBLN_VISIBLE_DEVICES``) are the shell's or the SDK's."""
+        family = _env_family(name)
+        if family is None:
             return None
-        suggestion = _near(name, self.env_names, name.upper().replace("-", "_"))
-        return f"{name!r} is not an environment variable that {self.versions} reads{_did_you_mean(suggestion)}"
+        known, reader = self.env_names, self.versions
+        if family == "lmcache":
+            if not self.lmcache_release:
+                return None
+            known, reader = frozenset(self.lmcache_envs), self.lmcache
+        if name in known:
+            return None
+        normal = name.upper().replace("-", "_")
+        if normal in known:
+            return (
+                f"{name!r}: environment names are case-sensitive and {reader} reads only {normal!r}; write {normal!r}"
+            )
+        if family == "lmcache" and not name.upper().startswith("LMCACHE_"):
+            normal = "LMCACHE_" + normal.partition("_")[2]
+        elif family == "vllm" and not name.upper().startswith("VLLM_"):
+            normal = "VLLM_" + normal.partition("_")[2]
+        suggestion = _near(name, known, normal)
+        return f"{name!r} is not an environment variable that {reader} reads{_did_you_mean(suggestion)}"
+
+    @property
+    def lmcache(self) -> str:
+        return f"LMCache {self.lmcache_release}"
+
+    def env_value_problem(self, name: str, text: str) -> str | None:
+        """What is wrong with the value of a known env name for the type its reader converts it to."""
+        value = _env_value(name, text)
+        if value is None:
+            return None
+        if name in self.env_types:
+            found = valuetypes.env_value_problem(self.env_types[name], value)
+            reader = self.release
+        elif name in self.lmcache_envs:
+            found = valuetypes.env_value_problem(self.lmcache_envs[name], valuetypes.unquote_lmcache(value))
+            reader = f"{self.lmcache}, which drops a value it cannot convert, with a warning"
+        else:
+            return None
+        if found is None:
+            return None
+        message, suggestion = found
+        return f"{name} {message} ({reader}), got {excerpt(value)}{_did_you_mean(suggestion)}"
 
     # the check -----------------------------------------------------------------
 
@@ -222,6 +276,8 @@ class Vocabulary:
                             yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
                     elif message := self.env_problem(key):
                         yield doc.problem(where, message, kind=Kind.VOCABULARY, key=True)
+                    elif message := self.env_value_problem(key, text):
+                        yield doc.problem(where, message, kind=Kind.VOCABULARY)
             for per_role in grid.deltas.values():
                 for name, delta in per_role.items():
                     for i, key in enumerate(delta.del_args if name in serve else ()):
@@ -289,10 +345,40 @@ def _values(key: str, text: str) -> list[str] | None:
     return None
 
 
+# Env names whose prefix is one of these (in any case, or misspelt a little) are checked.
+_ENV_FAMILIES = {"VLLM": "vllm", "LMCACHE": "lmcache"}
+
+
+def _env_family(name: str) -> str | None:
+    """ "vllm" or "lmcache" when a name's prefix (before its first "_") is VLLM or LMCACHE, in any
+    case or misspelt (LMCAHCE, VLMM); None for other names."""
+    prefix, underscore, _ = name.partition("_")
+    if not underscore:
+        return None
+    upper = prefix.upper()
+    if upper in _ENV_FAMILIES:
+        return _ENV_FAMILIES[upper]
+    close = difflib.get_close_matches(upper, list(_ENV_FAMILIES), n=1, cutoff=0.7)
+    return _ENV_FAMILIES[close[0]] if close else None
+
+
+def _env_value(name: str, text: str) -> str | None:
+    """The value of an env text ``NAME=value`` as the shell passes it, or None when the rules reject the text."""
+    if shell.unsafe_reason(text):
+        return None
+    try:
+        words = shell.words(text)
+    except ValueError:
+        return None
+    if len(words) != 1 or not words[0].startswith(name + "="):
+        return None
+    return words[0][len(name) + 1 :]
+
+
 def _count_problem(flag: str, entry: Mapping[str, Any], values: list[str]) -> str | None:
     takes, nargs = entry["takes_value"], entry.get("nargs")
     if takes == "no":
-        return f"{flag} takes no value, but is given {values[0]!r}" if values else None
+        return f"{flag} takes no value, but is given {excerpt(values[0])}" if values else None
     if takes == "yes" and not values:
         return f"{flag} needs a value"
     if isinstance(nargs, int) and len(values) != nargs:

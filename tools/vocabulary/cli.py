@@ -8,6 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .envs import LMCACHE_RELEASE
 from .extract import DATA_DIR, ROOT, extract
 from .fetch import _unpack, download
 
@@ -16,6 +17,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vllm", required=True, help="vLLM version, e.g. 0.30.0")
     parser.add_argument("--vllm-rbln", help="vllm-rbln version, e.g. 0.12.0")
+    parser.add_argument(
+        "--lmcache",
+        default=LMCACHE_RELEASE,
+        help=f"the upstream LMCache release whose LMCACHE_* settings are recorded (default {LMCACHE_RELEASE}; '' for none)",
+    )
     parser.add_argument("--source", type=Path, help="an unpacked tree holding vllm/ (and vllm_rbln/)")
     parser.add_argument("--dist", type=Path, help="a directory of already downloaded wheels or sdists")
     parser.add_argument("--output", type=Path, help="default: _ext/recipebook/data/vllm-VERSION.json")
@@ -36,11 +42,12 @@ def main(argv: list[str] | None = None) -> int:
             archives = sorted(args.dist.iterdir()) if args.dist else None
             if archives is None:
                 wanted = [f"vllm=={args.vllm}"] + ([f"vllm-rbln=={args.vllm_rbln}"] if args.vllm_rbln else [])
+                wanted += [f"lmcache=={args.lmcache}"] if args.lmcache else []
                 archives = download(wanted, Path(scratch))
             for archive in archives:
                 if archive.name.endswith((".whl", ".tar.gz", ".zip")):
                     _unpack(archive, root)
-        data, warnings = extract(root, args.vllm, args.vllm_rbln)
+        data, warnings = extract(root, args.vllm, args.vllm_rbln, args.lmcache or None)
 
     for message in warnings:
         print(f"vocabulary: warning: {message}", file=sys.stderr)

@@ -43,11 +43,26 @@ def converter_name(function: Any) -> str | None:
     return None
 
 
-def compare(data: dict[str, Any], parser: argparse.ArgumentParser) -> Iterator[str]:
-    """Each difference between a vocabulary and a real parser, as one line."""
+def expected_choices(entry: dict[str, Any], platform: Any) -> list[str] | None:
+    """The choices a flag should have in a parser built on this platform: the recorded ones, plus the
+    platform's attribute for a flag whose choices the platform extends (recorded as "platform_choices")."""
+    choices = entry.get("choices")
+    extension = entry.get("platform_choices")
+    if extension is None or choices is None:
+        return choices
+    value = getattr(platform, extension["attribute"], None)
+    if value is None or value in extension["unless"]:
+        return list(choices)
+    return [*choices, str(value)]
+
+
+def compare(data: dict[str, Any], parser: argparse.ArgumentParser, platform: Any = None) -> Iterator[str]:
+    """Each difference between a vocabulary and a real parser, as one line (argparse's own --help aside)."""
     flags = data["flags"]
     real: dict[str, argparse.Action] = {}
     for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
         for option in action.option_strings:
             if option.startswith("--"):
                 real[option] = action
@@ -61,8 +76,13 @@ def compare(data: dict[str, Any], parser: argparse.ArgumentParser) -> Iterator[s
         if entry.get("negates"):
             continue
         choices = None if action.choices is None else [str(c) for c in action.choices]
-        if not entry.get("open_choices") and sorted(choices or []) != sorted(entry.get("choices") or []):
-            yield f"{flag}: choices {entry.get('choices')} extracted, {choices} in vLLM's parser"
+        wanted = expected_choices(entry, platform)
+        if not entry.get("open_choices") and sorted(choices or []) != sorted(wanted or []):
+            yield f"{flag}: choices {wanted} extracted (on this platform), {choices} in vLLM's parser"
+        extension = entry.get("platform_choices")
+        value = getattr(platform, extension["attribute"], None) if extension else None
+        if extension and value is not None and value not in (*extension["unless"], *extension["values"]):
+            yield f"{flag}: the platform's {extension['attribute']} is {value!r}, not one of {extension['values']}"
         if entry["takes_value"] != "no" and entry.get("type") is not None:
             found = converter_name(action.type)
             if found is not None and found != entry["type"]:
@@ -83,6 +103,7 @@ def cross_check(data: dict[str, Any]) -> list[str]:
     """The differences, or raise SystemExit when vLLM cannot be imported here."""
     try:
         parser = real_parser()
+        from vllm.platforms import current_platform  # type: ignore[import-not-found]
     except ImportError as error:
         raise SystemExit(f"--cross-check needs vLLM importable in this Python: {error}") from None
-    return list(compare(data, parser))
+    return list(compare(data, parser, current_platform))

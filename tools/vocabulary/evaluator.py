@@ -21,6 +21,9 @@ from .source_tree import BoundMethod, Function, Module, Native, SuperProxy, Tree
 from .statements import Statements
 from .values import _BUILTIN_TYPES, _MAX_DEPTH, UNKNOWN, Kwargs, LiteralType, Spec, Sym, sym
 
+# vLLM's wrappers around an argparse converter (vllm/engine/arg_utils.py): the value is still
+# converted by the function they wrap.
+_CONVERTER_WRAPPERS = frozenset({"optional_type", "parse_type"})
 _TRACKED = (Parser, Group, Action, Subparsers, Spec, Kwargs, ClassInfo, FieldInfo)
 
 _SAFE_BUILTINS: dict[str, Callable[..., Any]] = {
@@ -222,6 +225,8 @@ class Evaluator(Expressions, Statements, TypeHints):
             return self.call_outside(callee, args, kwargs)
         if isinstance(callee, BoundMethod):
             return self.call_function(callee.function, [callee.receiver, *args], kwargs, receiver=callee.receiver)
+        if isinstance(callee, Function) and callee.name in _CONVERTER_WRAPPERS and len(args) == 1 and not kwargs:
+            return args[0]  # optional_type(json.loads) converts with json.loads (and takes "None")
         if isinstance(callee, Function):
             return self.call_function(callee, args, kwargs)
         if isinstance(callee, ClassInfo):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .classes import ClassInfo
+from .envs import env_types, lmcache_envs
 from .evaluator import Evaluator
 from .flow import _has_unknown
 from .get_kwargs import field_type
@@ -19,7 +20,7 @@ from .parser_model import Action, Parser, Subparsers
 from .source_tree import Function, Tree
 from .values import _SYMS, UNKNOWN, Sym, Warnings, sym
 
-FORMAT = 2
+FORMAT = 3
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "_ext" / "recipebook" / "data"
 
@@ -40,6 +41,12 @@ MULTI_CONNECTOR = (
     {"kv_connector": "MultiConnector"},
     ["kv_connector_extra_config", "connectors"],
 )
+
+# Flags whose choices the platform extends at run time: vLLM adds the platform's attribute to a
+# fixed list unless it is one of ``unless`` (--mm-processor-device: ["auto", "cpu"] plus
+# current_platform.device_type). The data file records the fixed list as "choices" and every value
+# the platform plugin's source can give that attribute as "platform_choices".
+PLATFORM_CHOICES = {"--mm-processor-device": ("vllm.engine.arg_utils", "device_type", ("", "cpu"))}
 
 _ENV_NAME = re.compile(r"^VLLM_[A-Z0-9_]+$")
 _NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "append_const", "count", "help", "version"}
@@ -143,9 +150,11 @@ _VALUE_TYPES = {
 
 def _value_type(kw: dict[str, Any], json_class: Any, is_json: bool) -> str | None:
     """What vLLM's parser converts a flag's value with, as the data file names it (None: not known)."""
+    kind = kw.get("type")
+    if kind is sym("json.loads"):
+        return "json"  # a dataclass flag whose converter vLLM replaces with json.loads (--speculative-config)
     if isinstance(json_class, ClassInfo):
         return "object"
-    kind = kw.get("type")
     if kind is None:
         return "str"  # argparse's default: the text itself (choices, if any, are checked apart)
     if kind in (int, float, str):
@@ -180,7 +189,8 @@ def flag_entries(parser: Parser, warn: Warnings, evaluator: Evaluator) -> dict[s
         choices = kw.get("choices")
         open_choices = False
         if choices is UNKNOWN or _has_unknown(choices):
-            warn(f"{longs[0]}: choices could not be worked out; none recorded")
+            if longs[0] not in PLATFORM_CHOICES:  # those are recorded by platform_choices_rule
+                warn(f"{longs[0]}: choices could not be worked out; none recorded")
             choices = None
         if choices is None and isinstance(kw.get("_values"), list) and kw["_values"]:
             choices, open_choices = kw["_values"], True
@@ -273,6 +283,73 @@ def multi_connector_rule(tree: Tree, flags: dict[str, dict[str, Any]], warn: War
     warn(f"{flag}: MultiConnector children not found in {module_name}; not recorded")
 
 
+def _fixed_choices(tree: Tree, module_name: str, flag: str) -> list[str] | None:
+    """The constant list an ``add_argument(flag, choices=[...] + ...)`` starts its choices with."""
+    module = tree.module(module_name)
+    for node in ast.walk(module.node) if module is not None else ():
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_argument"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value == flag
+        ):
+            continue
+        for keyword in node.keywords:
+            value = keyword.value
+            if keyword.arg == "choices" and isinstance(value, ast.BinOp) and isinstance(value.left, ast.List):
+                items = value.left.elts
+                if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items):
+                    return [e.value for e in items]  # type: ignore[attr-defined]
+    return None
+
+
+def _string_constants(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return _string_constants(node.body) + _string_constants(node.orelse)
+    return []
+
+
+def platform_values(platform: ClassInfo, attribute: str) -> list[str]:
+    """Every string the platform class's source gives an attribute: its class-body value and each
+    ``Platform.attribute = ...`` of its module (constants, or both branches of ``a if c else b``)."""
+    values: list[str] = []
+    for stmt in platform.node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attribute:
+            values += _string_constants(stmt.value) if stmt.value is not None else []
+    for node in ast.walk(platform.module.node):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute)
+            and t.attr == attribute
+            and isinstance(t.value, ast.Name)
+            and t.value.id == platform.name
+            for t in node.targets
+        ):
+            values += _string_constants(node.value)
+    return sorted(set(values))
+
+
+def platform_choices_rule(tree: Tree, evaluator: Evaluator, flags: dict[str, dict[str, Any]], warn: Warnings) -> None:
+    for flag, (module_name, attribute, unless) in PLATFORM_CHOICES.items():
+        if flag not in flags:
+            continue
+        fixed = _fixed_choices(tree, module_name, flag)
+        if fixed is None:
+            warn(f"{flag}: its choices are no longer a fixed list plus the platform's {attribute}")
+            continue
+        added = [] if evaluator.platform is None else platform_values(evaluator.platform, attribute)
+        flags[flag]["choices"] = fixed
+        flags[flag]["open_choices"] = False
+        flags[flag]["platform_choices"] = {
+            "attribute": attribute,
+            "unless": list(unless),
+            "values": [v for v in added if v not in unless and v not in fixed],
+        }
+
+
 def _env_reads(node: ast.AST) -> Iterator[str]:
     """VLLM_* names read or written through os.environ / os.getenv in a module."""
 
@@ -319,8 +396,10 @@ def env_names(tree: Tree, package: str) -> list[str]:
     return sorted(names)
 
 
-def extract(root: Path, vllm_version: str, rbln_version: str | None) -> tuple[dict[str, Any], list[str]]:
-    """The vocabulary of an unpacked source tree (``root/vllm``, ``root/vllm_rbln``)."""
+def extract(
+    root: Path, vllm_version: str, rbln_version: str | None, lmcache_version: str | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The vocabulary of an unpacked source tree (``root/vllm``, ``root/vllm_rbln``, ``root/lmcache``)."""
     _SYMS.clear()
     warn = Warnings()
     tree = Tree(root, warn)
@@ -340,9 +419,12 @@ def extract(root: Path, vllm_version: str, rbln_version: str | None) -> tuple[di
             if plugin_flag in flags:
                 flags[flag]["extended_by"] = plugin_flag
     multi_connector_rule(tree, flags, warn)
+    platform_choices_rule(tree, evaluator, flags, warn)
     envs = {"vllm": env_names(tree, "vllm")}
+    types = env_types(root, "vllm")
     if (root / "vllm_rbln").is_dir():
         envs["vllm-rbln"] = env_names(tree, "vllm_rbln")
+        types.update(env_types(root, "vllm_rbln"))
     data = {
         "format": FORMAT,
         "generated_by": "python -m tools.vocabulary",
@@ -350,5 +432,16 @@ def extract(root: Path, vllm_version: str, rbln_version: str | None) -> tuple[di
         "vllm_rbln": rbln_version,
         "flags": flags,
         "envs": envs,
+        "env_types": dict(sorted(types.items())),
     }
+    if lmcache_version and (root / "lmcache").is_dir():
+        data["lmcache"] = {
+            "release": lmcache_version,
+            "package": "lmcache",
+            "note": (
+                "the upstream release: vllm-rbln[kv-connectors] pins lmcache-rbln, which is not on the "
+                "public registry; names only the RBLN fork reads are marked fork"
+            ),
+            "envs": lmcache_envs(root),
+        }
     return data, warn.seen

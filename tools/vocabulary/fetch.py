@@ -8,6 +8,9 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+# The import packages whose source is read: vLLM, its RBLN platform plugin, and LMCache (its settings).
+PACKAGES = ("vllm", "vllm_rbln", "lmcache")
+
 
 def _unpack(archive: Path, into: Path) -> None:
     """Unpack only the Python source and the entry points of a wheel or an sdist."""
@@ -19,7 +22,7 @@ def _unpack(archive: Path, into: Path) -> None:
             return None
         if not sdist and len(parts) == 2 and parts[0].endswith(".dist-info") and parts[1] == "entry_points.txt":
             return "/".join(parts)
-        if parts[0] in ("vllm", "vllm_rbln") and parts[-1].endswith(".py"):
+        if parts[0] in PACKAGES and parts[-1].endswith(".py"):
             return "/".join(parts)
         return None
 

@@ -55,7 +55,7 @@ def field_spec(evaluator: Evaluator, f: FieldInfo) -> Spec:
         if element_literals and len(element) == 1:
             spec.update(_literal_kwargs(element_literals, False))
         else:
-            spec["type"] = sym("builtins.str")
+            spec["type"] = sym(_element_converter(element))
     elif "int" in kinds:
         parser = evaluator.int_parsers().get(f.name)
         spec["type"] = sym(parser) if parser else sym("builtins.int")
@@ -189,11 +189,22 @@ def _int_parsers(tree: Tree) -> dict[str, str]:
     return out
 
 
+def _element_converter(element: list[tuple]) -> str:
+    """``collection_to_kwargs``: a list's values are converted with its element type (``list[int]``: int);
+    a union of element types holds ``str``, and converts with it."""
+    if len(element) == 1 and element[0][0] == "builtin" and element[0][1] in ("int", "float"):
+        return f"builtins.{element[0][1]}"
+    return "builtins.str"
+
+
 def _literal_kwargs(options: list[Any], with_str: bool) -> dict[str, Any]:
+    """``literal_to_kwargs``: the type of the options converts the value (``Literal[1, 8]``: int)."""
     try:
         ordered = sorted(options)
     except TypeError:
         ordered = list(options)
+    kind = type(ordered[0]).__name__ if ordered else "str"
+    converter = {"type": sym(f"builtins.{kind}")} if kind in ("int", "float") else {}
     if with_str:
-        return {"metavar": ordered, "_values": list(ordered)}
-    return {"choices": ordered}
+        return {"metavar": ordered, "_values": list(ordered), **converter}
+    return {"choices": ordered, **converter}
