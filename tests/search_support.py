@@ -42,3 +42,43 @@ def search(tree: Path, queries: list[str]) -> dict[str, set[str]]:
         [NODE, "-e", SEARCH_RUNNER], input=payload, capture_output=True, text=True, check=True, timeout=60
     )
     return {query: set(found) for query, found in zip(queries, json.loads(result.stdout), strict=True)}
+
+
+# Runs the site's own pipeline (recipebook-search.js) as the search page loads it, and prints
+# each query's words and ranked pages.
+PIPELINE_RUNNER = r"""
+const fs = require("fs");
+const vm = require("vm");
+const input = JSON.parse(fs.readFileSync(0, "utf8"));
+let index = null;
+const context = vm.createContext({ Search: { setIndex: (data) => (index = data) } });
+context.window = context;
+for (const file of input.files) vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
+const RecipeSearch = vm.runInContext("RecipeSearch", context);
+process.stdout.write(JSON.stringify(input.queries.map((query) => {
+  const result = RecipeSearch.search(query, index);
+  return {
+    words: result.words.map((w) => ({ text: w.text, how: w.how, weight: w.weight,
+      pages: [...w.matches.keys()].sort((a, b) => a - b) })),
+    hits: result.hits.map((h) => [h.docname, h.anchor, h.score, h.coverage]),
+  };
+})));
+"""
+
+
+def pipeline(tree: Path, queries: list[str]) -> dict[str, dict]:
+    """What the site's search page ranks for each query: its words and [docname, anchor, score, coverage]."""
+    if NODE is None:
+        pytest.fail("Node.js is not installed; run .ci/run or apt-get install nodejs")
+    static = tree / "_static"
+    files = [
+        static / "language_data.js",
+        static / "recipebook-search-data.js",
+        static / "recipebook-search.js",
+        tree / "searchindex.js",
+    ]
+    payload = json.dumps({"files": [str(f) for f in files], "queries": queries})
+    result = subprocess.run(
+        [NODE, "-e", PIPELINE_RUNNER], input=payload, capture_output=True, text=True, check=True, timeout=300
+    )
+    return dict(zip(queries, json.loads(result.stdout), strict=True))

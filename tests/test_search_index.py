@@ -95,12 +95,13 @@ def _page_words(lang: Any, text: str) -> set[str]:
 
 
 def test_labels_and_flags_lead_to_the_page(built) -> None:
-    """Every word of each selector's labels, and of every flag a command shows, finds the page."""
+    """Every word of each selector's labels, and of every flag a command shows, finds the page
+    (the labels of the page's own controls, such as the changes switch, are not content)."""
     app, index = built
     lang = app.builder.indexer.lang
     for name in recipe_names():
         for form in grids(app, name):
-            labels = " ".join(e.get_text(" ") for e in form.select("legend, label"))
+            labels = " ".join(e.get_text(" ") for e in form.select(".rb-selectors legend, .rb-selectors label"))
             flags = " ".join(re.findall(r"--[a-z][a-z0-9-]*", " ".join(pre.get_text() for pre in form.select("pre"))))
             assert flags, f"{name}: no flags in the explorer"
             for word in sorted(_page_words(lang, labels) | _page_words(lang, flags)):

@@ -4,8 +4,9 @@ The queries are what readers type: colloquial endings (설치했는데, 지원�
 loanword spellings the site does not use (디코드, 프리필, 명령어), particles. For each query
 the test names how the site writes the word it means (its forms); the pages expected are
 the pages whose text holds a word starting with one of the forms, found by plain text
-search of the built HTML, independently of the stemmer. Sphinx's own searchtools.js, with
-the site's language_data.js and searchindex.js, must find all of them.
+search of the built HTML, independently of the stemmer. The site's search (its own
+pipeline, recipebook-search.js, on the site's language_data.js and searchindex.js) must
+find all of them.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import re
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
 
-from search_support import search
+from query_sets import page_texts
+from search_support import pipeline
 
 # query → the forms the site writes the word in (Korean, or the English it keeps)
 QUERIES: dict[str, tuple[str, ...]] = {
@@ -60,22 +61,6 @@ MUST_FIND = {
 }
 
 
-def page_texts(tree: Path) -> dict[str, str]:
-    """The text of each page's main article, by docname."""
-    texts = {}
-    for path in sorted(tree.rglob("*.html")):
-        docname = path.relative_to(tree).with_suffix("").as_posix()
-        if docname in ("search", "genindex", "404") or docname.startswith("_"):  # 404: kept out of search
-            continue
-        article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one('article[role="main"]')
-        if article is None:
-            continue
-        for chrome in article.select("script, style, button"):  # a button's label is not the page's text
-            chrome.decompose()
-        texts[docname] = article.get_text(" ")
-    return texts
-
-
 def holding(texts: dict[str, str], forms: tuple[str, ...]) -> set[str]:
     """Pages with a word that starts with one of the forms (plain text search, no stemmer)."""
     patterns = [re.compile(r"(?<![\w\uac00-\ud7a3])" + re.escape(form), re.IGNORECASE) for form in forms]
@@ -85,7 +70,7 @@ def holding(texts: dict[str, str], forms: tuple[str, ...]) -> set[str]:
 def recall(tree: Path) -> tuple[float, dict[str, set[str]]]:
     """The share of (query, expected page) pairs found, and the pages each query misses."""
     texts = page_texts(tree)
-    found = search(tree, list(QUERIES))
+    found = {query: {hit[0] for hit in result["hits"]} for query, result in pipeline(tree, list(QUERIES)).items()}
     expected = {query: holding(texts, forms) for query, forms in QUERIES.items()}
     missed = {query: pages - found[query] for query, pages in expected.items() if pages - found[query]}
     total = sum(len(pages) for pages in expected.values())

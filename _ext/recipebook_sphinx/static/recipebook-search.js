@@ -1,0 +1,819 @@
+/*
+ * The site's search: a query pipeline and a scorer of its own on Sphinx's search index,
+ * and summaries a reader can read. The twin of recipebook_sphinx/search/query.py, whose
+ * docstring explains the steps; the tests run both on the built site and require the same
+ * pages in the same order, so keep every step, number and tie-break in step with it.
+ *
+ * Reads RecipeSearchLanguage (language_data.js: the language's tokens, stemmer, glossary,
+ * stopwords and fillers) and RecipeSearchData (recipebook-search-data.js: the scorer's
+ * numbers, the terms only a page's command explorer holds, the page's strings). Replaces
+ * Search.query, Search.makeSearchSummary and Search.htmlToText of Sphinx's searchtools.js;
+ * the rest of searchtools.js (the index, the result list, the fetching of each result's
+ * page) is used as it is.
+ */
+var RecipeSearch = (function () {
+  "use strict";
+  var P = RecipeSearchData.params;
+  var L = RecipeSearchLanguage;
+  var NAME_RE = /[A-Za-z0-9]+(?:[._-]+[A-Za-z0-9]+)+/g;
+  var LOOSE_SPLIT = /[._-]+/;
+  var DIGITS = /^[0-9]+$/;
+  var NOT_ALNUM = /[^a-z0-9]+/g;
+  var HAS_LETTER = /[a-z]/;
+  var HANGUL_WORD = new RegExp("^" + L.hangul + "+$", "u");
+  var LATIN_EDITS = "abcdefghijklmnopqrstuvwxyz";
+  var SYLLABLE_FIRST = 0xac00;
+  var SYLLABLE_LAST = 0xd7a3;
+
+  function tokenRe() {
+    return new RegExp(L.tokenPattern, "gu");
+  }
+
+  function tokens(text) {
+    return text.normalize("NFC").match(tokenRe()) || [];
+  }
+
+  function normalize(word) {
+    return word.normalize("NFC").toLowerCase();
+  }
+
+  function round(value) {
+    return Math.floor(value * 1e6 + 0.5);
+  }
+
+  function stem(word) {
+    return L.stemInfo(word)[0];
+  }
+
+  function key(text) {
+    return normalize(text).replace(NOT_ALNUM, "");
+  }
+
+  function isHangul(word) {
+    return HANGUL_WORD.test(word);
+  }
+
+  function byCodePoint(a, b) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
+  function titleStems(title) {
+    var stems = [];
+    tokens(title).forEach(function (token) {
+      var s = stem(token);
+      if (!DIGITS.test(token) && !L.stopwords.has(normalize(token)) && !L.stopwords.has(s)) stems.push(s);
+    });
+    return stems;
+  }
+
+  // ------------------------------------------------------------------------ index
+
+  var prepared = new WeakMap();
+
+  function files(value) {
+    return new Set(typeof value === "number" ? [value] : value);
+  }
+
+  function prepare(raw) {
+    if (prepared.has(raw)) return prepared.get(raw);
+    var docnames = raw.docnames;
+    var sections = docnames.map(function () {
+      return [];
+    });
+    Object.entries(raw.alltitles).forEach(function (entry) {
+      entry[1].forEach(function (place) {
+        if (place[1]) sections[place[0]].push([entry[0], place[1]]);
+      });
+    });
+    sections.forEach(function (found) {
+      found.sort(function (a, b) {
+        return byCodePoint(a[0], b[0]) || byCodePoint(a[1], b[1]);
+      });
+    });
+    var terms = new Map(
+      Object.entries(raw.terms).map(function (e) {
+        return [e[0], files(e[1])];
+      }),
+    );
+    var titleterms = new Map(
+      Object.entries(raw.titleterms).map(function (e) {
+        return [e[0], files(e[1])];
+      }),
+    );
+    var vocabulary = new Set([].concat(Array.from(terms.keys()), Array.from(titleterms.keys())));
+    var sortedTerms = Array.from(vocabulary).sort(byCodePoint);
+    var hangul = new Map();
+    sortedTerms.forEach(function (term) {
+      if (isHangul(term)) hangul.set(term, term);
+    });
+    Array.from(L.glossary.entries())
+      .sort(function (a, b) {
+        return byCodePoint(a[0], b[0]);
+      })
+      .forEach(function (entry) {
+        if (vocabulary.has(entry[1]) && isHangul(entry[0]) && !hangul.has(entry[0])) hangul.set(entry[0], entry[1]);
+      });
+    var index = {
+      docnames: docnames,
+      titles: raw.titles,
+      filenames: raw.filenames,
+      terms: terms,
+      titleterms: titleterms,
+      sections: sections,
+      explorer: docnames.map(function (name) {
+        return new Set(RecipeSearchData.explorer[name] || []);
+      }),
+      searchable: raw.titles
+        .map(function (title, doc) {
+          return title ? doc : -1;
+        })
+        .filter(function (doc) {
+          return doc >= 0;
+        }),
+      vocabulary: vocabulary,
+      sortedTerms: sortedTerms,
+      hangul: hangul,
+      page: raw.titles.map(titleStems),
+      sectionStems: sections.map(function (found) {
+        return found.map(function (s) {
+          return titleStems(s[0]);
+        });
+      }),
+      keys: raw.titles.map(function (title, doc) {
+        return [key(title)].concat(
+          sections[doc].map(function (s) {
+            return key(s[0]);
+          }),
+        );
+      }),
+    };
+    prepared.set(raw, index);
+    return index;
+  }
+
+  function field(index, doc, term, pageStems) {
+    var t = index.titleterms.get(term);
+    if (t && t.has(doc)) return pageStems.has(term) ? "title" : "heading";
+    var b = index.terms.get(term);
+    if (b && b.has(doc)) return index.explorer[doc].has(term) ? "explorer" : "body";
+    return null;
+  }
+
+  // ------------------------------------------------------------------------ words
+
+  function withinOne(a, b) {
+    a = Array.from(a);
+    b = Array.from(b);
+    if (Math.abs(a.length - b.length) > 1) return false;
+    var i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i]) i++;
+    var rest = function (x, from) {
+      return x.slice(from).join(",");
+    };
+    if (a.length === b.length) return rest(a, i + 1) === rest(b, i + 1);
+    if (a.length > b.length) return rest(a, i + 1) === rest(b, i);
+    return rest(a, i) === rest(b, i + 1);
+  }
+
+  /** The same letters but one, and that one a pair a typist confuses (RecipeSearchData.confusable). */
+  function confused(a, b) {
+    if (a.length !== b.length) return false;
+    var differ = [];
+    for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) differ.push([a[i], b[i]]);
+    return (
+      differ.length === 1 &&
+      RecipeSearchData.confusable.some(function (group) {
+        return (
+          group.includes(String.fromCharCode(differ[0][0])) && group.includes(String.fromCharCode(differ[0][1]))
+        );
+      })
+    );
+  }
+
+  function near(k, text) {
+    for (var start = 0; start < text.length; start++) {
+      for (var length = k.length - 1; length <= k.length + 1; length++) {
+        if (start + length <= text.length && withinOne(k, text.slice(start, start + length))) return true;
+      }
+    }
+    return false;
+  }
+
+  function jamo(word) {
+    var letters = [];
+    for (var i = 0; i < word.length; i++) {
+      var code = word.charCodeAt(i) - SYLLABLE_FIRST;
+      if (code >= 0 && code <= SYLLABLE_LAST - SYLLABLE_FIRST) {
+        letters.push(0x1100 + Math.floor(code / 588), 0x1161 + Math.floor((code % 588) / 28));
+        if (code % 28) letters.push(0x11a7 + (code % 28));
+      } else letters.push(word.charCodeAt(i));
+    }
+    return letters;
+  }
+
+  function edits(word) {
+    var found = [];
+    for (var i = 0; i <= word.length; i++) {
+      var head = word.slice(0, i);
+      var tail = word.slice(i);
+      if (tail) found.push(head + tail.slice(1));
+      if (tail.length > 1) found.push(head + tail[1] + tail[0] + tail.slice(2));
+      for (var j = 0; j < LATIN_EDITS.length; j++) {
+        if (tail) found.push(head + LATIN_EDITS[j] + tail.slice(1));
+        found.push(head + LATIN_EDITS[j] + tail);
+      }
+    }
+    return found;
+  }
+
+  /** Per page that holds the word: [the quality of the best way it does, where]. */
+  function matchesOf(index, alternatives, titleKey, keyQuality) {
+    var rank = P.rank;
+    var found = new Map();
+    index.searchable.forEach(function (doc) {
+      var page = new Set(index.page[doc]);
+      var best = [0, ""];
+      var consider = function (quality, where) {
+        if (quality * rank[where] > best[0] * (rank[best[1]] || 0)) best = [quality, where];
+      };
+      alternatives.forEach(function (alternative) {
+        var places = alternative.terms.map(function (term) {
+          return field(index, doc, term, page);
+        });
+        if (places.every(Boolean)) {
+          var weakest = places.reduce(function (a, b) {
+            return rank[b] < rank[a] ? b : a;
+          });
+          consider(alternative.quality, weakest);
+        }
+      });
+      if (titleKey) {
+        var keys = index.keys[doc];
+        if (keys[0].includes(titleKey)) consider(keyQuality, "title");
+        else if (
+          keys.slice(1).some(function (k) {
+            return k.includes(titleKey);
+          })
+        )
+          consider(keyQuality, "heading");
+        else if (titleKey.length > P.minLatin && near(titleKey, keys[0])) consider(P.quality.typo, "title");
+      }
+      if (best[1]) found.set(doc, best);
+    });
+    return found;
+  }
+
+  function weightOf(index, matches) {
+    var pages = index.searchable.length;
+    var holding = matches.size || P.unknownDocs;
+    return Math.log(1 + (pages - holding + 0.5) / (holding + 0.5));
+  }
+
+  function makeWord(index, text, how, stems, alternatives, titleKey, keyQuality) {
+    var matches = matchesOf(index, alternatives || [], titleKey || "", keyQuality === undefined ? 1 : keyQuality);
+    var terms = new Set();
+    (alternatives || []).forEach(function (alternative) {
+      alternative.terms.forEach(function (term) {
+        terms.add(term);
+      });
+    });
+    return { text: text, how: how, stems: stems, terms: terms, matches: matches, weight: weightOf(index, matches) };
+  }
+
+  function skipped(lower, s) {
+    return DIGITS.test(lower) || L.stopwords.has(lower) || L.fillers.has(lower) || L.stopwords.has(s) || L.fillers.has(s);
+  }
+
+  function nameWords(index, text) {
+    var alternatives = [];
+    [tokens(text), text.split(LOOSE_SPLIT).filter(Boolean)].forEach(function (parts) {
+      var stems = [];
+      parts.forEach(function (part) {
+        var s = stem(part);
+        if (!DIGITS.test(part) && !L.stopwords.has(normalize(part)) && !L.stopwords.has(s)) stems.push(s);
+      });
+      var seen = alternatives.some(function (alternative) {
+        return alternative.terms.join("\u0000") === stems.join("\u0000");
+      });
+      if (stems.length && !seen) alternatives.push({ terms: stems, quality: P.quality.exact });
+    });
+    var k = key(text);
+    if (!alternatives.length && !HAS_LETTER.test(k)) return [];
+    var stems = alternatives.length ? alternatives[0].terms : [];
+    var word = makeWord(index, text, "name", stems, alternatives, k, 1);
+    if (!word.matches.size) word.how = "unknown";
+    return [word];
+  }
+
+  function exact(index, text, s, how) {
+    return makeWord(index, text, how || "exact", [s], [{ terms: [s], quality: P.quality.exact }]);
+  }
+
+  function partOk(index, part) {
+    var s = stem(part);
+    if (L.fillers.has(s) || L.fillers.has(normalize(part))) return true; // 설정법 is 설정 + 법
+    return index.vocabulary.has(s) && (part.length >= 2 || s !== part);
+  }
+
+  function compound(index, word) {
+    if (!isHangul(word) || word.length < 2) return [];
+    var best = new Array(word.length + 1).fill(null);
+    best[word.length] = [];
+    for (var start = word.length - 1; start >= 0; start--) {
+      for (var end = word.length; end > start; end--) {
+        var rest = best[end];
+        var part = word.slice(start, end);
+        if (rest !== null && partOk(index, part)) {
+          var candidate = [part].concat(rest);
+          if (best[start] === null || candidate.length < best[start].length) best[start] = candidate;
+        }
+      }
+    }
+    var parts = best[0] || [];
+    var contentful = parts.filter(function (p) {
+      return !L.fillers.has(stem(p)) && !L.fillers.has(normalize(p));
+    });
+    return parts.length >= 2 && contentful.length ? contentful : [];
+  }
+
+  function typos(index, lower, s, hangul) {
+    var near = new Set();
+    if (hangul) {
+      var syllable = new Set(); // one letter wrong is closer than one syllable
+      Array.from(new Set([s, lower])).forEach(function (typed) {
+        var letters = jamo(typed);
+        index.hangul.forEach(function (term, spelling) {
+          if (typed.length >= 3 && spelling.length >= 3) {
+            if (withinOne(letters, jamo(spelling))) near.add(term);
+            else if (withinOne(typed, spelling)) syllable.add(term);
+          } else if (confused(letters, jamo(spelling))) near.add(term);
+        });
+      });
+      if (!near.size) near = syllable;
+    } else {
+      edits(lower).forEach(function (edit) {
+        var e = stem(edit);
+        if (index.vocabulary.has(e)) near.add(e);
+      });
+    }
+    return Array.from(near).sort(byCodePoint);
+  }
+
+  function tokenWords(index, token) {
+    var lower = normalize(token);
+    var info = L.stemInfo(token);
+    var s = info[0];
+    if (skipped(lower, s)) return [];
+    var quality = P.quality;
+    if (index.vocabulary.has(s)) return [exact(index, token, s)];
+    var hangul = isHangul(s);
+    if (hangul) {
+      var parts = compound(index, lower);
+      if (!parts.length) parts = compound(index, s);
+      if (parts.length)
+        return parts.map(function (part) {
+          return exact(index, part, stem(part), "compound");
+        });
+    }
+    // a verb (켜려면, 띄워요: the index holds no verbs) or a one-syllable word it lacks
+    if (hangul && (s.length < 2 || info[1] || lower.endsWith("\uc694"))) return [];
+    var longEnough = s.length >= (hangul ? P.minHangul : P.minLatin);
+    if (longEnough) {
+      var begun = index.sortedTerms.filter(function (t) {
+        return t.startsWith(s) && t !== s;
+      });
+      if (begun.length)
+        return [
+          makeWord(
+            index,
+            token,
+            "prefix",
+            [s],
+            begun.map(function (t) {
+              return { terms: [t], quality: quality.prefix };
+            }),
+          ),
+        ];
+      var close = typos(index, lower, s, hangul);
+      if (close.length)
+        return [
+          makeWord(
+            index,
+            token,
+            "typo",
+            [close[0]],
+            close.map(function (t) {
+              return { terms: [t], quality: quality.typo };
+            }),
+          ),
+        ];
+    }
+    var k = key(token);
+    if (!hangul && k.length >= P.minLatin) {
+      var titled = makeWord(index, token, "title", [], [], k, quality.title);
+      if (titled.matches.size) return [titled];
+    }
+    return [makeWord(index, token, "unknown", [s], [])];
+  }
+
+  function analyse(query, raw) {
+    var index = prepare(raw);
+    var text = query.normalize("NFC");
+    var found = [];
+    text.replace(NAME_RE, function (match, offset) {
+      found.push([offset, nameWords(index, match)]);
+      return match;
+    });
+    var blanked = text.replace(NAME_RE, function (match) {
+      return " ".repeat(match.length);
+    });
+    var re = tokenRe();
+    var m;
+    while ((m = re.exec(blanked)) !== null) found.push([m.index, tokenWords(index, m[0])]);
+    found.sort(function (a, b) {
+      return a[0] - b[0];
+    });
+    return [].concat.apply(
+      [],
+      found.map(function (f) {
+        return f[1];
+      }),
+    );
+  }
+
+  // ---------------------------------------------------------------------- ranking
+
+  function holds(sequence, word) {
+    if (word.how === "name") {
+      var n = word.stems.length;
+      for (var i = 0; i + n <= sequence.length; i++) {
+        if (sequence.slice(i, i + n).join("\u0000") === word.stems.join("\u0000")) return true;
+      }
+      return false;
+    }
+    return sequence.some(function (s) {
+      return word.terms.has(s);
+    });
+  }
+
+  function phrase(sequence, words) {
+    if (
+      words.length < 2 ||
+      words.some(function (w) {
+        return !w.terms.size;
+      })
+    )
+      return false;
+    for (var start = 0; start < sequence.length; start++) {
+      var at = start;
+      var all = words.every(function (word) {
+        if (word.how === "name") {
+          if (sequence.slice(at, at + word.stems.length).join("\u0000") !== word.stems.join("\u0000")) return false;
+          at += word.stems.length;
+          return true;
+        }
+        if (at < sequence.length && word.terms.has(sequence[at])) {
+          at += 1;
+          return true;
+        }
+        return false;
+      });
+      if (all) return true;
+    }
+    return false;
+  }
+
+  function rank(words, raw) {
+    var index = prepare(raw);
+    var total = 0;
+    words.forEach(function (word) {
+      total += word.weight;
+    });
+    if (!words.length || total <= 0) return [];
+    var threshold = round(P.threshold);
+    var scored = [];
+    index.searchable.forEach(function (doc) {
+      var covered = 0;
+      var score = 0;
+      words.forEach(function (word) {
+        var match = word.matches.get(doc) || [0, ""];
+        covered += word.weight * match[0] * (P.cover[match[1]] || 0);
+      });
+      var coverage = covered / total;
+      if (round(coverage) < threshold) return;
+      words.forEach(function (word) {
+        var match = word.matches.get(doc) || [0, ""];
+        score += word.weight * match[0] * (P.rank[match[1]] || 0);
+      });
+      score /= total;
+      if (phrase(index.page[doc], words)) score += P.phraseTitle;
+      else if (
+        index.sectionStems[doc].some(function (section) {
+          return phrase(section, words);
+        })
+      )
+        score += P.phraseHeading;
+      scored.push([round(score), round(coverage), doc]);
+    });
+    scored.sort(function (a, b) {
+      return b[0] - a[0] || b[1] - a[1] || a[2] - b[2];
+    });
+    return scored.map(function (s) {
+      return hit(index, words, s[2], s[0], s[1]);
+    });
+  }
+
+  function hit(index, words, doc, score, coverage) {
+    var held = function (sequence) {
+      var sum = 0;
+      words.forEach(function (word) {
+        if (holds(sequence, word)) sum += word.weight;
+      });
+      return sum;
+    };
+    var title = index.titles[doc];
+    var anchor = "";
+    var best = round(held(index.page[doc]));
+    index.sections[doc].forEach(function (section, i) {
+      var value = round(held(index.sectionStems[doc][i]));
+      if (value > best) {
+        best = value;
+        title = index.titles[doc] + " > " + section[0];
+        anchor = "#" + section[1];
+      }
+    });
+    return {
+      doc: doc,
+      docname: index.docnames[doc],
+      filename: index.filenames[doc],
+      title: title,
+      anchor: anchor,
+      score: score,
+      coverage: coverage,
+    };
+  }
+
+  function search(query, raw) {
+    var words = analyse(query, raw);
+    return { words: words, hits: rank(words, raw) };
+  }
+
+  // -------------------------------------------------------------------- summaries
+
+  // Left out of a summary: what the page does not show as text, or shows only on request.
+  var LEFT_OUT = [
+    "h1", // the page title: the result's link shows it
+    ".headerlink",
+    "script",
+    "style",
+    "template",
+    "noscript",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    ".rb-copy",
+    ".copybtn",
+    ".rb-sr",
+    "del.rb-del",
+    ".rb-bar",
+    ".rb-excluded",
+    "[hidden]",
+    "[aria-hidden='true']",
+    ".visually-hidden",
+    ".screen-reader-text",
+    ".sr-only",
+  ].join(",");
+  // Boundaries between parts of the page, weakest first; where several meet, the strongest
+  // is written, and after a sentence's own punctuation only a space.
+  var SPACE = [0, " "];
+  var COMMA = [1, ", "];
+  var DOT = [2, " \u00b7 "];
+  var COLON = [3, ": "];
+  var BLOCKS = new Set(
+    ("ADDRESS ARTICLE ASIDE BLOCKQUOTE CAPTION DD DETAILS DIV DL FIELDSET FIGCAPTION FIGURE FOOTER " +
+      "FORM HEADER HR LI MAIN NAV OL P PRE SECTION SUMMARY TABLE TBODY TFOOT THEAD TR UL").split(" "),
+  );
+  // a title of what follows: headings, a definition's term, a selector's legend, a caption
+  var TITLES = new Set("H1 H2 H3 H4 H5 H6 DT LEGEND".split(" "));
+  var TITLE_CLASSES = ["admonition-title", "rb-role-title", "rb-rank", "rb-ph-title"];
+  // one of a list of short items: a selector's choices, a table's cells
+  var ITEMS = new Set(["LABEL", "TD", "TH"]);
+  var SENTENCE_END = /[.:;!?\u3002]$/;
+
+  function boundaryOf(element) {
+    var tag = element.tagName;
+    if (
+      TITLES.has(tag) ||
+      TITLE_CLASSES.some(function (name) {
+        return element.classList.contains(name);
+      })
+    )
+      return COLON;
+    if (ITEMS.has(tag)) return COMMA;
+    return BLOCKS.has(tag) ? DOT : null;
+  }
+
+  /** The text of a page's main part (or of the section the anchor names), as a reader reads it:
+      labels, terms and blocks kept apart, what the page hides or only offers to click left out;
+      and where in it the code (commands) is. */
+  function pageParts(htmlString, anchor) {
+    var page = new DOMParser().parseFromString(htmlString, "text/html");
+    var root = (anchor && page.querySelector('[role="main"] ' + anchor)) || page.querySelector('[role="main"]');
+    var code = [];
+    if (!root) return { text: "", code: code };
+    root.querySelectorAll(LEFT_OUT).forEach(function (element) {
+      element.remove();
+    });
+    var out = "";
+    var pending = null; // the boundary before the next text; null: glued (inline markup)
+    var boundary = function (kind) {
+      if (!pending || kind[0] > pending[0]) pending = kind;
+    };
+    var emit = function (raw, isCode) {
+      var text = raw.replace(/\s+/g, " ");
+      if (!text) return;
+      if (text[0] === " ") boundary(SPACE);
+      var trailing = text[text.length - 1] === " ";
+      text = text.trim();
+      if (text) {
+        if (out && pending) out += SENTENCE_END.test(out) ? " " : pending[1];
+        if (isCode) code.push([out.length, out.length + text.length]);
+        out += text;
+        pending = null;
+      }
+      if (trailing) boundary(SPACE);
+    };
+    var walk = function (node) {
+      if (node.nodeType === 3) {
+        emit(node.nodeValue, false);
+        return;
+      }
+      if (node.nodeType !== 1) return;
+      var kind = boundaryOf(node);
+      if (node.tagName === "BR") boundary(SPACE);
+      if (kind) boundary(kind === COLON ? DOT : kind);
+      if (node.tagName === "PRE")
+        // a command as one line: its line continuations (a backslash at a line's end) dropped
+        emit(node.textContent.replace(/[ \t]*\\\n/g, "\n"), true);
+      else node.childNodes.forEach(walk);
+      if (kind) boundary(kind);
+    };
+    walk(root);
+    return { text: out, code: code };
+  }
+
+  function pageText(htmlString, anchor) {
+    return pageParts(htmlString, anchor).text;
+  }
+
+  function wordAt(words, token) {
+    var s = stem(token);
+    for (var i = 0; i < words.length; i++) {
+      if (words[i].how !== "name" && words[i].terms.has(s)) return i;
+    }
+    return -1;
+  }
+
+  /** Where a name stands in a text, whatever joins its parts (A.X-K2, a.x-k2, gpt oss 120b). */
+  function namePattern(name) {
+    var parts = normalize(name).split(/[^a-z0-9]+/).filter(Boolean);
+    return new RegExp("(?<![A-Za-z0-9])" + parts.join("[._\\-\\s]*") + "(?![A-Za-z0-9])", "gi");
+  }
+
+  /** Where each query word stands in a text: a name as a whole, any other word as a token that
+      stems to one of its terms (so 캐싱을 and caching mark 캐시). */
+  function occurrences(text, words, code) {
+    var found = [];
+    var re = tokenRe();
+    var m;
+    while ((m = re.exec(text)) !== null) {
+      var w = wordAt(words, m[0]);
+      if (w >= 0) found.push({ start: m.index, end: m.index + m[0].length, word: w });
+    }
+    words.forEach(function (word, w) {
+      if (word.how !== "name") return;
+      var pattern = namePattern(word.text);
+      while ((m = pattern.exec(text)) !== null) found.push({ start: m.index, end: m.index + m[0].length, word: w });
+    });
+    found.sort(function (a, b) {
+      return a.start - b.start;
+    });
+    found.forEach(function (f) {
+      f.code = code.some(function (range) {
+        return range[0] <= f.start && f.start < range[1];
+      });
+    });
+    return found;
+  }
+
+  // where a summary may start: after a sentence or a block, not in the middle of one
+  var STARTS = /(?:[.!?\u3002] | \u00b7 )/g;
+
+  /** A result's summary: the window of the page's text where the query's words are densest
+      (a word counts half inside a command), its words marked. */
+  function summary(htmlString, words, anchor) {
+    words = words || [];
+    var parts = pageParts(htmlString, anchor);
+    var text = parts.text;
+    var length = 240;
+    var lead = 60;
+    var found = occurrences(text, words, parts.code);
+    var best = null;
+    found.forEach(function (candidate) {
+      var value = new Map();
+      var count = 0;
+      found.forEach(function (other) {
+        if (other.start >= candidate.start && other.end <= candidate.start + length - lead) {
+          count++;
+          var worth = words[other.word].weight * (other.code ? 0.5 : 1);
+          value.set(other.word, Math.max(value.get(other.word) || 0, worth));
+        }
+      });
+      var total = 0;
+      value.forEach(function (v) {
+        total += v;
+      });
+      var score = [round(total), count];
+      if (!best || score[0] > best.score[0] || (score[0] === best.score[0] && score[1] > best.score[1]))
+        best = { start: candidate.start, score: score };
+    });
+    var start = 0;
+    if (best && best.start > lead) {
+      // the last sentence or block that starts close before the words, else a word boundary
+      start = -1;
+      STARTS.lastIndex = best.start - lead;
+      var boundary;
+      while ((boundary = STARTS.exec(text)) !== null && boundary.index + boundary[0].length <= best.start)
+        start = boundary.index + boundary[0].length;
+      if (start < 0) {
+        var space = text.indexOf(" ", best.start - lead);
+        start = space >= 0 && space < best.start ? space + 1 : best.start;
+      }
+    }
+    var end = Math.min(text.length, start + length);
+    if (end < text.length) {
+      var last = text.lastIndexOf(" ", end);
+      if (last > start) end = last;
+    }
+    var element = document.createElement("p");
+    element.classList.add("context");
+    var at = start;
+    var put = function (from, to, marked) {
+      if (to <= from) return;
+      var piece = text.slice(from, to);
+      if (marked) {
+        var span = document.createElement("span");
+        span.className = "highlighted";
+        span.textContent = piece;
+        element.appendChild(span);
+      } else element.appendChild(document.createTextNode(piece));
+    };
+    element.appendChild(document.createTextNode(start > 0 ? "\u2026" : ""));
+    found.forEach(function (f) {
+      if (f.start >= at && f.end <= end) {
+        put(at, f.start, false);
+        put(f.start, f.end, true);
+        at = f.end;
+      }
+    });
+    put(at, end, false);
+    if (end < text.length) element.appendChild(document.createTextNode("\u2026"));
+    return element;
+  }
+
+  return {
+    analyse: analyse,
+    rank: rank,
+    search: search,
+    pageText: pageText,
+    summary: summary,
+  };
+})();
+
+if (typeof Search !== "undefined" && typeof Search.query === "function") {
+  Search.query = function (query) {
+    var result = RecipeSearch.search(query, Search._index);
+    _removeChildren(document.getElementById("search-progress"));
+    if (typeof SPHINX_HIGHLIGHT_ENABLED !== "undefined" && SPHINX_HIGHLIGHT_ENABLED)
+      localStorage.setItem(
+        "sphinx_highlight_terms",
+        result.words
+          .filter(function (w) {
+            return w.terms.size;
+          })
+          .map(function (w) {
+            return w.text.toLowerCase();
+          })
+          .join(" "),
+      );
+    // [docname, title, anchor, description, score, filename, kind]; shown from the end
+    var items = result.hits.map(function (h) {
+      return [h.docname, h.title, h.anchor, null, h.score, h.filename, "text"];
+    });
+    _displayNextItem(items.reverse(), items.length, result.words, new Set());
+  };
+  Search.makeSearchSummary = RecipeSearch.summary;
+  Search.htmlToText = RecipeSearch.pageText;
+  Documentation.TRANSLATIONS[RecipeSearchData.sphinxNoResults] = RecipeSearchData.strings.noResults;
+}

@@ -1,0 +1,237 @@
+"""The reader query sets of tests/search_sets/ and their figures (not a test module itself).
+
+Each set is a JSON list of queries as engineers type them, with the pages that answer
+(``expect``) and the pages that would be a wrong first result (``wrong``); a query the site
+does not answer has no ``expect`` and lists in ``absent`` the words of its topic, which no
+page holds. Pages are named by what they are, so that another recipe keeps the sets valid:
+
+- ``page:DOC``: a guide page by its document name (``page:install``);
+- ``recipe:NAME``: the page of the recipe ``recipes/NAME.json`` (the model the query names);
+- ``recipes``: every recipe page; ``other-recipes:NAME``: every recipe page but NAME's;
+- ``recipes:axis=A``, ``recipes:value=A/V``, ``recipes:role=R``, ``recipes:flag=--F``,
+  ``recipes:text=T``: the recipe pages whose recipe offers axis A, value V of axis A, has a
+  role R, passes flag --F, or holds text T; read from ``recipes/`` each time.
+
+Figures: recall@5 is the share of answerable queries with an acceptable page among the
+first five results; a wrong top result is an answerable query whose first result is one of
+its wrong pages; "no answer" is the share of unanswerable queries that return nothing.
+``*-tuning.json`` is what the scorer was tuned on; ``*-heldback.json`` was set aside before
+any run (tests/search_sets was committed before the scorer) and is only measured.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+SETS = Path(__file__).resolve().parent / "search_sets"
+PARTS = ("tuning", "heldback")
+RECIPE_PAGE = "recipes/{name}"  # conf.py's recipebook_pages["recipe"] (the default)
+
+
+def load(language: str, part: str) -> list[dict[str, Any]]:
+    return json.loads((SETS / f"{language}-{part}.json").read_text(encoding="utf-8"))
+
+
+# ------------------------------------------------------------------ expectations
+
+
+def _recipes(recipes: Path) -> dict[str, dict[str, Any]]:
+    return {
+        path.stem: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted(recipes.glob("*.json"))
+        if path.name != "schema.json"
+    }
+
+
+def _grids(recipe: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    for strategy in recipe["strategies"]:
+        for option in strategy["options"]:
+            yield option["grid"]
+
+
+def _offers(recipe: dict[str, Any], kind: str, value: str, text: str) -> bool:
+    if kind == "text":
+        return value in text
+    for grid in _grids(recipe):
+        axes = {**grid.get("modes", {}), **grid.get("options", {})}
+        roles = grid["base"]
+        if kind == "axis" and value in axes:
+            return True
+        if kind == "value":
+            axis, _, choice = value.partition("/")
+            if choice in axes.get(axis, ()):
+                return True
+        if kind == "role" and any(role["role"] == value for role in roles):
+            return True
+        if kind == "flag" and (
+            any(value in role["args"] for role in roles)
+            or any(
+                value in change.get("add_args", {})
+                for delta in grid.get("deltas", {}).values()
+                for change in delta.values()
+            )
+        ):
+            return True
+    return False
+
+
+def resolve(expression: str, docnames: set[str], recipes: Path = ROOT / "recipes") -> set[str]:
+    """The pages an expression names; an expression naming nothing that exists is an error."""
+    known = _recipes(recipes)
+    kind, _, arg = expression.partition(":")
+    if kind == "page":
+        pages = {arg}
+    elif kind == "recipe":
+        if arg not in known:
+            raise ValueError(f"{expression}: no recipes/{arg}.json")
+        pages = {RECIPE_PAGE.format(name=arg)}
+    elif kind == "other-recipes":
+        pages = {RECIPE_PAGE.format(name=name) for name in known if name != arg}
+    elif kind == "recipes" and not arg:
+        pages = {RECIPE_PAGE.format(name=name) for name in known}
+    elif kind == "recipes":
+        what, _, value = arg.partition("=")
+        texts = {name: (recipes / f"{name}.json").read_text(encoding="utf-8") for name in known}
+        pages = {RECIPE_PAGE.format(name=n) for n, r in known.items() if _offers(r, what, value, texts[n])}
+        if not pages:
+            raise ValueError(f"{expression}: no recipe offers it")
+    else:
+        raise ValueError(f"{expression}: unknown kind of page")
+    missing = pages - docnames
+    if missing:
+        raise ValueError(f"{expression}: no such page {sorted(missing)}")
+    return pages
+
+
+# ------------------------------------------------------------------------ figures
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Figures:
+    answerable: int
+    found: int  # an acceptable page among the first five
+    wrong_top: int
+    unanswerable: int
+    silent: int  # unanswerable and nothing returned
+    premise_changed: tuple[str, ...]  # "absent" words some page now holds: not counted
+    misses: tuple[str, ...]
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.answerable if self.answerable else 1.0
+
+    @property
+    def no_answer(self) -> float:
+        return self.silent / self.unanswerable if self.unanswerable else 1.0
+
+    def line(self) -> str:
+        return (
+            f"recall@5 {self.found}/{self.answerable} ({self.recall:.0%}), wrong top {self.wrong_top}, "
+            f"no answer {self.silent}/{self.unanswerable} ({self.no_answer:.0%})"
+        )
+
+
+def page_texts(tree: Path) -> dict[str, str]:
+    """The text of each page's main article, by docname (the pages a search may find)."""
+    texts = {}
+    for path in sorted(tree.rglob("*.html")):
+        docname = path.relative_to(tree).with_suffix("").as_posix()
+        if docname in ("search", "genindex", "404") or docname.startswith("_"):  # 404: kept out of search
+            continue
+        article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one('article[role="main"]')
+        if article is None:
+            continue
+        for chrome in article.select("script, style, button"):  # a button's label is not the page's text
+            chrome.decompose()
+        texts[docname] = article.get_text(" ")
+    return texts
+
+
+def holds(texts: dict[str, str], word: str) -> set[str]:
+    """Pages with a word that starts with the given form (plain text, no stemmer)."""
+    pattern = re.compile(r"(?<![\w\uac00-\ud7a3])" + re.escape(word), re.IGNORECASE)
+    return {doc for doc, text in texts.items() if pattern.search(text)}
+
+
+def figures(
+    entries: list[dict[str, Any]],
+    results: dict[str, list[str]],
+    texts: dict[str, str],
+    recipes: Path = ROOT / "recipes",
+) -> Figures:
+    """Score ranked results (docnames, best first) against a set's expectations."""
+    docnames = set(texts)
+    answerable = found = wrong_top = unanswerable = silent = 0
+    changed, misses = [], []
+    for entry in entries:
+        query, ranked = entry["query"], results[entry["query"]]
+        if not entry["expect"]:
+            if any(holds(texts, word) for word in entry["absent"]):
+                changed.append(query)
+                continue
+            unanswerable += 1
+            silent += not ranked
+            if ranked:
+                misses.append(f"{query!r}: expected nothing, got {ranked[:3]}")
+            continue
+        answerable += 1
+        good = set().union(*(resolve(e, docnames, recipes) for e in entry["expect"]))
+        bad = set().union(set(), *(resolve(e, docnames, recipes) for e in entry["wrong"])) - good
+        hit = bool(good & set(ranked[:5]))
+        found += hit
+        wrong = bool(ranked) and ranked[0] in bad
+        wrong_top += wrong
+        if not hit or wrong:
+            misses.append(f"{query!r}: expected one of {sorted(good)}, got {ranked[:5]}")
+    return Figures(
+        answerable=answerable,
+        found=found,
+        wrong_top=wrong_top,
+        unanswerable=unanswerable,
+        silent=silent,
+        premise_changed=tuple(changed),
+        misses=tuple(misses),
+    )
+
+
+# ----------------------------------------------------------------------- browser
+
+# Done when searchtools.js has written its status line (after the last result is shown).
+FINISHED = "document.querySelector('#search-results .search-summary')?.innerText.length > 0"
+# Each result's summary is fetched after it is shown; done when every result has one.
+SUMMARISED = (
+    "[...document.querySelectorAll('#search-results ul.search > li')].every((li) => li.querySelector('p.context'))"
+)
+
+
+def docname(href: str, base: str) -> tuple[str, str]:
+    """A result link's document name and anchor, relative to the language's root."""
+    parts = urlsplit(href)
+    path = parts.path[len(urlsplit(base).path) :].lstrip("/")
+    return path.removesuffix(".html"), parts.fragment
+
+
+def browser_search(page: Any, base: str, query: str, *, summaries: bool = False) -> list[dict[str, str]]:
+    """Run one query through a built search page, as a reader does (the search page's URL)."""
+    page.goto(f"{base}/search.html?q={quote(query)}")
+    page.wait_for_function(FINISHED)
+    if summaries:
+        page.wait_for_function(SUMMARISED)
+    items = page.eval_on_selector_all(
+        "#search-results ul.search > li",
+        "(lis) => lis.map((li) => ({href: li.querySelector('a').href,"
+        " title: li.querySelector('a').innerText,"
+        " summary: li.querySelector('p.context')?.innerText ?? ''}))",
+    )
+    for item in items:
+        item["doc"], item["anchor"] = docname(item["href"], base)
+    return items
