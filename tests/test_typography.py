@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from browser_support import open_page, set_content
 from judge_support import LANGUAGES
 from recipebook_sphinx.page import codewrap
 
@@ -115,7 +116,7 @@ def _on_every_page(browser, server, site, width: int, script: str, arg=None) -> 
     found = {}
     for language in LANGUAGES:
         for rel in _pages(site):
-            page.goto(f"{server}/{language}/{rel}")
+            open_page(page, f"{server}/{language}/{rel}")
             broken = page.evaluate(script, arg)
             if broken:
                 found[f"{language}/{rel}"] = broken[:8]
@@ -132,9 +133,10 @@ def test_no_word_or_code_token_breaks_across_lines(browser, server, site, width)
 def test_the_detector_sees_a_word_broken_mid_way(browser):
     """The check above is not blind: a narrow cell with overflow-wrap:anywhere is caught."""
     page = browser.new_page(viewport={"width": 375, "height": 400})
-    page.set_content(
+    set_content(
+        page,
         '<article role="main"><table><tr><td style="width:3em;overflow-wrap:anywhere">'
-        "<code><span class=pre>--data-parallel-size</span></code> 데이터병렬크기</td></tr></table></article>"
+        "<code><span class=pre>--data-parallel-size</span></code> 데이터병렬크기</td></tr></table></article>",
     )
     broken = page.evaluate(BROKEN_WORDS)
     page.close()
@@ -147,7 +149,7 @@ def test_korean_configuration_guide_is_not_much_taller_than_english(browser, ser
     page = browser.new_page(viewport={"width": width, "height": 900})
     heights = {}
     for language in LANGUAGES:
-        page.goto(f"{server}/{language}/configuration.html")
+        open_page(page, f"{server}/{language}/configuration.html")
         heights[language] = page.evaluate("document.documentElement.scrollHeight")
     page.close()
     assert heights["ko"] <= 1.15 * heights["en"], heights
@@ -164,10 +166,12 @@ def test_the_code_check_sees_a_token_broken_after_its_hyphen(browser):
     page = browser.new_page(viewport={"width": 375, "height": 400})
     inner = "pip install --extra-index-url https://pypi.example/simple rebel-compiler==0.12.0"
     block = '<pre style="width:15em;white-space:pre-wrap;font-family:monospace">{}</pre>'
-    page.set_content(f'<style>.rb-nb{{white-space:nowrap}}</style><article role="main">{block.format(inner)}</article>')
+    set_content(
+        page, f'<style>.rb-nb{{white-space:nowrap}}</style><article role="main">{block.format(inner)}</article>'
+    )
     before = page.evaluate(PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)
     kept = codewrap.keep_hyphenated(inner)
-    page.set_content(f'<style>.rb-nb{{white-space:nowrap}}</style><article role="main">{block.format(kept)}</article>')
+    set_content(page, f'<style>.rb-nb{{white-space:nowrap}}</style><article role="main">{block.format(kept)}</article>')
     after = page.evaluate(PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)
     text = page.evaluate("() => document.querySelector('pre').innerText")
     page.close()

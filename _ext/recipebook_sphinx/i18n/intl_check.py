@@ -1,5 +1,9 @@
 """The translation gate: every catalog of a language compiles, is complete, keeps markup.
 
+Each catalog is read as the build reads it first (``po_check``: what ``msgfmt --check``
+refuses, {placeholders} of the English kept, no HTML the English does not have) and by
+``msgfmt --check`` itself.
+
 A translation also keeps every name, flag and number of its English: model and package
 names (A.X-K2, gpt-oss-120b, vllm-rbln, RBLN-CR13), flags (--max-model-len) and numbers
 (262,144, 0.12.0) appear in it as often as in the English, so a fuzzy match that gettext
@@ -20,6 +24,8 @@ from pathlib import Path
 
 import polib
 from markdown_it import MarkdownIt
+
+from . import po_check
 
 _MD = MarkdownIt("commonmark")
 _ROLE = re.compile(r"\{[a-z:]+\}$")
@@ -122,6 +128,7 @@ def check(locale_dir: Path, language: str) -> list[str]:
         )
         if compiled.returncode:
             problems += [f"msgfmt: {line}" for line in compiled.stderr.strip().splitlines()]
+        problems += [str(problem) for problem in po_check.check_file(path)]
         for entry in polib.pofile(str(path)):
             problems += [f"{path}:{entry.linenum}: {p}" for p in entry_problems(entry)]
     return problems

@@ -15,6 +15,7 @@ from sphinx.locale import get_translation
 
 from ..config import language as current
 from ..config import site_config
+from ..paths import LOCALE
 
 _ = get_translation("recipebook")
 
@@ -31,6 +32,40 @@ def configure(app: Sphinx, config: Config) -> None:
         config.html_title = str(_(config.project))  # its msgid is added by catalogs.extension_catalog
 
 
+# What json.dumps leaves that an inline <script> must not hold: '</script>' or '<!--' would end
+# or change the script element, '&' starts a character reference in XHTML, and U+2028/U+2029
+# end a line in JavaScript before ES2019.  As \u escapes they are the same JSON strings.
+_SCRIPT_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+def script_json(value: Any) -> str:
+    """JSON to write inside an inline <script>: no text in it can close the element."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True).translate(_SCRIPT_ESCAPES)
+
+
+def check_catalogs(app: Sphinx, config: Config) -> None:
+    """config-inited: the build's catalogs, checked before Sphinx compiles or reads a page's.
+
+    A problem stops the build here, each one as FILE:LINE: message (never a traceback from
+    the middle of the build, where a broken {placeholder} would raise).
+    """
+    if not config.language:
+        return
+    from . import po_check  # here, so that `python -m recipebook_sphinx.i18n.po_check` runs it once
+
+    folders = [Path(app.srcdir, folder) for folder in config.locale_dirs] + [LOCALE]
+    problems = po_check.check_language(folders, config.language, relative_to=app.confdir)
+    if problems:
+        lines = [str(problem) for problem in problems]
+        lines.append(
+            f"{len(problems)} problem(s) in the {config.language!r} translation catalogs; "
+            "the build stops before it reads them"
+        )
+        raise SystemExit("\n".join(lines))
+
+
 def add_ui_strings(app: Sphinx) -> None:
     """Translated strings for the scripts (sphinx-copybutton has no Korean of its own)."""
     if app.builder.format != "html":
@@ -44,6 +79,16 @@ def add_ui_strings(app: Sphinx) -> None:
             "Copying is blocked here: select the text and copy it yourself."
         ),
         "Clear the values": _("Clear the values"),
+        "A stored value was not used, because it could change the command: {names}": _(
+            "A stored value was not used, because it could change the command: {names}"
+        ),
+        "Ignored from the link: {parts}": _("Ignored from the link: {parts}"),
+        "The link was too long to read; the page shows its first selection.": _(
+            "The link was too long to read; the page shows its first selection."
+        ),
+        "The link names a strategy or target this page does not have; it was ignored.": _(
+            "The link names a strategy or target this page does not have; it was ignored."
+        ),
         "Enter a host name or an IPv4 address, such as 10.0.0.5.": _(
             "Enter a host name or an IPv4 address, such as 10.0.0.5."
         ),
@@ -53,7 +98,7 @@ def add_ui_strings(app: Sphinx) -> None:
             "change the command."
         ),
     }
-    app.add_js_file(None, body=f"window.RB_STRINGS = {json.dumps(strings, ensure_ascii=False, sort_keys=True)};")
+    app.add_js_file(None, body=f"window.RB_STRINGS = {script_json(strings)};")
     if current(app.config) != "en" and (script := _search_count_script()):
         app.add_js_file(None, body=script)
 
@@ -70,7 +115,7 @@ def _search_count_script() -> str:
     many = str(_("Search finished, found ${resultCount} pages matching the search query."))
     if many == SEARCH_FOUND_MANY:
         return ""
-    data = json.dumps({"key": SEARCH_FOUND_ONE, "one": one, "many": many}, ensure_ascii=False)
+    data = script_json({"key": SEARCH_FOUND_ONE, "one": one, "many": many})
     return (
         "(function (m) {\n"
         '  if (typeof Documentation === "undefined") return;\n'
@@ -128,13 +173,19 @@ def compile_catalogs(locale_dir: Path, domains: tuple[str, ...]) -> None:
     """Compile the extension's catalogs before they are loaded.
 
     Sphinx compiles page catalogs when a build starts, which is after extensions load
-    theirs; without this, the first build of a fresh clone would miss them.
+    theirs; without this, the first build of a fresh clone would miss them. A catalog with
+    a problem is not compiled (babel would compile what it could read of it): the build of
+    its language stops at ``config-inited`` with the problem (``check_catalogs``).
     """
     for po in sorted(Path(locale_dir).glob("*/LC_MESSAGES/*.po")):
         if po.stem not in domains:
             continue
         mo = po.with_suffix(".mo")
         if mo.exists() and mo.stat().st_mtime_ns >= po.stat().st_mtime_ns:
+            continue
+        from . import po_check
+
+        if po_check.check_file(po):
             continue
         with po.open("rb") as source:
             catalog = read_po(source)

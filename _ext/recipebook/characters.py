@@ -1,0 +1,234 @@
+"""Invisible and look-alike characters in a recipe's strings, named with the fix.
+
+A recipe's strings are pasted into shells and written into files, links and JSON. A
+character nobody can see (a zero-width space, a bidirectional control, a soft hyphen)
+changes what runs without showing on the page; a character that looks like another (an em
+dash for ``--``, a no-break space, typographic quotes around JSON, a fullwidth ``=``) makes
+the shell or vLLM read something else than the page seems to say. Each is named by its code
+point and name (``U+2014 EM DASH``), with where it is in the value and what to write.
+
+Where each is refused:
+
+- invisible characters (format and control characters but tab, newline and carriage
+  return; line and paragraph separators; fillers such as U+3164 HANGUL FILLER): in every
+  string and key, the Korean texts included;
+- look-alikes: where a character carries meaning: shell text (arguments, environment
+  values, router steps, the client and install lines), names, ids, keys and links, and
+  the code spans and links of a text. Prose (the texts, labels, titles, badges) may hold
+  typographic quotes, dashes and unusual spaces, as English and Korean typesetting do;
+- white space at either end of a name, id or key (``"skt/A.X-K2 "``).
+
+``check`` reads the document before the schema does: a problem found here replaces any
+other problem at the same value (``load.check_file``), so ``—max-num-seqs`` is reported
+as an em dash, not as an unknown flag.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+from .problems import Problem, pointer_join
+from .source import Document
+
+# Strings longer than this are not scanned: the schema refuses them (every string has a
+# maxLength well below it), and they are not read further.
+LONGEST = 100_000
+
+# Unicode 14's format (Cf), control (Cc, but tab, newline, carriage return), line and paragraph
+# separator characters (tests/test_characters.py checks the list against unicodedata), and
+# characters that show as nothing although they are letters or symbols.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f"
+    "\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0]"
+)
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# what a place that carries meaning may hold without a closer look: printable ASCII and white space
+_NOT_PLAIN = re.compile(r"[^\t\n\r\x20-\x7e]")
+DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d")
+SINGLE_QUOTES = frozenset("\u2018\u2019\u201a\u201b\u2032\u2035\u00b4\u02b9\u02bc\u02c8\uff07")
+DOUBLE_QUOTES = frozenset("\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u02ba\u02dd\u3003\u301d\u301e\u301f\uff02")
+_OTHER_LOOKALIKES = {"\u2044": "/", "\u2215": "/", "\u29f8": "/", "\u2236": ":", "\u0589": ":", "\u01c3": "!"}
+# unicodedata names no control character; these are their names in Unicode's name aliases
+_C0 = [
+    "NULL",
+    "START OF HEADING",
+    "START OF TEXT",
+    "END OF TEXT",
+    "END OF TRANSMISSION",
+    "ENQUIRY",
+    "ACKNOWLEDGE",
+    "BELL",
+    "BACKSPACE",
+    "CHARACTER TABULATION",
+    "LINE FEED",
+    "LINE TABULATION",
+    "FORM FEED",
+    "CARRIAGE RETURN",
+    "SHIFT OUT",
+    "SHIFT IN",
+    "DATA LINK ESCAPE",
+    "DEVICE CONTROL ONE",
+    "DEVICE CONTROL TWO",
+    "DEVICE CONTROL THREE",
+    "DEVICE CONTROL FOUR",
+    "NEGATIVE ACKNOWLEDGE",
+    "SYNCHRONOUS IDLE",
+    "END OF TRANSMISSION BLOCK",
+    "CANCEL",
+    "END OF MEDIUM",
+    "SUBSTITUTE",
+    "ESCAPE",
+    "INFORMATION SEPARATOR FOUR",
+    "INFORMATION SEPARATOR THREE",
+    "INFORMATION SEPARATOR TWO",
+    "INFORMATION SEPARATOR ONE",
+]
+_CONTROL_NAMES = {**{chr(i): name for i, name in enumerate(_C0)}, "\x7f": "DELETE"}
+
+# Prose: only invisible characters are refused in it (texts, labels, titles, badges, facts).
+_PROSE = re.compile(
+    r"^/(?:text/[^/]+/[^/]+|badges/\d+(?:/text)?|provider|attn|variant|variants/\d+"
+    r"|axes/\d+/(?:title|options/\d+/label)"
+    r"|strategies/\d+/(?:label|tag|variant|options/\d+/(?:label|attn|note)))$"
+)
+# Prose with inline markup: its code spans and link targets carry meaning.
+_MARKUP = re.compile(r"^/(?:text/[^/]+/[^/]+|strategies/\d+/options/\d+/note)$")
+_CODE_SPAN = re.compile(r"<code\b[^>]*>(.*?)</code\s*>", re.IGNORECASE | re.DOTALL)
+_HREF = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
+# Shell text: leading or trailing white space is harmless in it.
+_SHELL = re.compile(r"/(?:args|envs|add_args|add_envs)/[^/]+$|/router/nodes/\d+/cmd$|^/client$|^/installLine$")
+
+
+def describe(ch: str) -> str:
+    """A character as messages name it: ``U+2014 EM DASH``."""
+    name = unicodedata.name(ch, None) or _CONTROL_NAMES.get(ch) or "CONTROL CHARACTER"
+    return f"U+{ord(ch):04X} {name}"
+
+
+def _places(indices: list[int]) -> str:
+    shown = [str(i + 1) for i in indices[:4]]
+    more = len(indices) - len(shown)
+    if len(indices) == 1:
+        return f"character {shown[0]}"
+    if more:
+        return f"characters {', '.join(shown)} and {more} more"
+    return f"characters {', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def _invisible_message(ch: str) -> str:
+    if ch in _BIDI:
+        return "is a bidirectional control: it can make text show in another order than it is read; remove it"
+    return "is invisible: it does not show on the page but is part of the text (and of what is copied); remove it"
+
+
+def _lookalike_message(ch: str, text: str, at: int) -> str | None:
+    """What a character that carries meaning here is mistaken for, and the fix; None if nothing."""
+    category = unicodedata.category(ch)
+    if category == "Zs":
+        return (
+            "looks like a space but is not one: the shell does not split words at it and a name or link "
+            "keeps it; write a plain space (U+0020 SPACE), or none"
+        )
+    if ch in DASHES:
+        starts_word = at == 0 or text[at - 1] in " \t\n'\"="
+        if starts_word:
+            return (
+                "looks like a hyphen but is not one: a flag starts with '--', two U+002D HYPHEN-MINUS; "
+                "write '--' (or '-' where one hyphen is meant)"
+            )
+        return "looks like a hyphen but is not one; write '-' (U+002D HYPHEN-MINUS)"
+    if ch in SINGLE_QUOTES:
+        return "is a typographic quote, which the shell and JSON read as a plain character; write ' (U+0027 APOSTROPHE)"
+    if ch in DOUBLE_QUOTES:
+        return (
+            "is a typographic quote, which the shell and JSON read as a plain character; "
+            'write " (U+0022 QUOTATION MARK)'
+        )
+    plain = _OTHER_LOOKALIKES.get(ch) or unicodedata.normalize("NFKC", ch)
+    if len(plain) == 1 and "!" <= plain <= "~":
+        return f"looks like {plain!r} but is another character; write {plain!r} ({describe(plain)})"
+    return None
+
+
+def _findings(text: str, *, meaning: bool, offset: int = 0) -> dict[str, list[int]]:
+    """Per message (with the character named first), the indices of the characters it is about."""
+    found: dict[str, list[int]] = {}
+    pattern = _NOT_PLAIN if meaning else _INVISIBLE
+    for match in pattern.finditer(text):
+        ch, at = match.group(), match.start()
+        if _INVISIBLE.match(ch):
+            message = _invisible_message(ch)
+        elif meaning:
+            message = _lookalike_message(ch, text, at)
+            if message is None:
+                continue
+        else:
+            continue
+        found.setdefault(f"{describe(ch)}\0{message}", []).append(at + offset)
+    return found
+
+
+def _edge_message(text: str) -> str | None:
+    if text[:1].isspace() or text[-1:].isspace():
+        end, ch = ("starts", text[0]) if text[:1].isspace() else ("ends", text[-1])
+        if ch in " \t\n\r":  # other spaces are named by the look-alike check
+            return f"{end} with {describe(ch)}; remove it"
+    return None
+
+
+def _plain(text: str) -> bool:
+    """Printable ASCII and inner white space only: nothing to look at closer (most strings)."""
+    return _NOT_PLAIN.search(text) is None and not (text[:1].isspace() or text[-1:].isspace())
+
+
+def text_problems(text: str, pointer: str, *, key: bool = False) -> Iterator[tuple[str, str]]:
+    """(message, pointer) for each kind of character problem of one string of a recipe."""
+    prose = not key and _PROSE.match(pointer) is not None
+    found = _findings(text, meaning=not prose)
+    if prose and _MARKUP.match(pointer):
+        parts = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
+        parts += [(m.start(m.lastindex), m.group(m.lastindex)) for m in _HREF.finditer(text)]
+        for start, part in parts:
+            for message, indices in _findings(html.unescape(part), meaning=True, offset=start).items():
+                found.setdefault(message, []).extend(i for i in indices if i not in found.get(message, ()))
+    what = "of the key" if key else "of the value"
+    for message, indices in found.items():
+        named, _, fix = message.partition("\0")
+        yield f"{named} at {_places(sorted(set(indices)))} {what} {fix}", pointer
+    if not prose and (key or not _SHELL.search(pointer)):
+        edge = _edge_message(text)
+        if edge:
+            yield (f"the key {edge}" if key else f"the value {edge}"), pointer
+
+
+def _suspects(data: Any, path: tuple[object, ...] = ()) -> Iterator[tuple[str, tuple[object, ...], bool]]:
+    """(text, path, is a key) of every string and key of a document that needs a closer look."""
+    if isinstance(data, str):
+        if not _plain(data):
+            yield data, path, False
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            if not _plain(key):
+                yield key, (*path, key), True
+            yield from _suspects(value, (*path, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _suspects(value, (*path, i))
+
+
+def check(doc: Document) -> list[Problem]:
+    """Every invisible and look-alike character problem of a document, located."""
+    problems = []
+    for text, path, key in _suspects(doc.data):
+        if len(text) > LONGEST:
+            continue
+        for message, where in text_problems(text, pointer_join("", *path), key=key):
+            problems.append(doc.problem(where, message, key=key))
+    return sorted(problems)

@@ -1,0 +1,43 @@
+"""Shared by the browser tests: open a page and let it settle before anything is measured.
+
+``load`` fires when a page's files have arrived; the browser may still be loading fonts
+and laying the text out again with them. On a busy machine (``make test`` beside other
+work) that is when a measurement catches a word broken where the final layout never breaks
+it. Every test that reads layout (line boxes and rectangles, scroll sizes, ``innerText``,
+visibility, colours axe compares) opens its pages with ``open_page``, or calls ``settle``
+after it changes the page itself (``set_content``, opening a tab).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# The fonts the page uses have loaded, and two frames have been laid out and painted since.
+# With JavaScript off (a no-JS context) the page runs no frame callback, so none is waited for
+# (it would never come): a <noscript> then parses its content as elements, not as text.
+SETTLE = """async () => {
+  await document.fonts.ready;
+  const probe = document.createElement('noscript');
+  probe.innerHTML = '<b></b>';
+  if (probe.childElementCount) return;
+  await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+}"""
+
+
+def settle(page: Any) -> None:
+    """Wait until the page's fonts have loaded and its layout has run twice (once fonts are in,
+    with JavaScript off)."""
+    page.evaluate(SETTLE)
+
+
+def open_page(page: Any, url: str) -> Any:
+    """page.goto, then settle; returns goto's response."""
+    response = page.goto(url)
+    settle(page)
+    return response
+
+
+def set_content(page: Any, html: str) -> None:
+    """page.set_content, then settle."""
+    page.set_content(html)
+    settle(page)
