@@ -13,10 +13,12 @@ CONF = $(shell $(PYTHON) -c "import runpy; c = runpy.run_path('conf.py'); print(
 LANGUAGES := $(shell $(PYTHON) -c "import runpy; print(*runpy.run_path('conf.py')['recipebook_languages'])")
 # Where the portal publishes the site; canonical URLs, hreflang and the sitemap use it.
 SITE_URL ?=
-SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL))
+# Where readers report a result ("report a result" links on every explorer); empty: no link.
+REPOSITORY_URL ?=
+SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL)) $(if $(REPOSITORY_URL),-D recipebook_repository_url=$(REPOSITORY_URL))
 export PYTHONPATH := $(CURDIR)/_ext
 
-.PHONY: html html-en html-ko livehtml test validate lint bench clean venv recipe-page gettext intl-update intl-stats vocabulary drift
+.PHONY: html html-en html-ko livehtml test validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
 
 venv: $(STAMP)
 
@@ -79,6 +81,12 @@ bench: $(STAMP)
 	mkdir -p $(BUILD)
 	$(BIN)/python bench/run.py --readme --json $(BUILD)/bench.json $(BENCH_ARGS)
 
+# The search's figures on the reader query sets and the summaries of ten common queries per
+# language, measured in Chromium on the built site (bench/search_report.py), written into
+# README.md between the search markers. SEARCH_ARGS=--before DIR adds another built tree's figures.
+search-report: html
+	$(BIN)/python bench/search_report.py --readme $(SEARCH_ARGS)
+
 # Regenerate the vllm serve vocabulary (flags, JSON fields, env names) from the released
 # source of a vLLM / vllm-rbln pair; needs the network, unlike the build and the tests.
 PINNED_VLLM := $(call CONF,recipebook_versions,vllm)
@@ -91,10 +99,31 @@ vocabulary: $(STAMP)
 # `make vocabulary`; the file is overwritten), then report every flag, value,
 # JSON field and environment name it removed, renamed or retyped, at file:line:col.
 # Example: make drift VLLM=0.33.0 VLLM_RBLN=0.12.0
+# CROSSCHECK=1 also parses every command with that release's real parser (make crosscheck's venv
+# for that release, set up on first use: pip, about 6 minutes and 5.6 GB), beside the offline report.
+CROSSCHECK ?=
 drift: $(STAMP)
-	@test "$(VLLM)" != "$(PINNED_VLLM)" || { echo "usage: make drift VLLM=<other release> VLLM_RBLN=<its vllm-rbln>"; exit 2; }
+	@test "$(VLLM)" != "$(PINNED_VLLM)" || { echo "usage: make drift VLLM=<other release> VLLM_RBLN=<its vllm-rbln> [CROSSCHECK=1]"; exit 2; }
 	$(BIN)/python -m tools.vocabulary --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN)
-	$(BIN)/python -m recipebook drift --vocabulary _ext/recipebook/data/vllm-$(VLLM).json
+	$(BIN)/python -m recipebook drift --vocabulary _ext/recipebook/data/vllm-$(VLLM).json $(if $(CROSSCHECK),|| status=$$?; $(BIN)/python -m tools.crosscheck --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN) --parse-only && exit $${status:-0})
+
+# Every command of every recipe judged by the real vLLM and vllm-rbln (the pinned ones, or
+# VLLM=/VLLM_RBLN=): sets up its own venv once in .crosscheck/ with pip (about 6 minutes and
+# 5.6 GB; CPU torch, vllm-rbln without its NPU dependencies, a stand-in for the RBLN SDK), then
+# compares the vocabulary with vLLM's parser and env getters, parses every command, builds the
+# config objects that take no model, evaluates every VLLM_* value. Exit 1 on any difference or refusal.
+# ROUTER_CHART=<a git directory or work tree of llm-d/llm-d-router> also renders each router's
+# values with the chart (helm template, through helm-python-sdk from PyPI).
+ROUTER_CHART ?=
+crosscheck: $(STAMP)
+	$(BIN)/python -m tools.crosscheck --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN) $(if $(ROUTER_CHART),--router-chart $(ROUTER_CHART))
+
+# Regenerate the router chart's vocabulary from a checkout the maintainer fetched
+# (ROUTER_CHART=<git directory or work tree of llm-d/llm-d-router>, ROUTER_REF=<its tag>).
+ROUTER_REF ?= v0.10.0
+routerchart: $(STAMP)
+	@test -n "$(ROUTER_CHART)" || { echo "usage: make routerchart ROUTER_CHART=<llm-d/llm-d-router checkout> [ROUTER_REF=v0.10.0]"; exit 2; }
+	$(BIN)/python -m tools.routerchart $(if $(wildcard $(ROUTER_CHART)/HEAD),--git,--source) $(ROUTER_CHART) --ref $(ROUTER_REF)
 
 clean:
 	rm -rf $(BUILD)

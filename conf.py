@@ -18,7 +18,7 @@ extensions = [
 ]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
-exclude_patterns = ["_build", ".venv"]
+exclude_patterns = ["_build", ".venv", "_static"]
 
 # Languages: English sources, Korean catalogs (sphinx-intl) in locale/.
 language = "en"
@@ -49,6 +49,7 @@ recipebook_repository_url = ""
 html_theme = "furo"
 html_title = project
 html_static_path = []
+html_favicon = str(ROOT / "source" / "_static" / "favicon.svg")  # the landing page links it too
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False

@@ -14,7 +14,8 @@ the figures to _build/bench.json. Nothing here imports the Sphinx adapter.
   output (header facts as text and a table, the install and client commands, and per
   target the commands and router steps of the selection the page opens on, as code
   blocks; the catalogue and the flags table as Markdown tables), built without the
-  recipebook extension. Ratio: full build time / plain build time.
+  recipebook extension. Ratio: full build time / plain build time. Both builds are then
+  profiled once (cProfile), and the extension's entry points listed with their time.
 - Rebuilds of the built site: with nothing changed, and after touching one recipe file.
 - Engine: validate every recipe, expand every offered selection (every command's shell
   text), build and prove every explorer, in process; the fastest of three runs.
@@ -46,9 +47,11 @@ sys.path.insert(0, str(ROOT / "_ext"))
 
 from bs4 import BeautifulSoup  # noqa: E402
 
-from recipebook import check_file, expand, explorer, forget, load, matrix  # noqa: E402
-from recipebook.expansion import default_selection, expand_selection  # noqa: E402
-from recipebook.view import context_length, flags_in_use  # noqa: E402
+from recipebook import check_file, expand, forget, load, matrix  # noqa: E402
+from recipebook import page as page_model  # noqa: E402
+from recipebook.expansion import default_selection  # noqa: E402
+from recipebook.model import Recipe  # noqa: E402
+from recipebook.page import context_length, expand_selection, flags_in_use  # noqa: E402
 
 SHIPPED = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "_ext"), "LANG": "C.UTF-8"}
@@ -290,6 +293,42 @@ def best(repeat: int, measure) -> float:
     return min(measure() for _ in range(repeat))
 
 
+def profile_build(srcdir: Path, out: Path, *options: str, confdir: Path = ROOT) -> dict:
+    """One build under cProfile: its profiled seconds and, for the extension's code (under
+    _ext/), the time of each entry point Sphinx or docutils calls (a function's time from
+    callers outside _ext/, so the figures do not count a call twice)."""
+    import pstats
+
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    data = out / "profile"
+    command = [sys.executable, "-m", "cProfile", "-o", str(data), "-m", "sphinx", "-q", "-b", "html"]
+    command += ["-c", str(confdir), "-d", str(out / "doctrees"), "-D", "language=en", "-j", "1", *options]
+    command += [str(srcdir), str(out / "html")]
+    result = subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=ROOT)
+    if result.returncode != 0:
+        raise SystemExit(f"build failed: {' '.join(command)}\n{result.stderr[-4000:]}")
+    stats = pstats.Stats(str(data))
+    ours = str(ROOT / "_ext")
+    entries: dict[str, float] = {}
+
+    def outside(caller: tuple[str, int, str]) -> bool:
+        # a built-in (str.join of a generator) or Jinja (a template our code renders) passes
+        # a call on: only Sphinx and docutils calling the extension count
+        return not caller[0].startswith(ours) and caller[0] != "~" and "jinja2" not in caller[0]
+
+    for (file, line, name), (_cc, _nc, _tt, _ct, callers) in stats.stats.items():  # type: ignore[attr-defined]
+        if not file.startswith(ours) or "/templates/" in file:  # the theme's page template is Sphinx's work
+            continue
+        outside_time = sum(ct for caller, (_n, _c, _t, ct) in callers.items() if outside(caller))
+        if outside_time > 0:
+            where = f"{Path(file).relative_to(ours)}:{line} {name}"
+            entries[where] = entries.get(where, 0.0) + outside_time
+    top = sorted(entries.items(), key=lambda item: -item[1])
+    return {"seconds": stats.total_tt, "ours": sum(entries.values()), "top": top[:10]}  # type: ignore[attr-defined]
+
+
 def machine() -> str:
     cpu = next(
         (
@@ -346,17 +385,27 @@ def page_weight(full_html: Path, recommended_html: Path, name: str) -> dict:
 
 
 def engine(paths: list[Path], repeat: int) -> dict:
-    """Validate every recipe, expand every selection, build and prove every explorer."""
+    """Validate every recipe; then, from recipes read afresh (nothing built yet), build and
+    prove every page model (line tables, serving groups, placeholders) and expand every
+    selection from it (every command's text)."""
 
     def run() -> dict:
         forget()  # each run starts as a new process would: nothing remembered from the last
         start = time.perf_counter()
-        recipes = []
         for path in paths:
-            recipe, problems = check_file(path)
+            _recipe, problems = check_file(path)
             assert not problems, problems
-            recipes.append(recipe)
         validated = time.perf_counter()
+        recipes = [Recipe.from_json(json.loads(p.read_text(encoding="utf-8")), str(p)) for p in paths]
+        forget()
+        read = time.perf_counter()
+        targets = 0
+        for recipe in recipes:
+            model = page_model.page_of(recipe)
+            for target in model.targets:
+                assert not target.wrong, target.wrong
+                targets += 1
+        modelled = time.perf_counter()
         count = 0
         for recipe in recipes:
             for result in matrix(recipe):
@@ -364,18 +413,12 @@ def engine(paths: list[Path], repeat: int) -> dict:
                     command.shell  # noqa: B018 - the text is the work
                 count += 1
         expanded = time.perf_counter()
-        explorers = 0
-        for recipe in recipes:
-            for strategy, target in recipe.targets():
-                _template, wrong = explorer.build_checked(recipe, strategy, target)
-                assert not wrong, wrong
-                explorers += 1
         return {
             "validate": validated - start,
-            "expand": expanded - validated,
-            "explorers_time": time.perf_counter() - expanded,
+            "expand": expanded - modelled,
+            "explorers_time": modelled - read,
             "selections": count,
-            "explorers": explorers,
+            "explorers": targets,
             "recipes": len(recipes),
         }
 
@@ -497,6 +540,15 @@ def main(argv: list[str] | None = None) -> int:
         )
         log(f"plain pages, -j 1: {figures['plain_build_j1']:.1f} s")
 
+        # where the extension's time goes: both builds profiled once
+        figures["profile"] = {
+            "directives": profile_build(work / "src-directives", work / "profile-directives", *option),
+            "plain": profile_build(work / "src-plain", work / "profile-plain", confdir=work / "conf-plain"),
+        }
+        log(
+            f"profiled: {figures['profile']['directives']['seconds']:.1f} s vs {figures['profile']['plain']['seconds']:.1f} s"
+        )
+
         # rebuilds of the built site (out-j1 holds the last full build): nothing changed, one recipe touched
         full()
         unchanged, touched_runs = [], []
@@ -560,30 +612,30 @@ def report(f: dict) -> str:
     lines = [
         f"Machine: {f['machine']}",
         "",
-        "| Figure | Before (issue 11) | Now | Target |",
+        "| Figure | Before (issue 18) | Now | Target |",
         "| --- | --- | --- | --- |",
-        f"| Engine: validate {e['recipes']} recipes | ≈ 1.1 s (22 ms a recipe) | {e['validate']:.2f} s "
-        f"({1000 * e['validate'] / e['recipes']:.1f} ms a recipe) | ≤ 5 ms a recipe |",
-        f"| Engine: expand all {e['selections']:,} selections (every command's text) | 0.46 s | {e['expand']:.2f} s "
-        f"({expand_rate:,.0f} selections/s) | |",
-        f"| Engine: build and prove {e['explorers']} explorers ({e['selections']:,} selections) | 2.3 s | "
-        f"{e['explorers_time']:.2f} s ({explorer_rate:,.0f} selections/s) | |",
-        f"| Engine: expand + explorers | ≈ 2,100 selections/s | {e['selections'] / both:,.0f} selections/s "
+        f"| Engine: validate {e['recipes']} recipes (selections counted, not expanded) | 0.27 s (5.4 ms a recipe) | "
+        f"{e['validate']:.2f} s ({1000 * e['validate'] / e['recipes']:.1f} ms a recipe) | ≤ 5 ms a recipe |",
+        f"| Engine: build and prove {e['explorers']} page models ({e['selections']:,} selections) | 0.80 s "
+        f"(10,074 selections/s) | {e['explorers_time']:.2f} s ({explorer_rate:,.0f} selections/s) | |",
+        f"| Engine: expand all {e['selections']:,} selections from the models (every command's text) | 0.69 s "
+        f"(11,703 selections/s) | {e['expand']:.2f} s ({expand_rate:,.0f} selections/s) | |",
+        f"| Engine: expand + explorers | 5,414–7,874 selections/s | {e['selections'] / both:,.0f} selections/s "
         f"({both:.2f} s) | ≥ 20,000 selections/s (≤ 0.4 s) |",
-        f"| Extension cost: {f['recipes']}-recipe site vs the same pages as plain text, -j 1 | 1.19x–1.90x | "
+        f"| Extension cost: {f['recipes']}-recipe site vs the same pages as plain text, -j 1 | 1.46x–1.52x | "
         f"{f['gen_build_j1'] / f['plain_build_j1']:.2f}x ({f['gen_build_j1']:.1f} s vs {f['plain_build_j1']:.1f} s) "
         "| ≤ 1.10x |",
-        f"| `make html`, shipped site: both languages at once vs one after the other | (one after the other) | "
+        f"| `make html`, shipped site: both languages at once vs one after the other | 0.57x | "
         f"{f['shipped_build'] / f['shipped_sequential']:.2f}x ({f['shipped_build']:.1f} s vs "
         f"{f['shipped_sequential']:.1f} s) | ≤ 0.65x |",
-        f"| -j 2 against -j 1, one language ({f['recipes']} recipes) | 0.95x–1.29x speed-up | "
+        f"| -j 2 against -j 1, one language ({f['recipes']} recipes) | 0.96x speed-up | "
         f"{f['gen_build_j1'] / f['gen_build_j2']:.2f}x speed-up ({f['gen_build_j2']:.1f} s vs "
         f"{f['gen_build_j1']:.1f} s) | report |",
         f"| Rebuild after touching one recipe ({f['incremental_pages']} pages rewritten) vs a rebuild with nothing "
-        f"changed | 1.8 s vs 1.75 s | {f['incremental'] / f['rebuild_unchanged']:.2f}x ({f['incremental']:.1f} s vs "
+        f"changed | 0.88x | {f['incremental'] / f['rebuild_unchanged']:.2f}x ({f['incremental']:.1f} s vs "
         f"{f['rebuild_unchanged']:.1f} s) | ≤ 1.15x |",
         f"| Output of the shipped site ({f['shipped_selections']} selections): api/ vs both language trees | "
-        f"api/ 7.3 MB in 2,457 files vs 1.5 MB | api/ {kib(shipped['api']['bytes'])} in {shipped['api']['files']} "
+        f"api/ 148 KiB in 45 files vs 1.6 MiB | api/ {kib(shipped['api']['bytes'])} in {shipped['api']['files']} "
         f"files vs {kib(shipped['trees']['bytes'])} in {shipped['trees']['files']} files | api/ ≤ the trees |",
     ]
     for w in f["weight"]:
@@ -592,6 +644,18 @@ def report(f: dict) -> str:
             f"({w['shipped_gz'] / 1024:.1f} KiB gzip), {w['shipped'] / w['recommended']:.2f}x the recommended-only "
             f"page | ≤ 1.25x |"
         )
+    if "profile" in f:
+        d, pl = f["profile"]["directives"], f["profile"]["plain"]
+        lines += [
+            "",
+            f"Where the extension's time goes: one -j 1 build of each under cProfile ({d['seconds']:.1f} s vs "
+            f"{pl['seconds']:.1f} s, {d['seconds'] / pl['seconds']:.2f}x); the extension's own code "
+            f"{d['ours']:.1f} s, the rest is Sphinx and docutils working on the larger pages. Its entry points:",
+            "",
+            "| Entry point (under _ext/) | Seconds | Share of the build |",
+            "| --- | --- | --- |",
+            *(f"| `{name}` | {seconds:.2f} | {100 * seconds / d['seconds']:.1f} % |" for name, seconds in d["top"]),
+        ]
     lines += [
         "",
         "Growth: generated bilingual sites (both languages side by side, site-level files included).",

@@ -3,8 +3,9 @@
 Independent of the extension's code: it reads the inputs (data-axis, value, their
 classes) and the line spans, and applies the stylesheet's rules (a line with class
 ``h-A-V`` is hidden while the input with class ``i-A-V`` is checked, or the
-checkbox with class ``t-A-V`` is not; with the changes switch off, as a page opens,
-``.rb-sr`` words and ``.rb-del`` struck-through lines are not shown).
+checkbox with class ``t-A-V`` is not; a line with class ``q-R-K`` is hidden while rank K
+of role R is picked (the radio with class ``k-R-K``); with the changes switch off, as a page
+opens, ``.rb-sr`` words and ``.rb-del`` struck-through lines are not shown).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 _HIDE = re.compile(r"^h-(\d+)-(\d+)$")
+_RANK = re.compile(r"^q-(\d+)-(\d+)$")
 
 
 @dataclasses.dataclass
@@ -47,14 +49,21 @@ class Grid:
             match = _HIDE.match(cls)
             if match and (f"i-{match[1]}-{match[2]}" in active or f"t-{match[1]}-{match[2]}" in active):
                 return True
+            match = _RANK.match(cls)
+            if match and f"k-{match[1]}-{match[2]}" in active:
+                return True
         return False
 
     def commands(self, selection: dict[str, str]) -> list[str]:
-        """The text of every server command block, as shown for a selection."""
+        """The text of every server command as shown for a selection: each role's block, and
+        for a role with a rank picker, the block with each rank picked in turn."""
         active = self.active_classes(selection)
         texts = []
-        for pre in self.element.select(".rb-cmds .rb-role:not(.rb-router) pre"):
-            texts.append("".join(self._text(child, active) for child in pre.children))
+        for role in self.element.select(".rb-cmds .rb-role:not(.rb-router)"):
+            pre = role.select_one("pre")
+            ranks = [set(radio.get("class", [])) for radio in role.select(".rb-ranks input[type=radio]")] or [set()]
+            for rank in ranks:
+                texts.append("".join(self._text(child, active | rank) for child in pre.children))
         return texts
 
     def router(self) -> list[str]:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from recipebook import expand, load
+from browser_support import open_page
+from judge_support import SHOWN_COMMANDS
+from recipebook import expand, files, load
 from recipebook.files import selection_files
 
 pytestmark = pytest.mark.browser
@@ -14,10 +16,9 @@ RECIPES = Path(__file__).resolve().parents[1] / "recipes"
 
 
 def visible_commands(page, grid_id: str) -> list[str]:
-    """The text a reader sees in each server command block (innerText skips hidden lines)."""
-    return page.eval_on_selector_all(
-        f"#{grid_id} .rb-cmds .rb-role:not(.rb-router) pre", "pres => pres.map(p => p.innerText)"
-    )
+    """The text a reader sees of each server command, each rank picked in turn (innerText
+    skips hidden lines)."""
+    return page.evaluate(SHOWN_COMMANDS, grid_id)
 
 
 def grid_id(page, strategy: str, target: str) -> str:
@@ -74,10 +75,10 @@ def walk_every_value(page, recipe_name: str, strategy: str, target: str) -> int:
 def test_each_selector_changes_the_commands(browser, server, javascript):
     context = browser.new_context(java_script_enabled=javascript)
     page = context.new_page()
-    page.goto(f"{server}/en/recipes/A.X-K2.html")
+    open_page(page, f"{server}/en/recipes/A.X-K2.html")
     assert walk_every_value(page, "A.X-K2", "prefill-decode-disaggregated", "Latency") > 10
     assert walk_every_value(page, "A.X-K2", "aggregated-pipeline-parallel", "Throughput") > 10
-    page.goto(f"{server}/en/recipes/gpt-oss-120b.html")
+    open_page(page, f"{server}/en/recipes/gpt-oss-120b.html")
     assert walk_every_value(page, "gpt-oss-120b", "aggregated", "Throughput") > 10
     context.close()
 
@@ -85,25 +86,33 @@ def test_each_selector_changes_the_commands(browser, server, javascript):
 def test_copy_button_copies_exactly_the_shown_command(browser, server):
     context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
-    page.goto(f"{server}/en/recipes/A.X-K2.html")
+    open_page(page, f"{server}/en/recipes/A.X-K2.html")
     recipe = load(RECIPES / "A.X-K2.json")
     gid = grid_id(page, "prefill-decode-disaggregated", "Latency")
     open_tabs(page, gid)
     click_value(page, gid, "lmcache", "cpu")
     click_value(page, gid, "tool_calling", "off")
     expected = expand(recipe, "prefill-decode-disaggregated", "Latency", {"lmcache": "cpu", "tool_calling": "off"})
-    buttons = page.locator(f"#{gid} .rb-cmds .rb-role:not(.rb-router) .rb-copy")
-    assert buttons.count() == len(expected.commands) == 9
-    for index in (0, 4):
-        buttons.nth(index).click()
-        assert page.evaluate("navigator.clipboard.readText()") == expected.commands[index].shell
+    roles = page.locator(f"#{gid} .rb-cmds .rb-role:not(.rb-router)")
+    assert roles.count() == len(expected.roles()) == 2
+    # the decode role: one block, a rank picker; each rank picked by a real click copies its own command
+    decode = roles.nth(1)
+    commands = dict(expected.roles())["decode"]
+    assert decode.locator(".rb-ranks input").count() == len(commands) == 8
+    for rank in (0, 4, 7):
+        radio = decode.locator(".rb-ranks input").nth(rank)
+        page.click(f'label[for="{radio.get_attribute("id")}"]')
+        decode.locator(".rb-copy").click()
+        assert page.evaluate("navigator.clipboard.readText()") == commands[rank].shell
+    roles.nth(0).locator(".rb-copy").click()
+    assert page.evaluate("navigator.clipboard.readText()") == dict(expected.roles())["prefill"][0].shell
     context.close()
 
 
 def test_selection_is_kept_in_the_url_fragment(browser, server):
     context = browser.new_context()
     page = context.new_page()
-    page.goto(f"{server}/en/recipes/A.X-K2.html")
+    open_page(page, f"{server}/en/recipes/A.X-K2.html")
     gid = grid_id(page, "aggregated-pipeline-parallel", "Throughput")
     open_tabs(page, gid)
     click_value(page, gid, "spec_decode", "eagle3")
@@ -111,7 +120,7 @@ def test_selection_is_kept_in_the_url_fragment(browser, server):
     link = page.url
     assert "s=aggregated-pipeline-parallel" in link and "spec_decode=eagle3" in link
     other = context.new_page()
-    other.goto(link)
+    open_page(other, link)
     recipe = load(RECIPES / "A.X-K2.json")
     expected = expand(
         recipe, "aggregated-pipeline-parallel", "Throughput", {"spec_decode": "eagle3", "reasoning_parser": "off"}
@@ -129,7 +138,7 @@ def test_ready_to_run_files_follow_the_selection(browser, server, javascript):
     strategy, target = "prefill-decode-disaggregated", "Latency"
     context = browser.new_context(java_script_enabled=javascript, accept_downloads=True)
     page = context.new_page()
-    page.goto(f"{server}/en/recipes/A.X-K2.html")
+    open_page(page, f"{server}/en/recipes/A.X-K2.html")
     gid = grid_id(page, strategy, target)
     open_tabs(page, gid)
     default, axis, value = other_value(recipe, strategy, target)
@@ -145,8 +154,13 @@ def test_ready_to_run_files_follow_the_selection(browser, server, javascript):
     page.wait_for_selector(f"#{gid} .rb-dl-files a")
     links = page.locator(f"#{gid} .rb-dl-files a")
     expected = selection_files(chosen)
-    assert [links.nth(i).inner_text() for i in range(links.count())] == list(expected)
-    for i in (0, 1, links.count() - 1):
+    archive = f"{files.folder_name(chosen)}.tar"
+    assert [links.nth(i).inner_text() for i in range(links.count())] == [archive, *expected]
+    with page.expect_download() as info:
+        links.nth(0).click()  # every file in one download
+    assert info.value.suggested_filename == archive
+    assert Path(info.value.path()).read_bytes() == files.archive(files.folder_name(chosen), expected)
+    for i in (1, 2, links.count() - 1):
         name = links.nth(i).inner_text()
         with page.expect_download() as info:
             links.nth(i).click()
@@ -157,6 +171,7 @@ def test_ready_to_run_files_follow_the_selection(browser, server, javascript):
     click_value(page, gid, axis, default[axis])
     page.wait_for_function(
         f"document.querySelector('#{gid} .rb-dl-files a') && "
-        f"document.querySelectorAll('#{gid} .rb-dl-files a').length === {len(selection_files(expand(recipe, strategy, target)))}"
+        f"document.querySelectorAll('#{gid} .rb-dl-files a').length === "
+        f"{1 + len(selection_files(expand(recipe, strategy, target)))}"
     )
     context.close()

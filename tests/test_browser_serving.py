@@ -1,8 +1,10 @@
-"""The explorer's additions (issue 13) on the built site: change marks against the base,
-client/bench per selection, placeholder values, copy on plain HTTP.
+"""The explorer's additions on the built site: change marks against the base, client/bench
+per selection, placeholder values (one per node where each node has its own), copy on plain
+HTTP.
 
 Expectations come from the engine's expansions (commands of each selection and of the base
-selection), not from the page's own markup.
+selection), not from the page's own markup. A role's ranks share one code block whose rank
+picker starts on rank 0, so the marks of a role are those of its first command.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import pytest
 from bs4 import BeautifulSoup
 
 import recipebook
+from browser_support import open_page
 from conftest import _QuietHandler
 from recipe_support import NAMES, RECIPES
 from recipebook import client
-from recipebook.expansion import expand_selection, neutral_value, offered
+from recipebook.expansion import neutral_value, offered
+from recipebook.page import expand_selection, page_of
 
 CONT = re.compile(r"^\s*\\?\s*|\s*\\\s*$")
 
@@ -48,12 +52,17 @@ def lines(command) -> list[str]:
     return [norm(t) for t in (*command.envs, *command.args)]
 
 
+def first_commands(expansion) -> list:
+    """Each role's first command (rank 0): what its code block shows when the page opens."""
+    return [commands[0] for _role, commands in expansion.roles()]
+
+
 def expected_marks(rec, strategy, target, selection) -> list[tuple[list[str], list[str]]]:
-    """Per command: (added, removed) lines against the base selection, each sorted."""
+    """Per role (rank 0): (added, removed) lines against the base selection, each sorted."""
     base = expand_selection(rec, strategy, target, base_of(target))
     chosen = expand_selection(rec, strategy, target, selection)
     out = []
-    for b, c in zip(base.commands, chosen.commands, strict=True):
+    for b, c in zip(first_commands(base), first_commands(chosen), strict=True):
         added, removed = client.line_diff(lines(b), lines(c))
         out.append((sorted(added), sorted(removed)))
     return out
@@ -67,12 +76,16 @@ def cases():
                 yield name, rec, strategy, target
 
 
-def hidden(element, index: tuple[int, ...]) -> bool:
-    """Whether the explorer's CSS hides an element at a selection (class h-AXIS-VALUE)."""
+def hidden(element, index: tuple[int, ...], rank: int = 0) -> bool:
+    """Whether the explorer's CSS hides an element at a selection (class h-AXIS-VALUE) with
+    every rank picker on ``rank`` (class q-ROLE-RANK)."""
     for node in [element, *element.parents]:
         for cls in node.get("class", []) if hasattr(node, "get") else []:
             m = re.fullmatch(r"h-(\d+)-(\d+)", cls)
             if m and index[int(m.group(1))] == int(m.group(2)):
+                return True
+            q = re.fullmatch(r"q-(\d+)-(\d+)", cls)
+            if q and int(q.group(2)) == rank:
                 return True
     return False
 
@@ -118,16 +131,18 @@ def test_client_and_bench_per_selection_without_javascript(site: Path):
                 assert len(shown) == 1
                 pres = [p.get_text() for p in shown[0].select("pre")]
                 expansion = expand_selection(rec, strategy, target, selection)
-                assert client.client_command(expansion) in pres
-                assert client.bench_command(expansion) in pres
-                for plan in client.roles(expansion, strategy.nodes):  # each role's readiness checks
+                first = expansion.commands[0]
+                router = bool(target.grid.router)
+                assert client.client_for(first, router) in pres
+                assert client.bench_for(first, router) in pres
+                for plan in client.roles_for(expansion.roles(), strategy.nodes):  # each role's readiness checks
                     assert "\n".join(plan.wait) in pres
-                bench = shlex.split(client.bench_command(expansion))
+                bench = shlex.split(client.bench_for(first, router))
                 url = bench[bench.index("--base-url") + 1]
-                if target.grid.router:
+                if router:
                     assert url == f"http://{client.ROUTER_HOST}"  # prefill/decode: the router
                 else:
-                    assert url.startswith(f"http://{client.SERVER_HOST}:")
+                    assert url.startswith("http://localhost:")  # as the recipe's client example
 
 
 # -- in Chromium ----------------------------------------------------------------------
@@ -171,7 +186,7 @@ def test_change_marks_in_chromium(browser, server):
     page.set_default_timeout(10000)
     try:
         for name, rec, strategy, target in cases():
-            page.goto(f"{server}/en/recipes/{name}.html")
+            open_page(page, f"{server}/en/recipes/{name}.html")
             open_all_tabs(page)
             gid = page.eval_on_selector(
                 f'form.rb-grid[data-strategy="{strategy.slug}"][data-target="{target.target}"]', "f => f.id"
@@ -194,43 +209,114 @@ def pd_grid(page, name: str) -> str | None:
     )
 
 
+def multi_node_target():
+    """A recipe and target whose placeholders include one each node fills in, on several nodes."""
+    for name in NAMES:
+        for target in page_of(recipe(name)).targets:
+            scoped = [p.name for p in target.placeholders if p.scope == "node"]
+            if scoped and len(target.nodes) > 1:
+                return name, target, scoped[0]
+    pytest.fail("no shipped target asks for a value per node")
+
+
+SHOWN_PLACEHOLDERS = """gid => [...document.getElementById(gid).querySelectorAll('pre')].filter(p => p.closest('.rb-cmds, .rb-serving'))
+  .filter(p => p.getClientRects().length).map(p => [p.dataset.node || null, p.innerText])"""
+
+
 @browser_mark
 def test_placeholder_values_replace_show_copy_and_persist(browser, server):
+    name, target, scoped = multi_node_target()
     context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
     page.set_default_timeout(10000)
     try:
-        name = next(n for n in NAMES if any(t.grid.router for _s, t in recipe(n).targets()))
-        page.goto(f"{server}/en/recipes/{name}.html")
-        open_all_tabs(page)
+        open_page(page, f"{server}/en/recipes/{name}.html#s={target.strategy.slug}&t={target.target.target}")
         gid = pd_grid(page, name)
-        field = page.locator(f"#{gid}-ph-POD_IP")
+        fields = {node.number: page.locator(f"#{gid}-ph-{scoped}-{node.number}") for node in target.nodes}
+        first = fields[target.nodes[0].number]
         # a quote or a space is rejected, and nothing is stored
         for bad in ("10.0.0.5'", "10.0.0 5", "$(id)"):
-            field.fill(bad)
-            field.dispatch_event("change")
-            assert field.get_attribute("aria-invalid") == "true"
+            first.fill(bad)
+            first.dispatch_event("change")
+            assert first.get_attribute("aria-invalid") == "true"
             assert page.locator(f"#{gid} .rb-phmsg").inner_text().strip()
             assert page.evaluate("() => localStorage.getItem('rb-placeholders')") in (None, "{}")
-        field.fill("10.0.0.5")
-        field.dispatch_event("change")
-        assert field.get_attribute("aria-invalid") is None
-        texts = page.eval_on_selector_all(f"#{gid} pre", "ps => ps.map(p => p.innerText)")
-        using = [t for t in texts if "10.0.0.5" in t]
-        assert using and not any("<POD_IP>" in t for t in texts)
-        # the copied text of a command that uses it
-        index = next(i for i, t in enumerate(texts) if "10.0.0.5" in t)
-        page.locator(f"#{gid} pre").nth(index).locator("xpath=../..").locator("button.rb-copy").click()
+        addresses = {number: f"10.0.{number}.5" for number in fields}
+        for number, field in fields.items():
+            field.fill(addresses[number])
+            field.dispatch_event("change")
+            assert field.get_attribute("aria-invalid") is None
+        # each node's commands and health checks hold its own address, and no other node's
+        shown = page.evaluate(SHOWN_PLACEHOLDERS, gid)
+        for node, text in shown:
+            if node is None:
+                continue  # the client and the benchmark go to the router: no node's address
+            assert f"<{scoped}>" not in text
+            assert not any(a in text for n, a in addresses.items() if n != int(node)), (node, text[:200])
+        for number, address in addresses.items():
+            assert any(address in text for node, text in shown if node == str(number))
+        # the copied text of the decode (last node's) command holds that node's address
+        last = target.nodes[-1].number
+        page.locator(f"#{gid} pre[data-node='{last}']").first.locator("xpath=../..").locator("button.rb-copy").click()
         copied = page.evaluate("() => navigator.clipboard.readText()")
-        assert "10.0.0.5" in copied and "<POD_IP>" not in copied
-        # another recipe page keeps the value
-        other = next((n for n in NAMES if n != name), name)
-        page.goto(f"{server}/en/recipes/{other}.html")
-        assert page.evaluate("() => JSON.parse(localStorage.getItem('rb-placeholders')).POD_IP") == "10.0.0.5"
-        spans = page.eval_on_selector_all("pre .rb-ph", "s => s.map(x => [x.dataset.ph, x.textContent])")
-        assert all(text == "10.0.0.5" for ph, text in spans if ph == "POD_IP")
-        inputs = page.eval_on_selector_all("input[data-ph='POD_IP']", "s => s.map(x => x.value)")
-        assert all(v == "10.0.0.5" for v in inputs)
+        assert addresses[last] in copied and f"<{scoped}>" not in copied
+        assert not any(a in copied for n, a in addresses.items() if n != last)
+        # the values persist: reloaded, the page shows them again
+        page.reload()
+        stored = page.evaluate("() => JSON.parse(localStorage.getItem('rb-placeholders'))")
+        assert stored == {f"{scoped}@{n}": a for n, a in addresses.items()}
+        assert page.locator(f"#{gid}-ph-{scoped}-{last}").input_value() == addresses[last]
+    finally:
+        context.close()
+
+
+HOSTILE_VALUES = {
+    "shell": "'; echo INJECTED >&2; : '",
+    "substitution": "$(id)",
+    "object": {"a": 1},
+    "number": 987654321,
+    "space": "10.0.0.5 x",
+}
+
+
+@browser_mark
+def test_hostile_stored_values_never_reach_a_command_or_a_copy(browser, server):
+    """Whatever localStorage holds (another script, an extension, an older page may write it),
+    a value that fails the check is not shown, not copied, not written into a file, and the
+    panel says once that it was not used."""
+    name, target, scoped = multi_node_target()
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.set_default_timeout(10000)
+    try:
+        page.goto(f"{server}/en/recipes/{name}.html")
+        stored = {}
+        for placeholder in target.placeholders:
+            for k, value in enumerate(HOSTILE_VALUES.values()):
+                stored[placeholder.name if k == 0 else f"{placeholder.name}@{k}"] = value
+        page.evaluate("v => localStorage.setItem('rb-placeholders', JSON.stringify(v))", stored)
+        open_page(page, f"{server}/en/recipes/{name}.html#s={target.strategy.slug}&t={target.target.target}")
+        page.reload()  # a page opened with these values stored
+        gid = pd_grid(page, name)
+        texts = " ".join(t for _node, t in page.evaluate(SHOWN_PLACEHOLDERS, gid))
+        for value in HOSTILE_VALUES.values():
+            assert str(value) not in texts and "[object Object]" not in texts
+        assert f"<{scoped}>" in texts  # the placeholder stays, to be filled in
+        message = page.locator(f"#{gid} .rb-phmsg").inner_text()
+        assert "not used" in message
+        for button in page.locator(f"#{gid} .rb-cmds button.rb-copy:visible").all():
+            button.click()
+            copied = page.evaluate("() => navigator.clipboard.readText()")
+            assert "INJECTED" not in copied and "$(id)" not in copied and "[object Object]" not in copied
+        # the files written in the browser hold none of them either
+        page.locator(f"#{gid} a.rb-dl").click()
+        page.wait_for_selector(f"#{gid} .rb-dl-files a")
+        contents = page.evaluate(
+            """async gid => Promise.all([...document.querySelectorAll('#' + gid + ' .rb-dl-files a')]
+                 .filter(a => !a.download.endsWith('.tar')).map(a => fetch(a.href).then(r => r.text())))""",
+            gid,
+        )
+        assert contents and not any("INJECTED" in c or "$(id)" in c for c in contents)
     finally:
         context.close()
 
@@ -251,7 +337,7 @@ def test_copy_works_on_plain_http(browser, site):
     page = context.new_page()
     page.set_default_timeout(10000)
     try:
-        page.goto(f"http://recipes.test:{httpd.server_port}/en/recipes/{NAMES[0]}.html")
+        open_page(page, f"http://recipes.test:{httpd.server_port}/en/recipes/{NAMES[0]}.html")
         assert page.evaluate("() => window.isSecureContext") is False
         page.evaluate(
             """() => document.addEventListener('copy', () => {

@@ -1,4 +1,5 @@
-"""The client, benchmark, roles, report and nearest-selection helpers (recipebook.client).
+"""The client, benchmark, roles, report and nearest-selection helpers (recipebook.client),
+as the page model's serving groups (recipebook.page) give them per selection.
 
 Expectations are derived from the recipe JSON itself (ports, parallel sizes, router,
 exclusions), independently of the engine's own parsing, plus a few hand-built grids.
@@ -20,8 +21,9 @@ from hypothesis import strategies as st
 import recipebook
 from recipe_support import NAMES, RECIPES
 from recipebook import client, shell
-from recipebook.expansion import all_selections, expand_selection, is_excluded, offered
+from recipebook.expansion import all_selections, excluded_by, is_excluded, nearest_offered, offered
 from recipebook.model import Grid
+from recipebook.page import expand_selection, page_of
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -44,6 +46,12 @@ def expansions(draw):
     return strategy, target, expand_selection(rec, strategy, target, selection)
 
 
+def serving(expansion):
+    """The serving group the page model gives a selection."""
+    model = page_of(recipe(expansion.recipe)).target(expansion.strategy, expansion.target)
+    return model.serving_at(model.index(expansion.selection))
+
+
 def words_of(text: str) -> list[str]:
     return shlex.split(text)
 
@@ -56,8 +64,9 @@ def option(words: list[str], flag: str) -> str | None:
 @given(expansions())
 def test_client_and_bench_go_where_the_selection_serves(case):
     _strategy, target, expansion = case
-    client_words = words_of(client.client_command(expansion))
-    bench_words = words_of(client.bench_command(expansion))
+    group = serving(expansion)
+    client_words = words_of(group.client)
+    bench_words = words_of(group.bench)
     url = next(w for w in client_words if w.startswith("http"))
     base = option(bench_words, "--base-url")
     assert url == base + client.CHAT_PATH
@@ -68,7 +77,7 @@ def test_client_and_bench_go_where_the_selection_serves(case):
         first = expansion.commands[0]
         ports = [w for a in first.args for w in shlex.split(a)]
         want = ports[ports.index("--port") + 1] if "--port" in ports else "8000"
-        assert base == f"http://{client.SERVER_HOST}:{want}"
+        assert base == f"http://localhost:{want}"  # the server's own host, as the recipe's client example
     body = json.loads(client_words[client_words.index("-d") + 1])
     assert body["model"] == option(bench_words, "--model") == target.grid.model
     assert bench_words[:3] == ["vllm", "bench", "serve"]
@@ -81,7 +90,7 @@ def test_client_and_bench_go_where_the_selection_serves(case):
 @given(expansions())
 def test_role_npus_come_from_each_servers_own_arguments(case):
     strategy, target, expansion = case
-    plans = client.roles(expansion, strategy.nodes)
+    plans = serving(expansion).roles
     assert [p.role for p in plans] == [r.role for r in target.grid.base]
     assert [p.step for p in plans] == list(range(1, len(plans) + 1))
     for plan, (_role, commands) in zip(plans, expansion.roles(), strict=True):
@@ -95,6 +104,9 @@ def test_role_npus_come_from_each_servers_own_arguments(case):
         assert len(plan.wait) == plan.servers
         assert all(f":{p}/health" in w for p, w in zip(plan.ports, plan.wait, strict=True))
         assert 1 <= plan.node <= max(1, strategy.nodes or 1)
+        # a check runs against the node's own address across nodes, else on the host itself
+        host = "<POD_IP>" if (strategy.nodes or 1) > 1 else "localhost"
+        assert all(f"http://{host}:" in w for w in plan.wait)
 
 
 def test_prefill_decode_roles_by_hand():
@@ -102,25 +114,25 @@ def test_prefill_decode_roles_by_hand():
     rec = recipe("A.X-K2") if "A.X-K2" in NAMES else None
     if rec is None:
         pytest.fail("the hand-derived case needs the shipped A.X-K2 recipe")
-    expansion = recipebook.expansion.expand(rec, "prefill-decode-disaggregated", "Latency")
-    plans = {p.role: p for p in client.roles(expansion, 2)}
+    expansion = recipebook.expand(rec, "prefill-decode-disaggregated", "Latency")
+    group = serving(expansion)
+    plans = {p.role: p for p in group.roles}
     assert plans["prefill"].npus_per_server == (8,)
     assert plans["prefill"].node == 1 and plans["decode"].node == 2
     assert plans["decode"].npus_per_server == (1,) * 8
     assert plans["decode"].ports == tuple(range(8200, 8208))
-    assert client.endpoint(expansion).base_url == "http://<ROUTER_HOST>"
+    assert group.endpoint.base_url == "http://<ROUTER_HOST>"
 
 
 def test_client_and_bench_pass_bash_and_shellcheck(tmp_path):
     texts = set()
     for name in NAMES:
         rec = recipe(name)
-        for strategy, target in rec.targets():
-            for selection in offered(target.grid):
-                expansion = expand_selection(rec, strategy, target, selection)
-                texts.add(client.client_command(expansion))
-                texts.add(client.bench_command(expansion))
-                for plan in client.roles(expansion, strategy.nodes):
+        for target in page_of(rec).targets:
+            for group in target.serving:
+                texts.add(group.client)
+                texts.add(group.bench)
+                for plan in group.roles:
                     texts.update(plan.wait)
     assert texts
     files = []
@@ -142,7 +154,10 @@ def test_client_and_bench_pass_bash_and_shellcheck(tmp_path):
 def test_report_url_carries_the_selection(case, repository):
     strategy, target, expansion = case
     versions = {"vllm": "0.30.0", "vllm-rbln": "0.12.0"}
-    url = client.report_url(repository, expansion, versions)
+    pairs = ", ".join(f"{a}={v}" for a, v in expansion.selection.items())
+    url = client.issue_url(
+        repository, *client.report_fields(expansion.recipe, expansion.strategy, expansion.target, pairs, versions)
+    )
     parts = urllib.parse.urlsplit(url)
     assert f"{parts.scheme}://{parts.netloc}{parts.path}" == "https://github.com/example/recipes/issues/new"
     query = urllib.parse.parse_qs(parts.query)
@@ -154,7 +169,6 @@ def test_report_url_carries_the_selection(case, repository):
     assert "vLLM: 0.30.0" in body and "vllm-rbln: 0.12.0" in body
     for field in ("Hardware", "Throughput", "Latency", "Works (yes/no)"):
         assert any(line.startswith(field) and line.endswith(": ") for line in body.splitlines())
-    assert client.report_url("", expansion, versions) is None
 
 
 def grid(axes: dict[str, list[str]], excluded: list[dict[str, str]]) -> Grid:
@@ -177,10 +191,10 @@ def grid(axes: dict[str, list[str]], excluded: list[dict[str, str]]) -> Grid:
 def test_nearest_offered_by_hand():
     g = grid({"a": ["x", "y"], "b": ["p", "q"], "c": ["1", "2"]}, [{"a": "y", "b": "q"}])
     chosen = {"a": "y", "b": "q", "c": "2"}
-    assert client.conflicts(g, chosen) == [{"a": "y", "b": "q"}]
+    assert excluded_by(g, chosen) == [{"a": "y", "b": "q"}]
     # one change suffices: a=x (first axis in order) before b=p
-    assert client.nearest_offered(g, chosen) == {"a": "x", "b": "q", "c": "2"}
-    assert client.conflicts(g, {"a": "x", "b": "q", "c": "2"}) == []
+    assert nearest_offered(g, chosen) == {"a": "x", "b": "q", "c": "2"}
+    assert excluded_by(g, {"a": "x", "b": "q", "c": "2"}) == []
 
 
 @settings(max_examples=80, deadline=None)
@@ -192,13 +206,13 @@ def test_nearest_offered_changes_fewest_axes(data):
     excluded = data.draw(st.lists(st.sampled_from(every), max_size=len(every) - 1, unique_by=lambda s: str(s)))
     g = grid(axes, excluded)
     chosen = data.draw(st.sampled_from(every))
-    near = client.nearest_offered(g, chosen)
+    near = nearest_offered(g, chosen)
     assert near is not None and not is_excluded(g, near)
     distance = sum(near[a] != chosen[a] for a in axes)
     for other in offered(g):
         assert sum(other[a] != chosen[a] for a in axes) >= distance
     assert (distance == 0) == (not is_excluded(g, chosen))
-    assert client.nearest_offered(g, chosen) == near  # deterministic
+    assert nearest_offered(g, chosen) == near  # deterministic
 
 
 @given(st.lists(st.sampled_from("abcde")), st.lists(st.sampled_from("abcde")))

@@ -446,7 +446,7 @@ def test_ax_k2_disaggregated_recommended():
     assert expansion.router == ((nodes[0]["node"], nodes[0]["cmd"]), (nodes[1]["node"], nodes[1]["cmd"]))
     assert expansion.router[1] == (
         "helm",
-        "helm install router llm-d-router-gateway \\\n    --version v0.10.0 \\\n    --values router-values.yaml",
+        "helm install router oci://ghcr.io/llm-d/charts/llm-d-router-gateway \\\n    --version v0.10.0 \\\n    --values router-values.yaml",
     )
     text = expansion.shell()
     order = ["# prefill, rank 0\n"] + [f"# decode, rank {r}\n" for r in range(8)]

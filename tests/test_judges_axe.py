@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from browser_support import open_page, settle
 from judge_support import TAB_LABELS, node_tool, reader_pages
 
 pytestmark = pytest.mark.browser
@@ -64,13 +65,14 @@ def test_no_serious_or_critical_violation_on_any_page(browser, server, site, axe
     page.route(f"{server}/index.html", _without_scripts)
     pages = reader_pages(site)
     for rel in pages:
-        page.goto(f"{server}/{rel}")
+        open_page(page, f"{server}/{rel}")
         assert page.url == f"{server}/{rel}"
         found += _judge(page, axe_source, f"{scheme} {rel}", None, rules)
         if "/recipes/" in rel:
             for gid in page.eval_on_selector_all("form.rb-grid", "forms => forms.map(f => f.id)"):
                 for input_id in page.evaluate(TAB_LABELS, gid):
                     page.click(f'label[for="{input_id}"]')
+                settle(page)
                 found += _judge(page, axe_source, f"{scheme} {rel} #{gid}", f"#{gid}", rules)
     context.close()
     assert len(pages) > 18

@@ -14,7 +14,8 @@ On every recipe page of both languages, with JavaScript and without:
 
 The walk sets each selection by clicking the labels inside the page (one round trip per
 selection) and reads back what the browser renders: innerText leaves out the lines the
-stylesheet hides, exactly as a reader's copy-and-paste does.
+stylesheet hides, exactly as a reader's copy-and-paste does. A role's ranks share one code
+block: each rank is chosen on its picker in turn and read, so every rank's command counts.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from urllib.parse import urlencode
 
 import pytest
 
+from browser_support import open_page, settle
 from judge_support import (
     LANGUAGES,
+    SHOWN_COMMANDS,
     TAB_LABELS,
     commands_of,
     engine_expand,
@@ -38,7 +41,8 @@ from judge_support import (
 pytestmark = pytest.mark.browser
 
 # The state of one grid as the browser renders it.
-READ_GRID = """gid => {
+READ_GRID = (
+    """gid => {
   const grid = document.getElementById(gid);
   const selection = {};
   for (const input of grid.querySelectorAll('input[data-axis]')) {
@@ -48,12 +52,15 @@ READ_GRID = """gid => {
   const texts = css => Array.from(grid.querySelectorAll(css), pre => pre.innerText);
   return {
     selection,
-    commands: texts('.rb-cmds .rb-role:not(.rb-router) pre'),
+    commands: ("""
+    + SHOWN_COMMANDS
+    + """)(gid),
     router: texts('.rb-router pre'),
     visible: grid.checkVisibility(),
     hash: decodeURIComponent(location.hash),
   };
 }"""
+)
 
 # Choose a selection the way a reader does, by clicking the labels of the inputs that differ.
 CHOOSE = """([gid, wanted]) => {
@@ -66,14 +73,17 @@ CHOOSE = """([gid, wanted]) => {
   }
 }"""
 
-# Click the copy buttons of a grid (those given by index) and read back what each put on
-# the clipboard.
+# Click the copy buttons of a grid (by index, each with the rank to pick first, or null) and
+# read back what each put on the clipboard.
 COPY = """async ([gid, which]) => {
   const sentinel = '\\u0000';
   const out = [];
   const buttons = document.getElementById(gid).querySelectorAll('.rb-cmds .rb-copy');
-  for (const index of which) {
+  for (const [index, rank] of which) {
     const button = buttons[index];
+    if (rank !== null) {
+      button.closest('.rb-role').querySelectorAll('.rb-ranks input[type=radio]')[rank].checked = true;
+    }
     await navigator.clipboard.writeText(sentinel);
     button.click();
     let text = sentinel;
@@ -85,6 +95,17 @@ COPY = """async ([gid, which]) => {
   }
   return out;
 }"""
+
+
+def buttons_of(entry: dict) -> list[tuple[int, int | None]]:
+    """For each text of commands_of + router_of: the copy button that copies it (one per role,
+    then one per router step) and the rank to pick first (None for a role of one command)."""
+    out: list[tuple[int, int | None]] = []
+    for r, role in enumerate(entry["roles"]):
+        several = len(role["commands"]) > 1
+        out += [(r, k if several else None) for k in range(len(role["commands"]))]
+    out += [(len(entry["roles"]) + j, None) for j in range(len(entry["router"]))]
+    return out
 
 
 def grid_id(page, strategy: str, target: str) -> str:
@@ -117,7 +138,7 @@ def test_every_selection_shows_and_copies_the_engine_commands(browser, server, s
     for lang, name in recipe_pages(site):
         if lang != language:
             continue
-        page.goto(f"{server}/{language}/recipes/{name}.html")
+        open_page(page, f"{server}/{language}/recipes/{name}.html")
         for (strategy, target), entries in walked(name).items():
             gid = grid_id(page, strategy, target)
             open_tabs(page, gid)
@@ -139,8 +160,10 @@ def test_every_selection_shows_and_copies_the_engine_commands(browser, server, s
                         wrong.append(f"{where}: the URL fragment is {shown['hash']!r}")
                     # each button is tried on every text it can show (the first selection that shows it)
                     texts = commands_of(entry) + router_of(entry)
+                    buttons = buttons_of(entry)
                     which = [i for i, text in enumerate(texts) if (gid, i, text) not in copied]
-                    for i, got in zip(which, page.evaluate(COPY, [gid, which]), strict=True):
+                    clicks = [list(buttons[i]) for i in which]
+                    for i, got in zip(which, page.evaluate(COPY, [gid, clicks]), strict=True):
                         copied.add((gid, i, texts[i]))
                         if got != texts[i]:
                             wrong.append(f"{where}: copy button {i} copied other text than the engine's")
@@ -160,7 +183,7 @@ def test_every_value_answers_a_real_mouse_click(browser, server, site, javascrip
     for language, name in recipe_pages(site):
         if language != "en":  # the Korean pages share the markup; the walk above covers their texts
             continue
-        page.goto(f"{server}/{language}/recipes/{name}.html")
+        open_page(page, f"{server}/{language}/recipes/{name}.html")
         for (strategy, target), entries in grids_of(name).items():
             gid = grid_id(page, strategy, target)
             open_tabs(page, gid)
@@ -191,7 +214,7 @@ def test_copy_button_by_mouse_and_its_label_comes_back(browser, server, site):
     page = context.new_page()
     _language, name = recipe_pages(site)[0]
     (strategy, target), entries = next(iter(grids_of(name).items()))
-    page.goto(f"{server}/en/recipes/{name}.html")
+    open_page(page, f"{server}/en/recipes/{name}.html")
     gid = grid_id(page, strategy, target)
     open_tabs(page, gid)
     page.evaluate(CHOOSE, [gid, entries[-1]["selection"]])
@@ -216,7 +239,7 @@ def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(brows
     links = 0
     for language, name in recipe_pages(site):
         for (strategy, target), entries in grids_of(name).items():
-            page.goto(f"{server}/{language}/recipes/{name}.html")
+            open_page(page, f"{server}/{language}/recipes/{name}.html")
             gid = grid_id(page, strategy, target)
             default = page.evaluate(READ_GRID, gid)["selection"]
             entry = _deep_selection(entries, default)
@@ -225,7 +248,7 @@ def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(brows
             assert commands_of(engine_expand(name, strategy, target, selection)) == commands_of(entry)
             link = f"{server}/{language}/recipes/{name}.html#{fragment(strategy, target, selection)}"
             page.goto("about:blank")
-            page.goto(link)
+            open_page(page, link)
             shown = page.evaluate(READ_GRID, gid)
             assert shown["visible"], link
             assert shown["selection"] == selection, link
@@ -257,7 +280,7 @@ def test_keyboard_reaches_and_operates_the_selectors(browser, server, site, lang
     name = next(n for lang, n in recipe_pages(site) if lang == language)
     (strategy, target), entries = next(iter(grids_of(name).items()))
     offered = {tuple(sorted(e["selection"].items())): e for e in entries}
-    page.goto(f"{server}/{language}/recipes/{name}.html")
+    open_page(page, f"{server}/{language}/recipes/{name}.html")
     gid = grid_id(page, strategy, target)
     on_radio = (
         f"(() => {{ const a = document.activeElement; return a.matches('#{gid} input[type=radio][data-axis]'); }})()"
@@ -314,11 +337,12 @@ def test_no_page_scrolls_sideways_on_a_phone(browser, server, site, javascript):
     for rel in reader_pages(site):
         if rel == "index.html" and javascript:
             continue  # the root sends a reader with JavaScript on to a language's index, checked anyway
-        page.goto(f"{server}/{rel}")
+        open_page(page, f"{server}/{rel}")
         views = [(rel, page.evaluate(OVERFLOW))]
         if "/recipes/" in rel:  # every grid, each behind its tabs
             for gid in page.eval_on_selector_all("form.rb-grid", "forms => forms.map(f => f.id)"):
                 open_tabs(page, gid)
+                settle(page)
                 views.append((f"{rel} #{gid}", page.evaluate(OVERFLOW)))
         for where, view in views:
             if view["scroll"] > view["inner"] or view["cut"]:

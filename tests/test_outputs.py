@@ -17,8 +17,8 @@ import yaml
 from bs4 import BeautifulSoup
 
 from recipe_support import HAND_COUNTED
-from recipebook import expand, load, matrix, offered, portable
-from recipebook.expansion import API_VERSION, expand_selection
+from recipebook import expand, load, matrix, offered
+from recipebook.expansion import API_VERSION, find, reference_role
 from recipebook.files import selection_files, selection_key
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +47,27 @@ def _document(site: Path, name: str) -> dict:
     return json.loads((site / "api" / "recipes" / f"{name}.json").read_text())
 
 
+def commands_in_document(target: dict, selection: dict) -> list[dict]:
+    """A selection's commands read from an API target document as a reader of the API would:
+    each role's lines whose ``when`` admits the selection and whose ``ranks`` hold the rank."""
+    chosen = [values.index(selection[axis]) for axis, values in target["axes"]]
+    out = []
+    for role in target["roles"]:
+        shown = [
+            line
+            for line in role["lines"]
+            if all(allowed is None or chosen[a] in allowed for a, allowed in enumerate(line["when"]))
+        ]
+        for rank in [None] if role["ranks"] is None else range(role["ranks"]):
+            lines = [line for line in shown if line["ranks"] is None or rank in line["ranks"]]
+            out.append(
+                {"role": role["role"], "rank": rank, "launcher": role["launcher"], "model": role["model"]}
+                | {"envs": [x["text"] for x in lines if x["kind"] == "env"]}
+                | {"args": [x["text"] for x in lines if x["kind"] == "arg"]}
+            )
+    return out
+
+
 def test_api_equals_the_engine_for_every_selection(site):
     for name, recipe in RECIPES.items():
         document = _document(site, name)
@@ -55,18 +76,24 @@ def test_api_equals_the_engine_for_every_selection(site):
             (s.slug, t.target) for s, t in recipe.targets()
         ]
         count = 0
-        for target, (strategy, engine_target) in zip(document["targets"], recipe.targets(), strict=True):
+        for target, (_strategy, engine_target) in zip(document["targets"], recipe.targets(), strict=True):
             assert target["selections"] == sum(1 for _ in offered(engine_target.grid))
             assert target["router"] == [{"node": s.node, "cmd": s.cmd} for s in engine_target.grid.router]
-            for selection in offered(engine_target.grid):
-                commands = expand_selection(recipe, strategy, engine_target, selection).commands
+            grid = engine_target.grid
+            for selection in offered(grid):
+                # the delta rules step by step, not the table the document was written from
+                commands = [c for role in grid.base for c in reference_role(grid, role, selection)]
                 expected = [
                     {"role": c.role, "rank": c.rank, "launcher": c.launcher, "model": c.model}
                     | {"envs": list(c.envs), "args": list(c.args)}
                     for c in commands
                 ]
-                assert portable.commands_of(target, selection) == expected
+                assert commands_in_document(target, selection) == expected
                 count += 1
+            # each role says the node it runs on, each node its roles
+            nodes = {role: n["node"] for n in target["nodes"] for role in n["roles"]}
+            assert {r["role"]: r["node"] for r in target["roles"]} == nodes
+            assert set(nodes) == {role.role for role in grid.base}
         assert count == sum(1 for _ in matrix(recipe)) == HAND_COUNTED.get(name, count)
 
 
@@ -175,22 +202,22 @@ def _args_from_config(config: dict) -> list[str]:
     return args
 
 
-def test_each_config_yaml_holds_the_commands_arguments(site):
-    """For every selection, the files written from the published document (as the browser
-    does) hold the command's arguments as vLLM's --config reads them, and its environment."""
+def test_each_config_yaml_holds_the_commands_arguments():
+    """For every selection, its files hold each command's arguments as vLLM's --config reads
+    them, and its environment (the commands by the delta rules, step by step)."""
     checked = 0
-    for name, recipe in RECIPES.items():
-        document = _document(site, name)
-        for target, (strategy, engine_target) in zip(document["targets"], recipe.targets(), strict=True):
-            for selection in offered(engine_target.grid):
-                files = portable.files_from_document(name, target, selection)
-                for command in expand_selection(recipe, strategy, engine_target, selection).commands:
-                    stem = command.role if command.rank is None else f"{command.role}-rank{command.rank}"
-                    config = yaml.safe_load(files[f"{stem}.yaml"]) or {}
-                    assert _args_from_config(config) == [w for text in command.args for w in shlex.split(text)]
-                    assert files[f"{stem}.env"] == "".join(f"export {e}\n" for e in command.envs)
-                    checked += 1
-    assert checked >= sum(len(e.commands) for recipe in RECIPES.values() for e in matrix(recipe))
+    for recipe in RECIPES.values():
+        for expansion in matrix(recipe):
+            files = selection_files(expansion)
+            _strategy, target = find(recipe, expansion.strategy, expansion.target)
+            grid = target.grid
+            for command in (c for role in grid.base for c in reference_role(grid, role, expansion.selection)):
+                stem = command.role if command.rank is None else f"{command.role}-rank{command.rank}"
+                config = yaml.safe_load(files[f"{stem}.yaml"]) or {}
+                assert _args_from_config(config) == [w for text in command.args for w in shlex.split(text)]
+                assert files[f"{stem}.env"] == "".join(f"export {e}\n" for e in command.envs)
+                checked += 1
+    assert checked == sum(len(e.commands) for recipe in RECIPES.values() for e in matrix(recipe))
 
 
 def _page_names(site: Path, lang: str) -> set[str]:

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import NAMES, RECIPES, shipped
-from recipebook import inline, shell
-from recipebook.expansion import _apply_deltas, find, is_excluded, role_texts
+from recipebook import inline, shell, table
+from recipebook.expansion import find, is_excluded, reference_role
 from recipebook.model import Grid
 from recipebook.problems import Problem
 from recipebook.rules import text_error
@@ -403,53 +403,83 @@ def test_the_matrix_shares_work_but_equals_expanding_each_selection(name):
 
 KEYS = st.sampled_from(["--a", "--b", "--c", "--d", "--e"])
 ENV_KEYS = st.sampled_from(["A", "B", "C"])
+RANK_KEYS = st.sampled_from(["--port", "--rank", "--a"])
 
 
 @st.composite
 def delta_grids(draw):
-    """A grid of one role with random base keys and random deltas on two or three axes:
-    keys set twice, deleted and set again in one delta, deleted when absent."""
+    """A grid of one or two roles with random base keys, random deltas on two or three axes
+    (keys set twice, deleted and set again in one delta, deleted when absent), sometimes
+    ranks laying their own keys over a role, and sometimes an exclusion."""
 
     def mapping(keys):
         return {k: f"{k} {draw(st.integers(0, 9))}" for k in draw(st.lists(keys, max_size=4, unique=True))}
 
     axes = {f"x{i}": [f"v{j}" for j in range(draw(st.integers(1, 3)))] for i in range(draw(st.integers(2, 3)))}
+    roles = ["main"] if draw(st.booleans()) else ["prefill", "decode"]
     deltas = {}
     for axis, values in axes.items():
         for value in values:
-            if draw(st.booleans()):
-                deltas[f"{axis}={value}"] = {
-                    "main": {
+            per_role = {}
+            for role in roles:
+                if draw(st.booleans()):
+                    per_role[role] = {
                         "add_args": mapping(KEYS),
                         "add_envs": mapping(ENV_KEYS),
                         "del_args": draw(st.lists(KEYS, max_size=3, unique=True)),
                         "del_envs": draw(st.lists(ENV_KEYS, max_size=2, unique=True)),
                     }
-                }
-    role = {"role": "main", "launcher": "vllm serve", "args": mapping(KEYS), "envs": mapping(ENV_KEYS)}
-    role |= {"ranks": None, "scale": None, "varies": None}
-    data = {"model": "m", "base": [role], "modes": axes, "options": {}, "option_base": {}, "deltas": deltas}
-    data |= {"excluded": [], "recommended": None, "router": None}
-    selection = {axis: draw(st.sampled_from(values)) for axis, values in axes.items()}
-    return Grid.from_json(data, "/g"), selection
+            if per_role:
+                deltas[f"{axis}={value}"] = per_role
+    base = []
+    for role in roles:
+        entry = {"role": role, "launcher": "vllm serve", "args": mapping(KEYS), "envs": mapping(ENV_KEYS)}
+        entry |= {"ranks": None, "scale": None, "varies": None}
+        if draw(st.booleans()):
+            count = draw(st.integers(1, 3))
+            entry["ranks"] = [{"args": mapping(RANK_KEYS), "envs": {}} for _ in range(count)]
+            entry["scale"], entry["varies"] = f"{count} ranks", []
+        base.append(entry)
+    excluded = []
+    if draw(st.booleans()):
+        axis = draw(st.sampled_from(list(axes)))
+        excluded.append({axis: draw(st.sampled_from(axes[axis]))})
+    data = {"model": "m", "base": base, "modes": axes, "options": {}, "option_base": {}, "deltas": deltas}
+    data |= {"excluded": excluded, "recommended": None, "router": None}
+    return Grid.from_json(data, "/g")
+
+
+def _lines(command) -> list[tuple]:
+    return [(line.kind, line.slot, line.key, line.text) for line in (*command.env_lines, *command.arg_lines)]
 
 
 @SETTINGS
 @given(delta_grids())
-def test_role_texts_are_the_texts_of_the_expanded_lines(case):
-    grid, selection = case
-    role = grid.base[0]
-    args, envs = _apply_deltas(grid, role, selection)
-    assert role_texts(grid, role, selection) == (tuple(v.text for v in envs), tuple(v.text for v in args))
-
-
-@SETTINGS
-@given(selections())
-def test_role_texts_agree_with_expand_on_the_shipped_recipes(case):
-    name, slug, target, _grid, selection = case
-    _strategy, found = find(recipe(name), slug, target)
-    expansion = recipebook.expand(recipe(name), slug, target, selection)
-    for role in found.grid.base:
-        if role.ranks is None:  # ranks lay their keys over these texts afterwards
-            (command,) = [c for c in expansion.commands if c.role == role.role]
-            assert role_texts(found.grid, role, selection) == (command.envs, command.args)
+def test_the_line_table_equals_the_delta_rules_on_generated_grids(grid):
+    """Property: every selection the table does not refuse reads from it exactly as the delta
+    rules write it, rank by rank; it refuses a selection only where a delta touches a key a
+    rank sets (which rule 8 forbids)."""
+    lines, wrong = table.build(grid)
+    refused = [tuple(s.items()) for s in wrong]
+    assert lines.selections == sum(1 for _ in recipebook.offered(grid))
+    for chosen in lines.offered:
+        selection = lines.selection(chosen)
+        expected = [c for role in grid.base for c in reference_role(grid, role, selection)]
+        if tuple(selection.items()) in refused:
+            rank_keys = {
+                (kind, key)
+                for role in grid.base
+                for rank in role.ranks or ()
+                for kind, keys in (("args", rank.args), ("envs", rank.envs))
+                for key in keys
+            }
+            touched = {
+                (kind, key)
+                for axis, value in selection.items()
+                for delta in grid.delta(axis, value).values()
+                for kind, key in delta.touched()
+            }
+            assert rank_keys & touched
+            continue
+        assert [_lines(c) for c in lines.commands(chosen)] == [_lines(c) for c in expected]
+        assert [c.shell for c in lines.commands(chosen)] == [c.shell for c in expected]

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from browser_support import open_page
 from conftest import LANGUAGES, ROOT, build_languages, build_site
 
 SITE_URL = "https://docs.example.com/recipes"
@@ -108,7 +109,7 @@ STYLED = """() => {
 )
 def test_the_not_found_page_works_under_the_sites_path(browser, prefixed_server, address, lang):
     page = browser.new_page()
-    response = page.goto(prefixed_server + PREFIX + address)
+    response = open_page(page, prefixed_server + PREFIX + address)
     assert response.status == (200 if address.endswith("/404.html") else 404)
     assert page.evaluate("document.documentElement.lang") == lang
     assert page.evaluate(STYLED), "the theme's stylesheet did not load"
@@ -158,7 +159,7 @@ def test_the_report_link_names_the_chosen_selection(browser, prefixed_server):
     recipe = load(ROOT / "recipes" / "A.X-K2.json")
     strategy, target = "prefill-decode-disaggregated", "Latency"
     page = browser.new_page()
-    page.goto(f"{prefixed_server}{PREFIX}/en/recipes/A.X-K2.html")
+    open_page(page, f"{prefixed_server}{PREFIX}/en/recipes/A.X-K2.html")
     gid = grid_id(page, strategy, target)
     open_tabs(page, gid)
     default, axis, other = other_value(recipe, strategy, target)

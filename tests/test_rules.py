@@ -323,7 +323,9 @@ def test_rule5_value_is_not_empty_text(tmp_path):
         grid(data)["modes"]["spec_decode"].append("")
 
     checked = check_mutated(tmp_path, GPT, mutate)
-    checked.expect_only(f"{GPT_LATENCY}/modes/spec_decode/3", "does not match the pattern")
+    checked.expect_only(
+        f"{GPT_LATENCY}/modes/spec_decode/3", "is not a lower-case name made of letters, digits and underscores"
+    )
 
 
 def test_rule5_axis_catalogued_twice(tmp_path):
@@ -542,7 +544,18 @@ def test_rule12_a_copied_delta_gives_identical_commands(tmp_path, name):
         f"{axis}={first} and {axis}={second} give identical commands in the offered selection",
     )
     assert checked.recipe is None
-    assert all(f"{a}={v}" in found.message for a, v in rest.items()) or "selection" in found.message
+    # the message names a whole selection of the other axes under which both values are offered
+    named = dict(
+        pair.split("=", 1) for pair in found.message.split("offered selection ", 1)[1].split(";")[0].split(", ")
+    )
+    g = grid(data, s, t)
+    axes = {**g["modes"], **g["options"]}
+    assert set(named) == set(axes) - {axis}
+    assert all(named[a] in axes[a] for a in named)
+    for value in (first, second):
+        chosen = {**named, axis: value}
+        assert not any(all(chosen.get(a) == v for a, v in e.items()) for e in g["excluded"])
+    assert set(rest) == set(named)
 
 
 @settings(
@@ -860,7 +873,7 @@ def test_forget_drops_what_the_engine_remembers_of_texts():
     import importlib
     import pkgutil
 
-    from recipebook import client, shell
+    from recipebook import shell
 
     modules = [
         importlib.import_module(f"recipebook.{m.name}")
@@ -876,9 +889,31 @@ def test_forget_drops_what_the_engine_remembers_of_texts():
         and value.cache_parameters()["maxsize"] is not None
     }
     for name in NAMES:
-        for expansion in recipebook.matrix(recipebook.load(RECIPES / f"{name}.json")):
-            client.roles(expansion, None)
+        recipebook.page_of(recipebook.load(RECIPES / f"{name}.json"))  # its serving groups read every command
     shell.bash_syntax_error("true")
     assert len(caches) >= 5 and all(cache.cache_info().currsize > 0 for cache in caches.values()), caches
     recipebook.forget()
     assert {name: cache.cache_info().currsize for name, cache in caches.items()} == dict.fromkeys(caches, 0)
+
+
+def test_a_value_for_an_axis_that_breaks_the_pattern_names_the_axis_values(tmp_path):
+    """A recommended value that is not even a value name gets the axis's values, not a regex."""
+
+    def mutate(data):
+        grid(data)["recommended"]["spec_decode"] = "eagle-3"
+
+    checked = check_mutated(tmp_path, GPT, mutate)
+    values = grid(shipped(GPT))["modes"]["spec_decode"]
+    found = checked.expect_only(f"{GPT_LATENCY}/recommended/spec_decode", "is not a value of axis 'spec_decode'")
+    assert found.message.endswith("choose from: " + ", ".join(values)) and "^" not in found.message
+
+
+def test_rule14_a_placeholder_each_node_fills_in_stays_out_of_router_steps(tmp_path):
+    def mutate(data):
+        data["placeholders"] = {"POD_IP": {"scope": "node"}, "NEVER_USED": {"scope": "shared"}}
+        router = grid(data, 2, 0)["router"]
+        router["nodes"][0]["cmd"] = "echo '<POD_IP>'"
+
+    checked = check_mutated(tmp_path, AXK2, mutate)
+    checked.expect("/strategies/2/options/0/grid/router/nodes/0/cmd", "<POD_IP> has a value per node")
+    checked.expect("/placeholders/NEVER_USED", "<NEVER_USED> appears in no command or router step", key=True)

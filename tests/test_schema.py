@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from recipe_support import AXK2_NAME, GPT_NAME, NAMES, RECIPES, check_mutated, shipped
-from recipebook import schema, source
+from recipebook import problems, schema, source
 
 SCHEMA = json.loads((RECIPES / "schema.json").read_text(encoding="utf-8"))
 
@@ -92,7 +92,7 @@ UNKNOWN_KEY_PLACES = [
     (GPT_NAME, "/strategies/0/options/1/grid/deltas/tool_calling=off/main", "add_args, add_envs, del_args, del_envs"),
     (AXK2_NAME, f"{AXK2_PD}/base/1", "args, envs, launcher"),
     (AXK2_NAME, f"{AXK2_PD}/base/1/ranks/3", "args, envs"),
-    (AXK2_NAME, f"{AXK2_PD}/router", "nodes, role"),
+    (AXK2_NAME, f"{AXK2_PD}/router", "nodes, note, role"),
     (AXK2_NAME, f"{AXK2_PD}/router/nodes/1", "cmd, node"),
     (AXK2_NAME, f"{AXK2_PD}/deltas/lmcache=rds/decode", "add_args"),
 ]
@@ -154,7 +154,7 @@ def test_dollar_schema_key_is_allowed_at_the_root_only(tmp_path):
         ("/strategies/0/options/0/skus", ["RBLN-CR13", "RBLN-CR13"], "has repeated items"),
         ("/strategies/0/options/0/skus/0", "rbln-cr13", "does not match the pattern ^RBLN-[A-Z0-9]+$"),
         ("/hf", "https://example.com/openai", "does not match the pattern"),
-        ("/strategies/0/options/0/grid/model", "gpt-oss-120b", "does not match the pattern"),
+        ("/strategies/0/options/0/grid/model", "gpt-oss-120b", "is not a Hugging Face model id"),
     ],
 )
 def test_schema_messages_are_short_and_located(tmp_path, where, value, fragment):
@@ -238,7 +238,12 @@ def test_a_pattern_rejects_a_final_newline_in_both_validators():
 
 def test_a_name_with_a_final_newline_is_reported(tmp_path):
     checked = check_mutated(tmp_path, GPT_NAME, lambda data: data.update(name=data["name"] + "\n"))
-    checked.expect_only("/name", "does not match the pattern")
+    # the character check names the cause, in place of the schema's "does not match the pattern"
+    checked.expect_only("/name", "the value ends with U+000A LINE FEED; remove it")
+    document, _ = source.read(checked.path)
+    assert [p.message for p in schema.check(document)] == [
+        '"gpt-oss-120b\\n" does not match the pattern ^[A-Za-z0-9][A-Za-z0-9._-]*$'
+    ]
 
 
 @pytest.mark.parametrize(
@@ -247,3 +252,69 @@ def test_a_name_with_a_final_newline_is_reported(tmp_path):
 )
 def test_ecma_pattern_ends_only_a_bare_dollar(pattern, expected):
     assert schema.ecma_pattern(pattern) == expected
+
+
+@pytest.mark.parametrize(
+    ("pointer", "limit"),
+    [("/text/en/sub", 500), ("/text/ko/strategyNote", 4000), ("/provider", 200), ("/client", 10000)],
+)
+def test_a_multi_megabyte_string_is_refused_by_its_length_alone(tmp_path, monkeypatch, pointer, limit):
+    """Every string has a maxLength: a 3 MB text is refused by the schema at its place, by its
+    length (the message does not repeat it), and never reaches the rules or the markup parser."""
+    from recipebook import inline, rules
+
+    def never(*args, **kwargs):
+        raise AssertionError("an oversized recipe reached the rules")
+
+    monkeypatch.setattr(rules, "check", never)
+    monkeypatch.setattr(inline, "parse", never)
+    huge = "Served on RBLN <strong>NPUs</strong>. " * 75_000
+
+    def mutate(data):
+        node = data
+        *parents, last = pointer.strip("/").split("/")
+        for part in parents:
+            node = node[part]
+        node[last] = huge
+
+    checked = check_mutated(tmp_path, GPT_NAME, mutate)
+    checked.expect_only(pointer, f"is {len(huge):,} characters long; the limit here is {limit:,}")
+
+
+def test_every_string_of_the_schema_has_a_length_limit():
+    """Strings that only a pattern of fixed length bounds (a date) need none."""
+
+    def strings(node, path=""):
+        if isinstance(node, dict):
+            types = node.get("type")
+            if types == "string" or (isinstance(types, list) and "string" in types):
+                yield path, node
+            for key, child in node.items():
+                yield from strings(child, f"{path}/{key}")
+        elif isinstance(node, list):
+            for i, child in enumerate(node):
+                yield from strings(child, f"{path}/{i}")
+
+    unbounded = [path for path, node in strings(schema.load_schema()) if "maxLength" not in node]
+    assert unbounded == ["/$defs/target/properties/verified"]
+
+
+def test_a_long_value_in_a_message_is_shortened():
+    assert problems.excerpt("x" * 100) == repr("x" * 60) + "… (100 characters)"
+    assert problems.excerpt("short") == "'short'"
+
+
+def test_a_long_wrong_value_is_shortened_in_every_message(tmp_path):
+    """The vocabulary's and the value types' messages show a long value by its start and its
+    length too: a message stays one readable line (the schema's limits allow 20,000 characters)."""
+    long = "8" * 19_000
+
+    def mutate(data):
+        grid = data["strategies"][0]["options"][0]["grid"]
+        grid["base"][0]["args"]["--max-num-seqs"] = f"--max-num-seqs x{long}"
+        grid["base"][0]["envs"]["VLLM_ENGINE_READY_TIMEOUT_S"] = f"VLLM_ENGINE_READY_TIMEOUT_S=x{long}"
+
+    checked = check_mutated(tmp_path, GPT_NAME, mutate)
+    assert len(checked.problems) == 2, checked.problems
+    for problem in checked.problems:
+        assert "(19,001 characters)" in problem.message and len(problem.message) < 300, problem.message

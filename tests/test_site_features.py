@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from browser_support import open_page
 from recipebook import SelectionError, expand, load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +52,7 @@ def test_an_excluded_selection_is_not_offered(excluded_site, tmp_path):
 @pytest.mark.browser
 def test_the_page_says_so_instead_of_showing_a_command(excluded_site, browser):
     page = browser.new_page(java_script_enabled=False)
-    page.goto((excluded_site / "gpt-oss-120b.html").as_uri())
+    open_page(page, (excluded_site / "gpt-oss-120b.html").as_uri())
     grid = page.locator('form.rb-grid[data-target="Latency"]')
     message = grid.locator(".rb-excluded")
     commands = grid.locator(".rb-cmds")
@@ -116,3 +117,27 @@ def test_recipe_page_generator(tmp_path):
         env=env,
     )
     assert missing.returncode == 1 and "no such recipe" in missing.stderr
+
+
+def test_a_recipe_without_a_page_stops_the_build_with_one_message(tmp_path):
+    """make html-en in a copy of the project with a recipe and no page: one warning line that
+    names the recipe and the command that makes its page, and nothing that follows from it."""
+    import subprocess
+
+    from third_recipe import NAME, copy_project, third_recipe_text
+
+    project = copy_project(tmp_path / "project")
+    (project / "recipes" / f"{NAME}.json").write_text(third_recipe_text(), encoding="utf-8")
+    result = subprocess.run(
+        ["make", "html-en"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**__import__("os").environ, "PYTHONPATH": str(project / "_ext")},
+    )
+    assert result.returncode != 0
+    warnings = [line for line in (result.stdout + result.stderr).splitlines() if "WARNING" in line or "ERROR" in line]
+    assert 1 <= len(warnings) <= 2, warnings
+    assert f"recipe '{NAME}' has no page" in warnings[0] and f"make recipe-page NAME={NAME}" in warnings[0]
+    assert warnings[0].startswith(f"recipes/{NAME}.json:1: WARNING") or f"recipes/{NAME}.json:1:" in warnings[0]

@@ -1,10 +1,13 @@
-"""Doctree snapshots of each directive (in the style of sphinx-design's test_snippets).
+"""Snapshots of what readers and agents get from each directive (in the style of
+sphinx-design's test_snippets).
 
-The test root ``roots/test-snippets`` has one page per directive on a frozen recipe. Each
-page's doctree, as the directive left it (before references are resolved), is compared
-with ``snapshots/<page>.xml``; the explorer's view model, which the HTML template renders,
-with ``snapshots/explorer.view.json``. Paths are scrubbed. To accept a deliberate change,
-run with RECIPEBOOK_UPDATE_SNAPSHOTS=1 and review the diff before committing it.
+The test root ``roots/test-snippets`` has one page per directive on a frozen recipe. For
+each page: its doctree as the directive left it (before references are resolved,
+``snapshots/<page>.xml``), the main region of its HTML (``<page>.html``) and its Markdown
+view (``<page>.md``); for the explorer also its view (``explorer.view.json``), which the
+template and the text form render. Paths are scrubbed. To accept a deliberate change, run
+with RECIPEBOOK_UPDATE_SNAPSHOTS=1: the snapshots are rewritten and the run still fails,
+so an update is never silent; review the diff, then run again without the variable.
 
 Why the committed snapshots are right (checked by hand against snapshot-model.json):
 - header: the model, provider, precision, attention and context length (131,072, the
@@ -13,15 +16,21 @@ Why the committed snapshots are right (checked by hand against snapshot-model.js
   prefill/decode role); the suffix note is there because spec_decode offers "suffix".
 - explorer: one tab per strategy and per target; in each target one recipe_explorer node
   whose children are the text form: four selectors (lmcache, prefix_caching, spec_decode
-  as modes; tool_calling as a checkbox under Options), the recommended command
-  (lmcache=rds, prefix_caching=on_sub_block, spec_decode=eagle3, tool_calling=on), then
-  the lines other selections add or change. All text nodes are untranslatable.
+  as modes; tool_calling as a checkbox under Options), the recommended selection in words,
+  the server's command (lmcache=rds, prefix_caching=on_sub_block, spec_decode=eagle3,
+  tool_calling=on), roles and nodes (one server, one NPU, its health check on localhost),
+  the client request and the benchmark against localhost:8000, then the lines other
+  selections add or change. All text nodes are untranslatable. The Markdown view has the
+  same sections in the same order, headed one level under the target; the HTML the
+  selectors, the status, the files link, the command with its lines' classes, the serving
+  group.
 - client: the recipe's client command as one bash literal block.
 - catalogue and flags: one row for the one recipe; every flag of its args and deltas.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -56,22 +65,49 @@ def scrub(text: str, app: SphinxTestApp) -> str:
 def compare(name: str, actual: str) -> None:
     path = SNAPSHOTS / name
     if UPDATE:
+        before = path.read_text(encoding="utf-8") if path.is_file() else None
         path.write_text(actual, encoding="utf-8")
+        pytest.fail(
+            f"{name}: snapshot {'rewritten' if before != actual else 'unchanged'}; review it, then run "
+            "without RECIPEBOOK_UPDATE_SNAPSHOTS"
+        )
     assert path.is_file(), f"no snapshot {name}; run with RECIPEBOOK_UPDATE_SNAPSHOTS=1 and review it"
     assert actual == path.read_text(encoding="utf-8"), f"{name} differs from its snapshot"
+
+
+def main_region(app: SphinxTestApp, page: str) -> str:
+    """The page's main region as the HTML builder wrote it, one tag per line where it holds
+    no text (a <pre> keeps its lines)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(Path(app.outdir, f"{page}.html").read_text(encoding="utf-8"), "html.parser")
+    return soup.select_one('[role="main"]').prettify()
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_directive_doctree(app: SphinxTestApp, page: str) -> None:
     doctree = app.env.get_doctree(page)
-    views = []
     for node in doctree.findall(nodes.Element):
-        if "view" in node.attributes:
-            views.append(node.attributes.pop("view"))
+        node.attributes.pop("view", None)  # the explorer's view has a snapshot of its own
     compare(f"{page}.xml", scrub(doctree.pformat(), app))
-    if page == "explorer":
-        assert len(views) == 2  # one per target
-        compare("explorer.view.json", json.dumps(views, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def test_explorer_view(app: SphinxTestApp) -> None:
+    """The explorer's view, which its template and its text form render."""
+    views = [node["view"] for node in app.env.get_doctree("explorer").findall(nodes.Element) if "view" in node]
+    assert len(views) == 2  # one per target
+    data = [dataclasses.asdict(view) for view in views]
+    compare("explorer.view.json", json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_directive_html(app: SphinxTestApp, page: str) -> None:
+    compare(f"{page}.html", scrub(main_region(app, page), app))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_directive_markdown(app: SphinxTestApp, page: str) -> None:
+    compare(f"{page}.md", scrub(Path(app.outdir, f"{page}.md").read_text(encoding="utf-8"), app))
 
 
 def test_gettext_snapshot(rootdir: Path, tmp_path: Path) -> None:
@@ -110,10 +146,14 @@ def test_text_builder_shows_the_explorer_as_text(rootdir: Path, tmp_path: Path) 
         app.cleanup()
     lines = {line.strip() for line in text.splitlines()}
     recipe = load(srcdir / "recipes" / "snapshot-model.json")
+    known = {"tool_calling": "Tool calling", "reasoning_parser": "Reasoning parser"}  # the site's own titles
     for strategy, target in recipe.targets():
         for name in target.grid.axes:
-            title = recipe.axes[name].title if name in recipe.axes else None
-            assert title is None or any(line.startswith(title + ":") for line in lines), title
+            title = recipe.axes[name].title if name in recipe.axes else known[name]
+            # a mode's title starts its line; an on/off option is named on the Options line
+            assert any(
+                line.startswith(title + ":") or (line.startswith("Options:") and title in line) for line in lines
+            ), title
         for command in expand(recipe, strategy.slug, target.target).commands:  # expansion, not the template
             for line in command.shell.splitlines():
                 assert line.strip() in lines, line

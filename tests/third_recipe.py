@@ -13,7 +13,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "MiniMax-M2"
 # what a copy of the project needs to build, test and translate (no build output, no caches)
-_IGNORE = shutil.ignore_patterns(".git", ".venv", "node_modules", "_build", "__pycache__", "*.mo", ".pytest_cache")
+_IGNORE = shutil.ignore_patterns(
+    ".git", ".venv", "node_modules", "_build", "__pycache__", "*.mo", ".pytest_cache", ".crosscheck"
+)
 
 
 def _one_line(value: Any) -> Any:

@@ -3,9 +3,10 @@
 Pure Python: nothing here imports Sphinx or docutils.
 """
 
-from .expansion import Command, Expansion, expand, expand_selection, matrix, offered, resolve
+from .expansion import Command, Expansion, offered, resolve
 from .load import check_file, load
 from .model import Recipe
+from .page import commands_of, expand, expand_selection, matrix, page_of
 from .problems import Kind, Problem, RecipeError, SelectionError
 
 
@@ -13,7 +14,7 @@ def forget() -> None:
     """Drop what the engine remembers about texts it has read (each argument text's words,
     each text's check, each command's flags, each router step's bash -n), as in a new process.
     """
-    from . import client, rules, shell
+    from . import client, rules, safety, shell
 
     for remembered in (
         shell._words,
@@ -21,6 +22,8 @@ def forget() -> None:
         shell.unsafe_reason,
         shell.bash_syntax_error,
         rules.text_error,
+        safety.near_placeholder,
+        safety.port_messages,
         client._flags,
     ):
         remembered.cache_clear()
@@ -35,11 +38,13 @@ __all__ = [
     "RecipeError",
     "SelectionError",
     "check_file",
+    "commands_of",
     "expand",
     "expand_selection",
     "forget",
     "load",
     "matrix",
     "offered",
+    "page_of",
     "resolve",
 ]

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import drift, expansion, files, rules, schema, source, vocabulary
+from . import drift, expansion, files, page, rules, safety, schema, source, vocabulary
 from .load import check_file
 from .model import Recipe
 from .problems import Problem, SelectionError
@@ -46,7 +46,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         recipe, found = check_file(path)
         problems += found
         if recipe is not None:
-            counts.append((recipe.name, sum(1 for _ in expansion.matrix(recipe))))
+            # counted, not expanded: the rules already built and proved each target's line table
+            counts.append((recipe.name, sum(expansion.offered_count(t.grid) or 0 for _s, t in recipe.targets())))
+    problems = sorted(problems + safety.names_differ_in_more_than_case(files))
     if problems:
         _print_problems(problems)
         bad = len({p.file for p in problems})
@@ -83,7 +85,7 @@ def _selected(args: argparse.Namespace) -> expansion.Expansion | int:
     if recipe is None:
         return 1
     try:
-        return expansion.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        return page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
     except SelectionError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
@@ -105,7 +107,7 @@ def matrix_json(recipe: Recipe) -> dict:
     return {
         "version": expansion.API_VERSION,
         "recipe": recipe.name,
-        "selections": [e.to_json() for e in expansion.matrix(recipe)],
+        "selections": [e.to_json() for e in page.matrix(recipe)],
     }
 
 
@@ -116,29 +118,65 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(matrix_json(recipe), indent=2, ensure_ascii=False))
         return 0
-    for result in expansion.matrix(recipe):
+    for result in page.matrix(recipe):
         pairs = " ".join(f"{a}={v}" for a, v in result.selection.items())
         mark = "  (recommended)" if result.recommended else ""
         sys.stdout.write(f"### {result.strategy} / {result.target}: {pairs}{mark}\n\n{result.shell()}\n")
     return 0
 
 
+def _parse_values(pairs: list[str]) -> dict[str, str]:
+    """--set-placeholder NAME=VALUE (every command) or NAME@NODE=VALUE (the commands of one
+    node), each value checked as the page checks it."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        match = files.VALUE_KEY.fullmatch(key)
+        if not sep or match is None:
+            raise SelectionError(
+                f"--set-placeholder takes NAME=VALUE or NAME@NODE=VALUE (NAME as in <NAME>), not {pair!r}"
+            )
+        why = files.value_problem(match.group(1), value)
+        if why:
+            raise SelectionError(
+                f"--set-placeholder {key}: {value!r} cannot stand in for <{match.group(1)}>: "
+                f"{files.VALUE_PROBLEMS[why]}"
+            )
+        if key in values:
+            raise SelectionError(f"placeholder {key!r} is set twice")
+        values[key] = value
+    return values
+
+
 def cmd_files(args: argparse.Namespace) -> int:
-    """Write a selection's ready-to-run files (serve.sh, a vLLM config and an env file per command)."""
+    """Write a selection's ready-to-run files (serve.sh, a vLLM config and an env file per
+    command), one by one into a folder, or as one tar archive."""
     result = _selected(args)
     if isinstance(result, int):
         return result
-    out = Path(args.out)
     try:
+        values = _parse_values(args.set_placeholder)
+    except SelectionError as error:
+        print(f"{args.file}: {error}", file=sys.stderr)
+        return 2
+    written = files.selection_files(result, values)
+    try:
+        if args.archive:
+            path = Path(args.archive)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(files.archive(files.folder_name(result), written))
+            print(path)
+            return 0
+        out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        for name, text in files.selection_files(result).items():
+        for name, text in written.items():
             path = out / name
             path.write_text(text, encoding="utf-8")
             if name.endswith(".sh"):
                 path.chmod(0o755)
             print(path)
     except OSError as error:
-        print(f"{args.out}: cannot write the files: {error.strerror or error}", file=sys.stderr)
+        print(f"{args.archive or args.out}: cannot write the files: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0
 
@@ -205,9 +243,19 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("file", metavar="FILE")
     matrix.add_argument("--format", choices=("shell", "json"), default="shell")
     matrix.set_defaults(run=cmd_matrix)
-    write = sub.add_parser("files", help="write the ready-to-run files of one selection into a folder")
+    write = sub.add_parser("files", help="write the ready-to-run files of one selection into a folder or an archive")
     _selection_arguments(write)
-    write.add_argument("--out", required=True, metavar="DIR", help="the folder to write into (created if missing)")
+    where = write.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", metavar="DIR", help="the folder to write into (created if missing)")
+    where.add_argument("--archive", metavar="FILE", help="one tar archive instead (the page's download)")
+    write.add_argument(
+        "--set-placeholder",
+        action="append",
+        default=[],
+        metavar="NAME[@NODE]=VALUE",
+        help="fill in a placeholder: <NAME> in every command, or with @NODE in the commands of that node only "
+        "(a value each node has, such as its own address); repeatable",
+    )
     write.set_defaults(run=cmd_files)
     report = sub.add_parser(
         "drift",

@@ -1,11 +1,11 @@
 """What a reader does around the server commands of one selection.
 
-For an expansion: where it serves (the router for prefill/decode, else the server's
-``--port``), a client request and a ``vllm bench serve`` command against that endpoint,
-the roles with the node each runs on, how many NPUs each uses (from its own arguments),
-the order to start them and what to wait for; a pre-filled "report a result" issue URL;
-and, for an excluded selection, the exclusion it hits and the nearest offered selection.
-No Sphinx here: the adapter renders these.
+From a selection's commands: where it serves (the router for prefill/decode, else the
+server's ``--port`` on the same host), a client request and a ``vllm bench serve`` command
+against that endpoint, the roles with the node each runs on, how many NPUs each uses (from
+its own arguments), the order to start them and what to wait for; a pre-filled "report a
+result" issue URL; the lines a choice adds to or removes from the base command. The page
+model (``page.py``) computes these once per distinct set of the lines they read.
 """
 
 from __future__ import annotations
@@ -19,16 +19,18 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 
 from . import shell
-from .expansion import Command, Expansion, offered
-from .model import Grid, Selection
+from .expansion import Command
 
 REPORT_SELECTION = "{selection}"  # where a script puts the chosen selection into report_fields
 
 # vLLM's default for --port when a command does not set it.
 DEFAULT_PORT = 8000
-# Placeholders for hosts the recipe cannot know; the reader fills them in.
+# The router's address, which the recipe cannot know; the reader fills it in. A server of a
+# single-node target is reached on its own host, as the recipe's client example does; a
+# server of a multi-node target at its node's address.
 ROUTER_HOST = "<ROUTER_HOST>"
-SERVER_HOST = "<SERVER_HOST>"
+LOCAL_HOST = "localhost"
+NODE_HOST = "<POD_IP>"
 CHAT_PATH = "/v1/chat/completions"
 # The benchmark's prompts: random tokens (nothing to download), fixed lengths.
 BENCH_INPUT_LEN = 1024
@@ -123,21 +125,11 @@ def npus(command: Command) -> int:
     return per_replica * replicas
 
 
-def endpoint(expansion: Expansion) -> Endpoint:
-    """Where requests for this selection go."""
-    return endpoint_of(expansion.commands[0], bool(expansion.router))
-
-
 def endpoint_of(first: Command, router: bool) -> Endpoint:
-    """Where requests go: the router, else the first server's port."""
+    """Where requests go: the router, else the first server's port on its host."""
     if router:
         return Endpoint(host=ROUTER_HOST, port=None, router=True)
-    return Endpoint(host=SERVER_HOST, port=port(first), router=False)
-
-
-def client_command(expansion: Expansion) -> str:
-    """A chat request to where this selection serves."""
-    return client_for(expansion.commands[0], bool(expansion.router))
+    return Endpoint(host=LOCAL_HOST, port=port(first), router=False)
 
 
 def client_for(first: Command, router: bool) -> str:
@@ -153,11 +145,6 @@ def client_for(first: Command, router: bool) -> str:
     url = endpoint_of(first, router).base_url + CHAT_PATH
     lines = [f"curl -sS {shlex.quote(url)}", "-H 'Content-Type: application/json'", f"-d {shlex.quote(body)}"]
     return shell.CONTINUATION.join([lines[0], *(shell.ARG_INDENT + line for line in lines[1:])])
-
-
-def bench_command(expansion: Expansion) -> str:
-    """``vllm bench serve`` against the same endpoint and model, on random prompts."""
-    return bench_for(expansion.commands[0], bool(expansion.router))
 
 
 def bench_for(first: Command, router: bool) -> str:
@@ -198,21 +185,23 @@ class RolePlan:
         return sum(self.npus_per_server)
 
 
-def roles(expansion: Expansion, nodes: int | None) -> list[RolePlan]:
-    """The roles in start order; with several nodes, one role per node in recipe order.
+def node_of(index: int, nodes: int | None) -> int:
+    """The node (from 1) the index-th role runs on: with several nodes, one role per node in
+    recipe order (the last node takes any further roles); else node 1."""
+    return 1 if not nodes or nodes < 2 else min(index + 1, nodes)
 
-    A role is ready when every one of its servers answers ``/health``; start the next
-    role (and at last the router) only then.
+
+def roles_for(grouped: Sequence[tuple[str, Sequence[Command]]], nodes: int | None) -> list[RolePlan]:
+    """The roles in start order, each with its node, NPUs, ports and health checks.
+
+    A role is ready when every one of its servers answers ``/health``; start the next role
+    (and at last the router) only then. A check runs where the reader is: on a single node
+    against localhost, across nodes against the node's own address.
     """
-    return roles_for(expansion.roles(), bool(expansion.router), nodes)
-
-
-def roles_for(grouped: Sequence[tuple[str, Sequence[Command]]], router: bool, nodes: int | None) -> list[RolePlan]:
-    """The role plans of commands grouped by role, in order (see ``roles``)."""
     plans = []
     for index, (role, commands) in enumerate(grouped):
-        node = 1 if not nodes or nodes < 2 else min(index + 1, nodes)
-        host = "<POD_IP>" if router else SERVER_HOST
+        node = node_of(index, nodes)
+        host = NODE_HOST if nodes and nodes > 1 else LOCAL_HOST
         ports = tuple(port(c) for c in commands)
         plans.append(
             RolePlan(
@@ -226,21 +215,6 @@ def roles_for(grouped: Sequence[tuple[str, Sequence[Command]]], router: bool, no
             )
         )
     return plans
-
-
-def report_url(
-    repository_url: str,
-    expansion: Expansion,
-    versions: Mapping[str, str],
-    *,
-    title_prefix: str = "Result",
-) -> str | None:
-    """A new-issue URL of the project's repository, pre-filled for this selection; None without a repository."""
-    if not repository_url:
-        return None
-    pairs = ", ".join(f"{a}={v}" for a, v in expansion.selection.items())
-    title, body = report_fields(expansion.recipe, expansion.strategy, expansion.target, pairs, versions, title_prefix)
-    return issue_url(repository_url, title, body)
 
 
 def issue_url(repository_url: str, title: str, body: str) -> str:
@@ -270,23 +244,6 @@ def report_fields(
         ]
     )
     return title, body
-
-
-def conflicts(grid: Grid, selection: Selection) -> list[Mapping[str, str]]:
-    """The exclusion entries a selection matches (empty when it is offered)."""
-    return [entry for entry in grid.excluded if all(selection.get(a) == v for a, v in entry.items())]
-
-
-def nearest_offered(grid: Grid, selection: Selection) -> dict[str, str] | None:
-    """The offered selection that changes the fewest axes; ties go to the first in axis order."""
-    best, best_distance = None, None
-    for candidate in offered(grid):
-        distance = sum(1 for a in grid.axes if candidate[a] != selection.get(a))
-        if best_distance is None or distance < best_distance:
-            best, best_distance = candidate, distance
-            if distance == 0:
-                break
-    return best
 
 
 def line_diff(base: Sequence[str], chosen: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -1,60 +1,125 @@
-"""Selections and expansion: from a grid and a choice of axis values to commands."""
+"""Selections and the delta rules: what a choice of axis values does to a role's command.
+
+This module holds the one statement of the delta rules (``apply_delta``, ``lay_over``) and
+the reference expansion built from them (``reference_role``), which the line table of a
+target (``table.py``) is proved against. Commands themselves are read from that table:
+``page.commands_of`` is the one way to get a selection's commands.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Mapping
+import operator
+from collections.abc import Iterator, Mapping
 
-from . import shell
-from .model import Delta, Grid, Recipe, Role, Selection, Strategy, Target
+from . import shell as _shell
+from .model import Delta, Grid, Role, Selection
 from .problems import SelectionError
 
 MAX_SELECTIONS = 4096
 # Version of the JSON shapes the engine writes: an expansion, a matrix (command line) and the
-# site API (portable.py; 2: per target the explorer template instead of every selection).
-API_VERSION = 2
+# site API (portable.py; 2: per target the explorer template instead of every selection;
+# 3: per role one line table, ranks as a condition of their lines; nodes, placeholders, serving).
+API_VERSION = 3
 MAX_COMBINATIONS = 16 * MAX_SELECTIONS  # combinations of axis values looked at to count them
 
 # A slot says where a line sits in its command, whichever selection produced it:
-# (0, i) the i-th key of the role's base; (1, axis, value, i) the i-th key appended by
-# an axis value; (2, i) the i-th key appended by a rank. Sorting slots gives the order
-# of the lines in every selection (see rules 7 and the rank rule in rules.py).
+# (0, i) the i-th key of the role's base; (1, axis, value, i) the i-th key set by an axis
+# value's delta; (2, i) the i-th key set by a rank. Sorting slots gives the order of the
+# lines in every selection (rules 7 and 8 keep it so; the table's proof checks it).
 Slot = tuple[int, ...]
+# The lines of one kind (args or envs) while the deltas are applied: key -> (slot, text),
+# in command order (a dict keeps a replaced key in its place and appends a new one).
+Lines = dict[str, tuple[Slot, str]]
+_TEXT = operator.attrgetter("text")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Line:
+    """One line of a command: an env assignment or an argument, where it sits, and its text."""
+
+    kind: str  # "env" or "arg"
     slot: Slot
     key: str
     text: str
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class Command:
-    """One command of one role (and rank) for one selection."""
+    """One command of one role (and rank) for one selection: its lines and its text.
 
-    role: str
-    rank: int | None
-    launcher: str
-    model: str
-    env_lines: tuple[Line, ...]
-    arg_lines: tuple[Line, ...]
+    Immutable. A command read from a line table keeps which of the role's lines it holds
+    (a selector byte per line) and makes the tuples of its lines only when asked.
+    """
+
+    __slots__ = ("_arg_lines", "_env_lines", "launcher", "model", "rank", "role", "shell")
+
+    def __init__(
+        self,
+        *,
+        role: str,
+        rank: int | None,
+        launcher: str,
+        model: str,
+        env_lines: tuple[Line, ...] | tuple[tuple[Line, ...], bytes],
+        arg_lines: tuple[Line, ...] | tuple[tuple[Line, ...], bytes],
+        shell: str | None = None,
+    ) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "role", role)
+        setattr_(self, "rank", rank)
+        setattr_(self, "launcher", launcher)
+        setattr_(self, "model", model)
+        setattr_(self, "_env_lines", env_lines)
+        setattr_(self, "_arg_lines", arg_lines)
+        if shell is None:
+            shell = _shell.command_text(self.envs, launcher, model, self.args)
+        setattr_(self, "shell", shell)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Command is immutable: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Command):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Command(role={self.role!r}, rank={self.rank!r}, shell={self.shell!r})"
+
+    def _key(self) -> tuple:
+        return (self.role, self.rank, self.launcher, self.model, self.env_lines, self.arg_lines)
+
+    @staticmethod
+    def _lines(source: tuple) -> tuple[Line, ...]:
+        if len(source) == 2 and isinstance(source[1], bytes):
+            return tuple(itertools.compress(*source))
+        return source
+
+    @property
+    def env_lines(self) -> tuple[Line, ...]:
+        return self._lines(self._env_lines)
+
+    @property
+    def arg_lines(self) -> tuple[Line, ...]:
+        return self._lines(self._arg_lines)
 
     @property
     def envs(self) -> tuple[str, ...]:
-        return tuple(line.text for line in self.env_lines)
+        return tuple(map(_TEXT, self.env_lines))
 
     @property
     def args(self) -> tuple[str, ...]:
-        return tuple(line.text for line in self.arg_lines)
+        return tuple(map(_TEXT, self.arg_lines))
 
-    @functools.cached_property
-    def shell(self) -> str:
-        """The command's text (kept: the selections that share this command share it too)."""
-        return shell.command_text(self.envs, self.launcher, self.model, self.args)
+    @property
+    def name(self) -> str:
+        """``decode-rank3``, ``main``: how files and headings name the command."""
+        return self.role if self.rank is None else f"{self.role}-rank{self.rank}"
 
     def to_json(self) -> dict:
         return {
@@ -78,6 +143,7 @@ class Expansion:
     recommended: bool
     commands: tuple[Command, ...]
     router: tuple[tuple[str, str], ...]
+    nodes: Mapping[str, int] = dataclasses.field(default_factory=dict)  # role -> the node (from 1) it runs on
 
     def roles(self) -> list[tuple[str, list[Command]]]:
         grouped: dict[str, list[Command]] = {}
@@ -92,7 +158,10 @@ class Expansion:
             "target": self.target,
             "selection": dict(self.selection),
             "recommended": self.recommended,
-            "roles": [{"role": role, "commands": [c.to_json() for c in commands]} for role, commands in self.roles()],
+            "roles": [
+                {"role": role, "node": self.nodes.get(role, 1), "commands": [c.to_json() for c in commands]}
+                for role, commands in self.roles()
+            ],
             "router": [{"node": node, "cmd": cmd} for node, cmd in self.router],
         }
 
@@ -106,21 +175,22 @@ class Expansion:
         return "\n\n".join(blocks) + "\n"
 
 
+# -- selections -------------------------------------------------------------------------
+
+
 def selection_count(grid: Grid) -> int:
     """How many selections the axes allow, before exclusions."""
     return math.prod(len(values) for values in grid.axes.values())
 
 
-def offered_count(grid: Grid) -> int | None:
-    """How many selections are offered (exclusions applied); None when the axes allow
-    more than MAX_COMBINATIONS combinations, too many to go through."""
-    if selection_count(grid) > MAX_COMBINATIONS:
-        return None
-    return sum(1 for _ in offered(grid))
+def excluded_by(grid: Grid, selection: Selection) -> list[Mapping[str, str]]:
+    """The exclusion entries a selection matches (empty when it is offered): the one test of
+    whether a combination is offered."""
+    return [entry for entry in grid.excluded if all(selection.get(a) == v for a, v in entry.items())]
 
 
 def is_excluded(grid: Grid, selection: Selection) -> bool:
-    return any(all(selection.get(a) == v for a, v in entry.items()) for entry in grid.excluded)
+    return bool(excluded_by(grid, selection))
 
 
 def all_selections(grid: Grid) -> Iterator[dict[str, str]]:
@@ -134,6 +204,16 @@ def offered(grid: Grid) -> Iterator[dict[str, str]]:
     return (s for s in all_selections(grid) if not is_excluded(grid, s))
 
 
+def offered_count(grid: Grid) -> int | None:
+    """How many selections are offered (exclusions applied), counted without expanding any;
+    None when the axes allow more than MAX_COMBINATIONS combinations, too many to go through."""
+    if selection_count(grid) > MAX_COMBINATIONS:
+        return None
+    if not grid.excluded:
+        return selection_count(grid)
+    return sum(1 for _ in offered(grid))
+
+
 def neutral_value(grid: Grid, axis: str) -> str | None:
     """The value of an axis that leaves the base command unchanged, if there is one."""
     if axis in grid.options:
@@ -142,6 +222,18 @@ def neutral_value(grid: Grid, axis: str) -> str | None:
         if not any(d.touched() for d in grid.delta(axis, value).values()):
             return value
     return None
+
+
+def base_selection(grid: Grid) -> dict[str, str] | None:
+    """Every axis at the value that leaves the base command unchanged, when there is such a
+    value for each axis and the combination is offered; else None."""
+    chosen = {}
+    for axis in grid.axes:
+        value = neutral_value(grid, axis)
+        if value is None:
+            return None
+        chosen[axis] = value
+    return None if is_excluded(grid, chosen) else chosen
 
 
 def default_selection(grid: Grid) -> dict[str, str]:
@@ -179,140 +271,85 @@ def resolve(grid: Grid, given: Mapping[str, str]) -> dict[str, str]:
     return selection
 
 
-def _set_keys(lines: list[Line], values: Mapping[str, str], slot_prefix: Slot) -> None:
-    """Set keys: replace a present key in place, else append it."""
-    if not values:
-        return
-    where = {line.key: i for i, line in enumerate(lines)}
-    for n, (key, text) in enumerate(values.items()):
-        if key in where:
-            lines[where[key]] = Line(slot=lines[where[key]].slot, key=key, text=text)
-        else:
-            where[key] = len(lines)
-            lines.append(Line(slot=(*slot_prefix, n), key=key, text=text))
+def nearest_offered(grid: Grid, selection: Selection) -> dict[str, str] | None:
+    """The offered selection that changes the fewest axes; ties go to the first in axis order."""
+    best, best_distance = None, None
+    for candidate in offered(grid):
+        distance = sum(1 for a in grid.axes if candidate[a] != selection.get(a))
+        if best_distance is None or distance < best_distance:
+            best, best_distance = candidate, distance
+            if distance == 0:
+                break
+    return best
 
 
-def base_lines(role: Role) -> tuple[list[Line], list[Line]]:
+# -- the delta rules -----------------------------------------------------------------------
+
+
+def base_lines(role: Role) -> tuple[Lines, Lines]:
     """A role's argument and env lines before any delta."""
-    args = [Line(slot=(0, i), key=k, text=t) for i, (k, t) in enumerate(role.args.items())]
-    envs = [Line(slot=(0, i), key=k, text=t) for i, (k, t) in enumerate(role.envs.items())]
+    args = {k: ((0, i), t) for i, (k, t) in enumerate(role.args.items())}
+    envs = {k: ((0, i), t) for i, (k, t) in enumerate(role.envs.items())}
     return args, envs
 
 
-def apply_delta(args: list[Line], envs: list[Line], delta: Delta, slot_prefix: Slot) -> tuple[list[Line], list[Line]]:
-    """The lines after one axis value's delta: deleted keys go, added keys are set (new lists)."""
-    args = [line for line in args if line.key not in delta.del_args]
-    envs = [line for line in envs if line.key not in delta.del_envs]
-    _set_keys(args, delta.add_args, slot_prefix)
-    _set_keys(envs, delta.add_envs, slot_prefix)
-    return args, envs
+def lay_over(lines: Lines, values: Mapping[str, str], slot_prefix: Slot) -> Lines:
+    """Set keys (new lines): a present key is replaced where it stands, a new one is appended
+    with the slot ``(*slot_prefix, n)``, n its place among the values."""
+    out = dict(lines)
+    for n, (key, text) in enumerate(values.items()):
+        present = out.get(key)
+        out[key] = (present[0] if present else (*slot_prefix, n), text)
+    return out
 
 
-def _apply_deltas(grid: Grid, role: Role, selection: Selection) -> tuple[list[Line], list[Line]]:
+def apply_delta(args: Lines, envs: Lines, delta: Delta, slot_prefix: Slot) -> tuple[Lines, Lines]:
+    """The lines after one axis value's delta: deleted keys go, then added keys are set."""
+    if delta.del_args:
+        args = {k: v for k, v in args.items() if k not in delta.del_args}
+    if delta.del_envs:
+        envs = {k: v for k, v in envs.items() if k not in delta.del_envs}
+    return lay_over(args, delta.add_args, slot_prefix), lay_over(envs, delta.add_envs, slot_prefix)
+
+
+def reference_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
+    """The commands of one role at one selection by the delta rules, step by step: the base,
+    each axis's chosen delta in axis order, then each rank laid over. The line table is
+    proved against these (``table.build``); pages read their commands from the table."""
     args, envs = base_lines(role)
-    for axis_index, (axis, values) in enumerate(grid.axes.items()):
+    for a, (axis, values) in enumerate(grid.axes.items()):
         value = selection[axis]
         delta = grid.delta(axis, value).get(role.role)
         if delta is not None:
-            args, envs = apply_delta(args, envs, delta, (1, axis_index, values.index(value)))
-    return args, envs
+            args, envs = apply_delta(args, envs, delta, (1, a, values.index(value)))
+    return _commands(grid, role, args, envs)
 
 
-def role_texts(grid: Grid, role: Role, selection: Selection) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The env and argument texts of a role after the deltas, before ranks: the texts of
-    ``_apply_deltas`` in the same order, without building lines (what comparing selections
-    needs). A dict keeps a set key in its place and appends a new one, as ``_set_keys`` does.
-    """
-    args, envs = dict(role.args), dict(role.envs)
-    for axis in grid.axes:
-        delta = grid.delta(axis, selection[axis]).get(role.role)
-        if delta is None:
-            continue
-        for key in delta.del_args:
-            args.pop(key, None)
-        for key in delta.del_envs:
-            envs.pop(key, None)
-        args.update(delta.add_args)
-        envs.update(delta.add_envs)
-    return tuple(envs.values()), tuple(args.values())
-
-
-def role_commands(grid: Grid, role: Role, args: list[Line], envs: list[Line]) -> list[Command]:
-    """The commands of one role from its lines after the deltas: one, or one per rank."""
-
-    def command(rank: int | None, args: list[Line], envs: list[Line]) -> Command:
+def _commands(grid: Grid, role: Role, args: Lines, envs: Lines) -> list[Command]:
+    def command(rank: int | None, args: Lines, envs: Lines) -> Command:
         return Command(
             role=role.role,
             rank=rank,
             launcher=role.launcher,
             model=grid.model,
-            env_lines=tuple(envs),
-            arg_lines=tuple(args),
+            env_lines=tuple(Line(kind="env", slot=s, key=k, text=t) for k, (s, t) in envs.items()),
+            arg_lines=tuple(Line(kind="arg", slot=s, key=k, text=t) for k, (s, t) in args.items()),
         )
 
     if role.ranks is None:
         return [command(None, args, envs)]
-    commands = []
-    for number, rank in enumerate(role.ranks):
-        rank_args, rank_envs = list(args), list(envs)
-        _set_keys(rank_args, rank.args, (2,))
-        _set_keys(rank_envs, rank.envs, (2,))
-        commands.append(command(number, rank_args, rank_envs))
-    return commands
+    return [
+        command(number, lay_over(args, rank.args, (2,)), lay_over(envs, rank.envs, (2,)))
+        for number, rank in enumerate(role.ranks)
+    ]
 
 
-def projected_commands(
-    grid: Grid, role: Role, relevant: tuple[int, ...], keys: Iterable[tuple[int, ...]]
-) -> dict[tuple[int, ...], list[Command]]:
-    """The commands of a role for each key: value indices on the axes ``relevant`` names
-    (indices into ``grid.axes``, in order; every axis with a delta for the role, see
-    ``role_axes``). One delta is applied per step of a walk over those axes, so keys that
-    share their first values share that work; each key's commands equal ``expand_role``'s.
-    """
-    axes = list(grid.axes.items())
-    wanted = set(keys)
-    prefixes = {key[:k] for key in wanted for k in range(len(relevant) + 1)}
-    found: dict[tuple[int, ...], list[Command]] = {}
-
-    def walk(depth: int, key: tuple[int, ...], args: list[Line], envs: list[Line]) -> None:
-        if depth == len(relevant):
-            found[key] = role_commands(grid, role, args, envs)
-            return
-        a = relevant[depth]
-        axis, values = axes[a]
-        for v, value in enumerate(values):
-            if (*key, v) not in prefixes:
-                continue
-            delta = grid.delta(axis, value).get(role.role)
-            step = (args, envs) if delta is None else apply_delta(args, envs, delta, (1, a, v))
-            walk(depth + 1, (*key, v), *step)
-
-    walk(0, (), *base_lines(role))
-    return found
+def role_axes(grid: Grid, role: str) -> tuple[str, ...]:
+    """The axes some value of which has a delta for this role: its commands depend on no other."""
+    return tuple(axis for axis, values in grid.axes.items() if any(role in grid.delta(axis, v) for v in values))
 
 
-def expand_role(grid: Grid, role: Role, selection: Selection) -> list[Command]:
-    """The commands of one role: one, or one per rank laid over the role's."""
-    return role_commands(grid, role, *_apply_deltas(grid, role, selection))
-
-
-def expand_selection(recipe: Recipe, strategy: Strategy, target: Target, selection: Selection) -> Expansion:
-    """Expand a complete, offered selection (see ``resolve`` for partial ones)."""
-    grid = target.grid
-    commands = [c for role in grid.base for c in expand_role(grid, role, selection)]
-    recommended = grid.recommended is not None and all(grid.recommended[a] == v for a, v in selection.items())
-    return Expansion(
-        recipe=recipe.name,
-        strategy=strategy.slug,
-        target=target.target,
-        selection=dict(selection),
-        recommended=recommended,
-        commands=tuple(commands),
-        router=tuple((step.node, step.cmd) for step in grid.router),
-    )
-
-
-def find(recipe: Recipe, slug: str, target_name: str) -> tuple[Strategy, Target]:
+def find(recipe, slug: str, target_name: str):
     """Look up a strategy and target by name, with the choices in the error."""
     strategy = recipe.strategy(slug)
     if strategy is None:
@@ -322,48 +359,3 @@ def find(recipe: Recipe, slug: str, target_name: str) -> tuple[Strategy, Target]
         names = ", ".join(t.target for t in strategy.targets)
         raise SelectionError(f"unknown target {target_name!r} for strategy {slug!r}; choose from: {names}")
     return strategy, target
-
-
-def expand(recipe: Recipe, slug: str, target_name: str, given: Mapping[str, str] | None = None) -> Expansion:
-    strategy, target = find(recipe, slug, target_name)
-    return expand_selection(recipe, strategy, target, resolve(target.grid, given or {}))
-
-
-def role_axes(grid: Grid, role: str) -> tuple[str, ...]:
-    """The axes some value of which has a delta for this role: its commands depend on no other."""
-    return tuple(axis for axis, values in grid.axes.items() if any(role in grid.delta(axis, v) for v in values))
-
-
-def matrix(recipe: Recipe) -> Iterator[Expansion]:
-    """Every offered selection of every strategy and target, in page order.
-
-    A role's commands are expanded once per choice of the axes that change them (one walk,
-    ``projected_commands``) and shared by the selections that make that choice; each
-    result equals expand_selection's.
-    """
-    for strategy, target in recipe.targets():
-        grid = target.grid
-        axes = list(grid.axes)
-        selections = list(offered(grid))
-        indexed = [tuple(grid.axes[axis].index(s[axis]) for axis in axes) for s in selections]
-        tables = []
-        for role in grid.base:
-            names = role_axes(grid, role.role)
-            relevant = tuple(a for a, axis in enumerate(axes) if axis in names)
-            keys = [tuple(index[a] for a in relevant) for index in indexed]
-            tables.append((relevant, projected_commands(grid, role, relevant, keys)))
-        router = tuple((step.node, step.cmd) for step in grid.router)
-        for selection, index in zip(selections, indexed, strict=True):
-            commands: list[Command] = []
-            for relevant, table in tables:
-                commands += table[tuple(index[a] for a in relevant)]
-            recommended = grid.recommended is not None and all(grid.recommended[a] == v for a, v in selection.items())
-            yield Expansion(
-                recipe=recipe.name,
-                strategy=strategy.slug,
-                target=target.target,
-                selection=selection,
-                recommended=recommended,
-                commands=tuple(commands),
-                router=router,
-            )

@@ -18,6 +18,35 @@ import yaml
 from . import shell
 from .expansion import Command, Expansion
 
+# A value a reader fills in for a placeholder: one plain shell word (nothing that quotes,
+# splits or expands), and for a host's placeholder a host name or an IPv4 address.
+# static/recipebook-files.js valueProblem is its twin, used by the page wherever it shows,
+# copies or writes a value.
+_PLAIN = re.compile(r"[A-Za-z0-9._:/@%+=,-]{1,253}")
+_HOST = re.compile(
+    r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
+)
+_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
+_HOST_NAME = re.compile(r".*(_IP|_HOST|_ADDR|_ADDRESS)")
+VALUE_KEY = re.compile(r"([A-Z][A-Z0-9_]*)(?:@([1-9][0-9]{0,2}))?")
+VALUE_PROBLEMS = {
+    "plain": "use letters, digits and . - _ : / @ % + = , only (quotes, spaces, $ and other shell characters "
+    "would change the command)",
+    "host": "give a host name or an IPv4 address, such as 10.0.0.5",
+}
+
+
+def value_problem(name: str, value: object) -> str:
+    """Why a value may not stand in for a placeholder: "plain", "host", or "" when it may."""
+    if not isinstance(value, str) or not _PLAIN.fullmatch(value):
+        return "plain"
+    if _HOST_NAME.fullmatch(name) and not (
+        _IPV4.fullmatch(value) or (_HOST.fullmatch(value) and not re.fullmatch(r"[\d.]+", value))
+    ):
+        return "host"
+    return ""
+
+
 _EMPTY_BEFORE = re.compile(r"''(?=\"\$\{[A-Z][A-Z0-9_]*\}\")")
 _EMPTY_AFTER = re.compile(r"(?<=\}\")''")
 
@@ -28,7 +57,7 @@ def selection_key(selection: dict[str, str]) -> str:
 
 
 def command_name(command: Command) -> str:
-    return command.role if command.rank is None else f"{command.role}-rank{command.rank}"
+    return command.name
 
 
 def _fill_placeholders(text: str) -> str:
@@ -59,11 +88,26 @@ def _function(name: str, body: str, needs: list[str]) -> str:
     return f"{name}() {{\n{checks}{body}\n}}\n"
 
 
-def substitute(text: str, values: Mapping[str, str] | None) -> str:
+def value_for(values: Mapping[str, str], name: str, node: int | None) -> str | None:
+    """A reader's value for a placeholder in a command of a node: the node's own value
+    (``NAME@NODE``, for a placeholder each node fills in), else the one for every node."""
+    if node is not None:
+        own = values.get(f"{name}@{node}")
+        if own is not None:
+            return own
+    return values.get(name)
+
+
+def substitute(text: str, values: Mapping[str, str] | None, node: int | None = None) -> str:
     """Put a reader's values in for their placeholders (<NAME> -> value); others stay."""
     if not values:
         return text
-    return shell.PLACEHOLDER.sub(lambda match: values.get(match.group(1), match.group()), text)
+
+    def fill(match: re.Match) -> str:
+        value = value_for(values, match.group(1), node)
+        return match.group() if value is None else value
+
+    return shell.PLACEHOLDER.sub(fill, text)
 
 
 def serve_sh(expansion: Expansion, values: Mapping[str, str] | None = None) -> str:
@@ -82,7 +126,7 @@ def serve_sh(expansion: Expansion, values: Mapping[str, str] | None = None) -> s
     for command in expansion.commands:
         name = "serve_" + command_name(command).replace("-", "_")
         names.append((command, name))
-        text = substitute(command.shell, values)
+        text = substitute(command.shell, values, expansion.nodes.get(command.role))
         parts.append(_function(name, _fill_placeholders(text), shell.placeholders(text)))
     if expansion.router:
         steps = "\n".join(substitute(cmd, values) for _node, cmd in expansion.router)  # verbatim: heredocs stay intact
@@ -116,7 +160,7 @@ def config_entry(text: str) -> tuple[str, str]:
     return key, yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True, width=1000)
 
 
-def config_yaml(command: Command, values: Mapping[str, str] | None = None) -> str:
+def config_yaml(command: Command, values: Mapping[str, str] | None = None, node: int | None = None) -> str:
     """The command's arguments as a vllm --config file (keys are flags without dashes).
 
     Each argument is written on its own (a later one with the same key takes the first
@@ -127,22 +171,69 @@ def config_yaml(command: Command, values: Mapping[str, str] | None = None) -> st
         key, entry = config_entry(text)
         entries[key] = entry
     body = "".join(entries.values()) if entries else "{}\n"
-    found = shell.placeholders(substitute(" ".join(command.args), values))
+    found = shell.placeholders(substitute(" ".join(command.args), values, node))
     note = f"# Replace {', '.join(f'<{p}>' for p in found)} before use.\n" if found else ""
     header = f"# vllm serve {command.model} --config {command_name(command)}.yaml\n{note}"
-    return header + substitute(body, values)
+    return header + substitute(body, values, node)
 
 
-def env_file(command: Command, values: Mapping[str, str] | None = None) -> str:
+def env_file(command: Command, values: Mapping[str, str] | None = None, node: int | None = None) -> str:
     """The command's environment as a file to source (set -a; . FILE) before vllm serve."""
-    return "".join(f"export {substitute(text, values)}\n" for text in command.envs)
+    return "".join(f"export {substitute(text, values, node)}\n" for text in command.envs)
+
+
+def folder_name(expansion: Expansion) -> str:
+    """The folder of a selection's files in its archive."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{expansion.recipe}-{expansion.strategy}-{expansion.target}")
+
+
+def _octal(number: int, width: int) -> bytes:
+    return f"{number:0{width - 1}o}".encode("ascii") + b"\0"
+
+
+def _header(folder: str, name: str, size: int, mode: int) -> bytes:
+    """A ustar header: the file name in the name field, its folder in the prefix field."""
+    block = bytearray(512)
+
+    def put(offset: int, data: bytes) -> None:
+        block[offset : offset + len(data)] = data
+
+    put(0, name.encode())
+    put(100, _octal(mode, 8))
+    put(108, _octal(0, 8))
+    put(116, _octal(0, 8))
+    put(124, _octal(size, 12))
+    put(136, _octal(0, 12))
+    put(148, b" " * 8)
+    put(156, b"0")
+    put(257, b"ustar\x0000")
+    put(329, _octal(0, 8))
+    put(337, _octal(0, 8))
+    put(345, folder.encode())
+    put(148, _octal(sum(block), 7) + b" ")
+    return bytes(block)
+
+
+def archive(folder: str, files: Mapping[str, str]) -> bytes:
+    """The files in one tar archive (ustar, in the given order, in one folder, dated 1970,
+    serve.sh executable): the same bytes as the page's download (recipebook-files.js)."""
+    if len(folder.encode()) > 155 or any(len(name.encode()) > 100 for name in files):
+        raise ValueError("a folder or file name is too long for a tar header")
+    out = bytearray()
+    for name, text in files.items():
+        data = text.encode()
+        out += _header(folder, name, len(data), 0o755 if name.endswith(".sh") else 0o644)
+        out += data + b"\0" * (-len(data) % 512)
+    out += b"\0" * 1024
+    out += b"\0" * (-len(out) % 10240)
+    return bytes(out)
 
 
 def selection_files(expansion: Expansion, values: Mapping[str, str] | None = None) -> dict[str, str]:
     """Every file of one selection, by file name; with values, the reader's in place of placeholders."""
     files = {"serve.sh": serve_sh(expansion, values)}
     for command in expansion.commands:
-        name = command_name(command)
-        files[f"{name}.yaml"] = config_yaml(command, values)
-        files[f"{name}.env"] = env_file(command, values)
+        name, node = command_name(command), expansion.nodes.get(command.role)
+        files[f"{name}.yaml"] = config_yaml(command, values, node)
+        files[f"{name}.env"] = env_file(command, values, node)
     return files

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import rules, schema, source, vocabulary
+from . import characters, rules, safety, schema, source, vocabulary
 from .model import Recipe
 from .problems import Problem, RecipeError
+
+
+def _instead(problems: list[Problem], named: list[Problem]) -> list[Problem]:
+    """The problems, where a character problem replaces every other one at its value: an em dash
+    in a flag is the cause of the 'unknown flag', a no-break space of the 'does not split'."""
+    places = {problem.pointer for problem in named}
+    return sorted({*named, *(problem for problem in problems if problem.pointer not in places)})
 
 
 def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
@@ -14,13 +21,16 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
     document, problems = source.read(path)
     if document is None:
         return None, problems
+    named = characters.check(document)
     problems += schema.check(document)
     if problems:
-        return None, sorted(problems)
+        return None, _instead(problems, named)
     recipe = Recipe.from_json(document.data, str(path))
-    problems = rules.check(recipe, document)
-
-    problems = sorted({*problems, *vocabulary.check(recipe, document)})
+    careless = safety.check(recipe, document)
+    # a value safety names (a port that is 'auto') is not also a wrong type to vLLM's vocabulary
+    judged = {problem.pointer for problem in careless}
+    typed = [problem for problem in vocabulary.check(recipe, document) if problem.pointer not in judged]
+    problems = _instead([*rules.check(recipe, document), *careless, *typed], named)
     return (None if problems else recipe), problems
 
 

@@ -110,6 +110,7 @@ class Grid:
     excluded: tuple[Mapping[str, str], ...]
     recommended: Mapping[str, str] | None
     router: tuple[RouterStep, ...]
+    router_note: str | None = None  # why the router steps are as they are (for editors; not shown)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], ptr: str) -> Grid:
@@ -136,6 +137,7 @@ class Grid:
             excluded=tuple(_frozen(e) for e in data["excluded"]),
             recommended=None if data["recommended"] is None else _frozen(data["recommended"]),
             router=router,
+            router_note=None if data["router"] is None else data["router"].get("note"),
         )
 
     @functools.cached_property
@@ -161,6 +163,7 @@ class Target:
     attn: str | None
     note: str | None
     grid: Grid
+    verified_with: Mapping[str, str] | None = None  # {"vllm": ..., "vllm-rbln": ...}; see provenance.py
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], ptr: str) -> Target:
@@ -175,6 +178,7 @@ class Target:
             attn=data["attn"],
             note=data["note"],
             grid=Grid.from_json(data["grid"], pointer_join(ptr, "grid")),
+            verified_with=None if data.get("verifiedWith") is None else _frozen(data["verifiedWith"]),
         )
 
 
@@ -242,6 +246,7 @@ class Recipe:
     badges: tuple[Badge, ...]
     install_line: str
     client: str
+    placeholder_scopes: Mapping[str, str]  # placeholder name -> "node" or "shared" (given ones only)
     axes: Mapping[str, AxisInfo]
     text: Mapping[str, Texts]
     strategies: tuple[Strategy, ...]
@@ -278,6 +283,7 @@ class Recipe:
             badges=badges,
             install_line=data["installLine"],
             client=data["client"],
+            placeholder_scopes=_frozen({name: p["scope"] for name, p in data.get("placeholders", {}).items()}),
             axes=_frozen(axes),
             text=_frozen(text),
             strategies=tuple(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Callable
 
 _ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(0x20), 0x7F)}
 
@@ -50,3 +51,18 @@ def pointer_join(base: str, *parts: object) -> str:
     """Extend a JSON pointer (RFC 6901) with escaped reference tokens."""
     tokens = [str(p).replace("~", "~0").replace("/", "~1") for p in parts]
     return base + "".join("/" + t for t in tokens)
+
+
+# A value longer than this is shown by its start and its length (a message is one line).
+_SHOWN = 80
+
+
+def excerpt(value: object, show: Callable[[object], str] = repr) -> str:
+    """A value as a message shows it (repr, or json.dumps), cut short when long: a message is
+    one line, whatever the recipe holds."""
+    if isinstance(value, str):
+        if len(value) <= _SHOWN:
+            return show(value)
+        return f"{show(value[: _SHOWN - 20])}… ({len(value):,} characters)"
+    text = show(value)
+    return text if len(text) <= _SHOWN else f"{text[: _SHOWN - 20]}… ({len(text):,} characters)"

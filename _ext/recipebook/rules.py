@@ -15,22 +15,22 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from . import inline, shell
+from . import helmcharts, inline, shell
 from .expansion import (
     MAX_COMBINATIONS,
     MAX_SELECTIONS,
     all_selections,
-    expand_role,
     is_excluded,
     neutral_value,
     offered_count,
-    role_axes,
-    role_texts,
+    reference_role,
     selection_count,
 )
 from .model import Grid, Recipe, Role, Target
+from .page import grid_table
 from .problems import Problem, pointer_join
 from .source import Document, describe_error
+from .table import Table
 
 # Option axes the site knows how to title without a catalogue entry.
 KNOWN_OPTION_AXES = frozenset({"tool_calling", "reasoning_parser"})
@@ -374,30 +374,6 @@ def _offered_together(grid: Grid, a: tuple[str, str], b: tuple[str, str]) -> boo
     return any(s[a[0]] == a[1] and s[b[0]] == b[1] and not is_excluded(grid, s) for s in all_selections(grid))
 
 
-class _Digests:
-    """Hashes of every command text of a target's selections: equal digests, equal commands.
-
-    The lines before ranks are laid over them are enough: ranks set the same keys in every
-    selection, keys no delta touches (rule 8). A role's lines depend only on the axes some
-    delta of it names (``role_axes``), so each role is laid out once per choice of those.
-    """
-
-    def __init__(self, grid: Grid) -> None:
-        self.grid = grid
-        self.roles = [(role, role_axes(grid, role.role), {}) for role in grid.base]
-
-    def __call__(self, selection: Mapping[str, str]) -> int:
-        texts = []
-        for role, axes, known in self.roles:
-            key = tuple(selection[axis] for axis in axes)
-            found = known.get(key)
-            if found is None:
-                envs, args = role_texts(self.grid, role, selection)
-                found = known[key] = (role.role, *envs, "", *args)
-            texts.append(found)
-        return hash(tuple(texts))
-
-
 def _deltas_named_well(grid: Grid) -> bool:
     for key in grid.deltas:
         axis, _, value = key.partition("=")
@@ -406,38 +382,54 @@ def _deltas_named_well(grid: Grid) -> bool:
     return True
 
 
+def _digests(table: Table) -> list[int]:
+    """A hash of the commands of each of a table's selections, in its order: equal hashes,
+    equal commands. Each role's lines are hashed once per choice of its own axes."""
+    known: list[dict[tuple[int, ...], int]] = [{} for _role in table.roles]
+    digests = []
+    for chosen in table.offered:
+        parts = []
+        for role, seen in zip(table.roles, known, strict=True):
+            key = tuple(chosen[a] for a in role.relevant)
+            found = seen.get(key)
+            if found is None:
+                found = seen[key] = role.digest(chosen)
+            parts.append(found)
+        digests.append(hash(tuple(parts)))
+    return digests
+
+
 def same_commands(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     """12. Two values of one axis never give identical commands in an offered selection
-    (a forgotten or copied delta)."""
+    (a forgotten or copied delta). The commands are the line table's (``page.grid_table``)."""
     for _, target in recipe.targets():
         grid = target.grid
         count = offered_count(grid)
         if count is None or count > MAX_SELECTIONS or not _deltas_named_well(grid):
             continue  # a misnamed delta is reported by rule 2; its value would seem to lack one
-        axes = list(grid.axes)
-        varied = [i for i, axis in enumerate(axes) if len(grid.axes[axis]) > 1]
+        table, wrong = grid_table(grid)
+        if wrong:
+            continue  # a delta changes a key the ranks set, or two axes the same key: rules 7 and 8 say so
+        varied = [i for i, (_axis, values) in enumerate(table.axes) if len(values) > 1]
         # per axis: the other axes' values -> {digest: first value giving it}
-        seen: dict[int, dict[tuple, dict[int, str]]] = {i: {} for i in varied}
-        reported: set[tuple[str, str, str]] = set()
-        digest_of = _Digests(grid)
-        for selection in all_selections(grid):
-            if is_excluded(grid, selection):
-                continue
-            digest = digest_of(selection)
-            values = tuple(selection.values())
+        seen: dict[int, dict[tuple, dict[int, int]]] = {i: {} for i in varied}
+        reported: set[tuple[int, int, int]] = set()
+        for chosen, digest in zip(table.offered, _digests(table), strict=True):
             for i in varied:
-                axis, value = axes[i], values[i]
-                group = seen[i].setdefault(values[:i] + values[i + 1 :], {})
+                value = chosen[i]
+                group = seen[i].setdefault(chosen[:i] + chosen[i + 1 :], {})
                 first = group.setdefault(digest, value)
-                if first == value or (axis, first, value) in reported:
+                if first == value or (i, first, value) in reported:
                     continue
-                reported.add((axis, first, value))
+                reported.add((i, first, value))
+                axis, values = table.axes[i]
                 kind = "modes" if axis in grid.modes else "options"
+                selection = table.selection(chosen)
                 pairs = ", ".join(f"{a}={v}" for a, v in selection.items() if a != axis)
                 yield doc.problem(
-                    pointer_join(grid.ptr, kind, axis, grid.axes[axis].index(value)),
-                    f"{axis}={first} and {axis}={value} give identical commands in the offered selection "
-                    f"{pairs or '(no other axes)'}; a delta is missing or repeats the other value's",
+                    pointer_join(grid.ptr, kind, axis, value),
+                    f"{axis}={values[first]} and {axis}={values[value]} give identical commands in the offered "
+                    f"selection {pairs or '(no other axes)'}; a delta is missing or repeats the other value's",
                 )
 
 
@@ -485,7 +477,7 @@ def ranks(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 def _varies(doc: Document, grid: Grid, role: Role, target: Target) -> Iterator[Problem]:
     selection = {axis: values[0] for axis, values in grid.axes.items()}
-    commands = expand_role(grid, role, selection)
+    commands = reference_role(grid, role, selection)
     texts: dict[str, set[str | None]] = {}
     for command in commands:
         present = {line.key: line.text for line in (*command.arg_lines, *command.env_lines)}
@@ -524,6 +516,57 @@ def router(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                 yield doc.problem(pointer_join(step.ptr, "cmd"), f"does not pass bash -n: {error}")
 
 
+def router_chart(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """13. A router's Helm steps install a chart the router vocabulary knows, at its release, with
+    values it reads, its required values given, each of the type the chart has (helmcharts.py);
+    each problem at the very character of the step's text."""
+    for _, target in recipe.targets():
+        steps = target.grid.router
+        if any(shell.bash_syntax_error(step.cmd) for step in steps):
+            continue  # rule 10 reports it; the words are not what bash would run
+        for finding in helmcharts.check_steps(tuple(step.cmd for step in steps)):
+            yield doc.problem_inside(pointer_join(steps[finding.step].ptr, "cmd"), finding.index, finding.message)
+
+
+def placeholder_scopes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """14. A placeholder the recipe describes in ``placeholders`` appears in its commands; one
+    each node fills in ("node") appears in no router step, which runs on no node."""
+    used: set[str] = set()
+    for _, target in recipe.targets():
+        grid = target.grid
+        for _kind, _pointer, mapping in _grid_mappings(grid):
+            for text in mapping.values():
+                used.update(shell.placeholders(text))
+        for step in grid.router:
+            found = shell.placeholders(step.cmd)
+            used.update(found)
+            for name in found:
+                if recipe.placeholder_scopes.get(name) == "node":
+                    yield doc.problem(
+                        pointer_join(step.ptr, "cmd"),
+                        f'<{name}> has a value per node (placeholders/{name}/scope is "node"), but a router step '
+                        "runs on no node of the target; give the router its own placeholder",
+                    )
+    for name in recipe.placeholder_scopes:
+        if name not in used:
+            yield doc.problem(
+                pointer_join("/placeholders", name), f"<{name}> appears in no command or router step", key=True
+            )
+
+
+def _grid_mappings(grid: Grid) -> Iterator[tuple[str, str, Mapping[str, str]]]:
+    for role in grid.base:
+        yield "args", role.ptr, role.args
+        yield "envs", role.ptr, role.envs
+        for rank in role.ranks or ():
+            yield "args", rank.ptr, rank.args
+            yield "envs", rank.ptr, rank.envs
+    for per_role in grid.deltas.values():
+        for delta in per_role.values():
+            yield "args", delta.ptr, delta.add_args
+            yield "envs", delta.ptr, delta.add_envs
+
+
 RULES = (
     unique_names,
     file_name,
@@ -539,6 +582,8 @@ RULES = (
     ranks,
     markup,
     router,
+    router_chart,
+    placeholder_scopes,
 )
 
 

@@ -11,7 +11,7 @@ import jsonschema
 import jsonschema_rs
 from jsonschema.exceptions import ValidationError, best_match
 
-from .problems import Kind, Problem, pointer_join
+from .problems import Kind, Problem, excerpt, pointer_join
 from .source import Document
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "recipes" / "schema.json"
@@ -83,11 +83,42 @@ def _must_be(types: list[str]) -> str:
     return "must be of type " + " or ".join(repr(t) for t in dict.fromkeys(types))
 
 
-def _describe(error: ValidationError) -> str:
+def _axis_values(document: Document, path: list) -> tuple[str, list[str]] | None:
+    """For a value chosen for an axis (grid.recommended, grid.excluded, grid.option_base): the
+    axis and the values the grid gives it, read from the document as it stands."""
+    if len(path) < 3 or (
+        path[-2] not in ("recommended", "option_base") and not (len(path) >= 4 and path[-3] == "excluded")
+    ):
+        return None
+    grid_path = path[: path.index("grid") + 1] if "grid" in path else None
+    grid = document.data
+    try:
+        for part in grid_path or ():
+            grid = grid[part]
+        axis = path[-1]
+        values = {**grid.get("modes", {}), **grid.get("options", {})}.get(axis)
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        return None
+    return axis, values
+
+
+def _describe(error: ValidationError, document: Document | None = None) -> str:
     if error.validator == "const":
         return f"must be {json.dumps(error.validator_value)}"
+    if error.validator == "maxLength" and isinstance(error.instance, str):
+        return f"is {len(error.instance):,} characters long; the limit here is {error.validator_value:,}"
     if error.validator == "pattern":
-        return f"{json.dumps(error.instance)} does not match the pattern {error.validator_value}"
+        found = _axis_values(document, list(error.absolute_path)) if document is not None else None
+        if found:
+            axis, values = found
+            return f"{excerpt(error.instance, json.dumps)} is not a value of axis {axis!r}; choose from: {', '.join(values)}"
+        description = error.schema.get("description")
+        if description and description.startswith("A ") and description.endswith("."):
+            # the schema says in words what the pattern wants ("A lower-case name made of ...")
+            return f"{excerpt(error.instance, json.dumps)} is not {description[0].lower()}{description[1:-1]}"
+        return f"{excerpt(error.instance, json.dumps)} does not match the pattern {error.validator_value}"
     if error.validator == "required":
         return error.message.replace("is a required property", "is required")
     if error.validator == "type":  # the default message repeats the whole value, however long
@@ -130,7 +161,9 @@ def _problems(document: Document, error: ValidationError) -> list[Problem]:
         if error.validator_value is False and extra:
             hint = f"; allowed here: {', '.join(sorted(allowed))}" if allowed else ""
             return [
-                document.problem(pointer_join(pointer, key), f"unknown key {key!r}{hint}", kind=Kind.SCHEMA, key=True)
+                document.problem(
+                    pointer_join(pointer, key), f"unknown key {excerpt(key)}{hint}", kind=Kind.SCHEMA, key=True
+                )
                 for key in extra
             ]
     schema_path = list(error.absolute_schema_path)
@@ -138,9 +171,9 @@ def _problems(document: Document, error: ValidationError) -> list[Problem]:
         # propertyNames checks each key as a value of its own; point at that key
         key = error.instance
         if error.validator == "pattern":
-            message = f"key {key!r} does not match the pattern {error.validator_value}"
+            message = f"key {excerpt(key)} does not match the pattern {error.validator_value}"
         else:
-            message = f"key {key!r} is not allowed here: {_describe(error)}"
+            message = f"key {excerpt(key)} is not allowed here: {_describe(error)}"
         return [
             document.problem(
                 pointer_join(pointer, key),
@@ -149,7 +182,7 @@ def _problems(document: Document, error: ValidationError) -> list[Problem]:
                 key=True,
             )
         ]
-    return [document.problem(pointer, _describe(error), kind=Kind.SCHEMA)]
+    return [document.problem(pointer, _describe(error, document), kind=Kind.SCHEMA)]
 
 
 def check(document: Document) -> list[Problem]:

@@ -10,6 +10,7 @@ import subprocess
 
 CONTINUATION = " \\\n"
 ARG_INDENT = "    "
+_ARG_BREAK = CONTINUATION + ARG_INDENT
 
 # A value the reader fills in, such as <POD_IP>; the group is its name.
 PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*)>")
@@ -35,8 +36,16 @@ def arg_line(text: str) -> str:
 def command_text(
     envs: list[str] | tuple[str, ...], launcher: str, model: str, args: list[str] | tuple[str, ...]
 ) -> str:
-    """The exact text a reader copies: env assignments, launcher and model, arguments."""
-    return "".join(env_line(e) for e in envs) + f"{launcher} {shlex.quote(model)}" + "".join(arg_line(a) for a in args)
+    """The exact text a reader copies: env assignments, launcher and model, arguments (each
+    env line ends in a continuation, each argument starts on a continued line: ``env_line``,
+    ``arg_line``)."""
+    return join_command(envs, f"{launcher} {shlex.quote(model)}", args)
+
+
+def join_command(envs: tuple[str, ...] | list[str], head: str, args: tuple[str, ...] | list[str]) -> str:
+    """``command_text`` with the launcher and model already written as ``head``."""
+    text = CONTINUATION.join((*envs, head))
+    return text + _ARG_BREAK + _ARG_BREAK.join(args) if args else text
 
 
 @functools.lru_cache(maxsize=1 << 14)

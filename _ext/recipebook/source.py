@@ -26,7 +26,8 @@ _LITERALS = {"true": True, "false": False, "null": None}
 # reader (json's, this module's, the schema validator's) can run out of stack on it.
 MAX_DEPTH = 100
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+# a string (its loop unrolled, so a multi-megabyte string is read in milliseconds), or a bracket
+_BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -37,6 +38,38 @@ class Document:
     data: Any
     values: Mapping[str, tuple[int, int]]  # where each pointer's value starts (line, column)
     keys: Mapping[str, tuple[int, int]]  # where each object member's key starts
+    text: str | None = dataclasses.field(default=None, repr=False, compare=False)  # the file's text
+
+    def where_inside(self, pointer: str, index: int) -> tuple[int, int]:
+        """Line and column in the file of the character ``index`` of the string value at a pointer:
+        escapes (``\\n``, ``\\u00e9``) count as the one character they write. The value's start
+        when the text is not kept or the value is not a string."""
+        line, column = self.where(pointer)
+        if self.text is None:
+            return line, column
+        starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+        offset = starts[line - 1] + column - 1
+        if not self.text.startswith('"', offset):
+            return line, column
+        offset += 1
+        for _ in range(index):
+            if self.text.startswith("\\u", offset):
+                high = int(self.text[offset + 2 : offset + 6], 16)
+                pair = 0xD800 <= high < 0xDC00 and self.text.startswith("\\u", offset + 6)
+                offset += 12 if pair else 6
+            elif self.text.startswith("\\", offset):
+                offset += 2
+            elif self.text.startswith('"', offset) or offset >= len(self.text):
+                break
+            else:
+                offset += 1
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def problem_inside(self, pointer: str, index: int, message: str, *, kind: Kind = Kind.RULE) -> Problem:
+        """A problem at the character ``index`` of the string value at a pointer (see where_inside)."""
+        line, column = self.where_inside(pointer, index)
+        return Problem(file=self.path, line=line, column=column, pointer=pointer, message=message, kind=kind)
 
     def where(self, pointer: str, *, key: bool = False) -> tuple[int, int]:
         """Line and column of a pointer's value (or its key); the nearest parent if unknown."""
@@ -337,7 +370,9 @@ def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
         ]
     if quick is not _FULL_READER:  # most files: no position is needed unless a later check finds a problem
         located = _Located(text)
-        return Document(path=path, data=quick, values=_Positions(located, 0), keys=_Positions(located, 1)), []
+        return Document(
+            path=path, data=quick, values=_Positions(located, 0), keys=_Positions(located, 1), text=text
+        ), []
     reader = _Reader(text)
     try:
         data, _ = reader.value(0, "")
@@ -346,7 +381,7 @@ def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
         return None, [
             Problem(file=path, line=line, column=column, pointer="", message=f"invalid JSON: {error}", kind=Kind.JSON)
         ]
-    document = Document(path=path, data=data, values=reader.values, keys=reader.keys)
+    document = Document(path=path, data=data, values=reader.values, keys=reader.keys, text=text)
     found = [
         (pointer, offset, "duplicate key: only the last value would count") for pointer, offset in reader.duplicates
     ]

@@ -16,16 +16,18 @@ from . import config, store
 from .i18n import languages as i18n
 from .i18n import untranslated
 from .page import codewrap, directives, markup, navigation
-from .page import nodes as explorer_node
+from .page import nodes as rb_nodes
 from .paths import LOCALE, STATIC, TEMPLATES
 from .publishing import markdown as mdview
 from .publishing import notfound
 from .publishing import site as publish
+from .search import build as search
+from .search.english import SearchEnglishPorter
 from .search.korean import SearchKorean
 from .warnings_ import Subtype, warn, warn_problem
 
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 4  # raised when pages written from an unchanged environment would differ
+ENV_VERSION = 5  # raised when pages written from an unchanged environment would differ
 
 
 def _configure(app: Sphinx, conf: Config) -> None:
@@ -49,8 +51,8 @@ def _add_assets(app: Sphinx) -> None:
     app.config.html_static_path.append(os.fspath(STATIC))
     app.add_css_file("recipebook.css")
     app.add_css_file(EXPLORER_CSS)
+    app.add_js_file("recipebook-files.js", defer="defer")  # first: recipebook.js checks values with it
     app.add_js_file("recipebook.js", defer="defer")
-    app.add_js_file("recipebook-files.js", defer="defer")
 
 
 def _pages(app: Sphinx, env: BuildEnvironment) -> None:
@@ -63,18 +65,22 @@ def _pages(app: Sphinx, env: BuildEnvironment) -> None:
                 f"recipe {name!r} has no page {pattern.format(name=name)!r}; create it with "
                 f"`make recipe-page NAME={name}`",
                 Subtype.PAGE,
-                os.path.relpath(path, app.confdir),
+                f"{os.path.relpath(path, app.confdir)}:1",  # a file, not a page (a location without a line is a docname)
             )
 
 
 def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    grids = store.state(app.env).grids
+    grids = store.data(app.env)["grids"]
     sizes = [size for page in grids.values() for size in page.values()]
     exclusions = {gid: size.excluded for page in grids.values() for gid, size in page.items() if size.excluded}
-    css = explorer_node.explorer_css(
-        max((s.axes for s in sizes), default=0), max((s.values for s in sizes), default=0), exclusions
+    css = rb_nodes.explorer_css(
+        max((s.axes for s in sizes), default=0),
+        max((s.values for s in sizes), default=0),
+        max((s.rank_roles for s in sizes), default=0),
+        max((s.ranks for s in sizes), default=0),
+        exclusions,
     )
     target = Path(app.outdir, "_static", EXPLORER_CSS)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -90,8 +96,14 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     notfound.setup(app)
     publish.setup(app)
     mdview.setup(app)
-    app.add_node(explorer_node.recipe_explorer, html=(explorer_node.visit_html, None))
+    app.add_domain(store.RecipebookDomain)
+    app.add_node(rb_nodes.recipe_explorer, html=(rb_nodes.visit_explorer_html, None))
+    app.add_node(rb_nodes.flag_help, html=(rb_nodes.visit_help_html, rb_nodes.depart_help_html))
+    app.add_node(rb_nodes.markdown_link, html=(rb_nodes.visit_markdown_link_html, rb_nodes.depart_markdown_link_html))
+    app.add_transform(directives.SectionLinks)
     app.add_search_language(SearchKorean)
+    app.add_search_language(SearchEnglishPorter)
+    search.setup(app)
     app.add_directive("recipe-header", directives.HeaderDirective)
     app.add_directive("recipe-install", directives.InstallDirective)
     app.add_directive("recipe-explorer", directives.ExplorerDirective)
@@ -102,6 +114,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_message_catalog("recipebook", os.fspath(LOCALE))
     app.add_message_catalog("recipe-labels", os.fspath(LOCALE))
     app.connect("config-inited", config.validate, priority=400)
+    app.connect("config-inited", i18n.check_catalogs, priority=450)
     app.connect("config-inited", _configure)
     app.connect("builder-inited", _report)
     app.connect("builder-inited", _add_assets)
@@ -109,7 +122,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("html-page-context", i18n.page_context)
     app.connect("html-page-context", codewrap.page_context)
     app.connect("env-check-consistency", _pages)
-    app.add_env_collector(store.Collector)
+    app.connect("env-get-outdated", store.pages_changed)
     app.connect("build-finished", _write_explorer_css)
     return {"version": "1.0", "env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}
 

@@ -68,9 +68,11 @@ def register(app: Sphinx) -> None:
         types=(dict,),
     )
     app.add_config_value("recipebook_versions", {}, "env", types=(dict,))
-    app.add_config_value("recipebook_languages", ["en", "ko"], "html", types=(list, tuple))
+    # what a setting changes decides what a change rebuilds: "env" for what the pages are read
+    # into (the explorer's report link holds the repository), "html" for what is written then
+    app.add_config_value("recipebook_languages", ["en", "ko"], "env", types=(list, tuple))
     app.add_config_value("recipebook_site_url", "", "html", types=(str,))
-    app.add_config_value("recipebook_repository_url", "", "html", types=(str,))
+    app.add_config_value("recipebook_repository_url", "", "env", types=(str,))
 
 
 def _problems(config: Config) -> list[str]:

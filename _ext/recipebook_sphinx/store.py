@@ -1,12 +1,13 @@
-"""Finding and loading recipes for the build, and the build's state.
+"""The build's recipes and its per-document state, in one place: the ``recipebook`` domain.
 
-Every recipe is checked at the start of each build; the verdict is kept in the build
-environment (``env.recipebook``, a ``BuildState``) with the stamps of the files it came
-from, so a rebuild re-checks only what changed, and directives load a recipe known to be
-valid without checking it again. Each recipe's view (``recipebook.view``: facts, install
-needs, explorer templates) is computed once per build and shared by every page and step
-that shows the recipe. The collector keeps the per-page part of the state right when pages
-are removed or read in parallel (``clear_doc``, ``merge_other``).
+Every recipe is checked at the start of each build; the verdict is kept in the domain's
+data with the stamps of the files it came from, so a rebuild re-checks only what changed,
+and directives load a recipe known to be valid without checking it again. Each recipe's
+page model (``recipebook.page``) is built once per process and shared by every page and
+step that shows the recipe. What a page records while it is read (the size of each of its
+explorer grids, for the stylesheet) is dropped when the page is read again or removed
+(``clear_doc``) and merged from parallel readers (``merge_domaindata``), as Sphinx's own
+domains do.
 """
 
 from __future__ import annotations
@@ -14,19 +15,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sphinx.application import Sphinx
+from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
-from sphinx.environment.collectors import EnvironmentCollector
 
-from recipebook import check_file, vocabulary
-from recipebook.explorer import Product
+from recipebook import check_file, safety, vocabulary
 from recipebook.model import Recipe
+from recipebook.page import RecipePage, build_page, page_of
 from recipebook.problems import Problem
 from recipebook.schema import SCHEMA_PATH
-from recipebook.view import RecipeView, recipe_view
+from recipebook.table import Product
 
 from .config import RENDER_RECOMMENDED
 
@@ -48,11 +49,13 @@ class GridSize:
 
     axes: int
     values: int  # the most values of any axis
+    rank_roles: int  # how many roles (from the first) the rank rules must reach
+    ranks: int  # the most ranks of any role
     excluded: list[Product]
 
 
 class Memo(dict):
-    """Objects computed in this process (recipes, views); not written with the environment.
+    """Objects computed in this process (recipes, page models); not written with the environment.
 
     Recipes hold read-only mappings that do not pickle, and are quicker to read again than
     to store: the environment keeps the verdicts, the process keeps the objects.
@@ -62,36 +65,61 @@ class Memo(dict):
         return (Memo, ())
 
 
-@dataclasses.dataclass
-class BuildState:
-    checked: dict[str, Verdict] = dataclasses.field(default_factory=dict)  # by recipe path
-    grids: dict[str, dict[str, GridSize]] = dataclasses.field(default_factory=dict)  # by docname, grid id
-    recipes: Memo = dataclasses.field(default_factory=Memo)  # path -> (key, recipe, problems)
-    views: Memo = dataclasses.field(default_factory=Memo)  # (path, only default) -> view
+class RecipebookDomain(Domain):
+    """All of the extension's state in the environment."""
+
+    name = "recipebook"
+    label = "Recipes"
+    data_version = 2
+    initial_data: dict[str, Any] = {  # noqa: RUF012 - Sphinx copies it for each environment
+        "grids": {},  # docname -> {grid id: GridSize}
+        "listings": set(),  # docnames that link every recipe's page (catalogue, flags)
+        "explorer_terms": {},  # docname -> search terms only its explorers hold (search/build.py)
+        "checked": {},  # recipe path -> Verdict
+        "navigation": None,  # the last build's table of contents (navigation.py)
+        "recipes": Memo(),  # recipe path -> (key, Recipe, problems)
+        "pages": Memo(),  # recipe path -> RecipePage of the opening selections only
+        "markdown": Memo(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
+    }
+
+    def clear_doc(self, docname: str) -> None:
+        self.data["grids"].pop(docname, None)
+        self.data["listings"].discard(docname)
+        self.data["explorer_terms"].pop(docname, None)
+
+    def merge_domaindata(self, docnames: Iterable[str], otherdata: dict[str, Any]) -> None:
+        for docname in set(docnames) & otherdata["grids"].keys():
+            self.data["grids"][docname] = otherdata["grids"][docname]
+        self.data["listings"] |= set(docnames) & otherdata["listings"]
+        for docname in set(docnames) & otherdata["explorer_terms"].keys():
+            self.data["explorer_terms"][docname] = otherdata["explorer_terms"][docname]
+        for path, verdict in otherdata["checked"].items():
+            self.data["checked"].setdefault(path, verdict)
+
+    def resolve_any_xref(self, *args: Any) -> list:
+        return []
+
+    def get_objects(self) -> Iterator:
+        return iter(())
 
 
-def state(env: BuildEnvironment) -> BuildState:
-    """The build state; a new environment gets an empty one (see ``ENV_VERSION``)."""
-    if not isinstance(getattr(env, "recipebook", None), BuildState):
-        env.recipebook = BuildState()
-    return env.recipebook
+def data(env: BuildEnvironment) -> dict[str, Any]:
+    return env.get_domain(RecipebookDomain.name).data
 
 
-class Collector(EnvironmentCollector):
-    """Keeps ``BuildState.grids`` right when pages are removed, changed or read in parallel."""
+def note_grid(env: BuildEnvironment, gid: str, size: GridSize) -> None:
+    data(env)["grids"].setdefault(env.docname, {})[gid] = size
 
-    def clear_doc(self, app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-        state(env).grids.pop(docname, None)
 
-    def merge_other(self, app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-        mine, theirs = state(env), state(other)
-        for docname in docnames & theirs.grids.keys():
-            mine.grids[docname] = theirs.grids[docname]
-        for key, value in theirs.checked.items():
-            mine.checked.setdefault(key, value)
+def note_listing(env: BuildEnvironment) -> None:
+    data(env)["listings"].add(env.docname)
 
-    def process_doc(self, app: Sphinx, doctree: Any) -> None:
-        pass  # the explorer directive records its grid while the page is read
+
+def pages_changed(app: Any, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]) -> list[str]:
+    """env-get-outdated: a page added or removed changes which recipes the listings can link."""
+    if not (added or removed):
+        return []
+    return sorted(data(env)["listings"] - removed)
 
 
 def recipe_paths(directory: str | Path) -> list[Path]:
@@ -114,7 +142,7 @@ def _key(path: Path) -> Key:
 
 def check(env: BuildEnvironment, path: Path) -> tuple[Recipe | None, list[Problem]]:
     """The recipe and its problems, checked again only when one of its files changed."""
-    key, memo = _key(path), state(env).recipes
+    key, memo = _key(path), data(env)["recipes"]
     cached = memo.get(os.fspath(path))
     if cached is None or cached[0] != key:
         recipe, problems = check_file(path)
@@ -124,43 +152,52 @@ def check(env: BuildEnvironment, path: Path) -> tuple[Recipe | None, list[Proble
 
 def check_all(env: BuildEnvironment, directory: str | Path) -> dict[Path, list[Problem]]:
     """Problems of every recipe, reusing the environment's verdict for unchanged files."""
-    build = state(env)
+    state = data(env)
     fresh = {}
     for path in recipe_paths(directory):
         key = _key(path)
-        verdict = build.checked.get(os.fspath(path))
+        verdict = state["checked"].get(os.fspath(path))
         if verdict is None or verdict.key != key:
             verdict = Verdict(key, check(env, path)[1])
         fresh[os.fspath(path)] = verdict
-    build.checked = fresh
-    return {Path(path): verdict.problems for path, verdict in fresh.items()}
+    state["checked"] = fresh
+    # names that differ only in case depend on the folder, not on one file: found every time
+    found = {Path(path): list(verdict.problems) for path, verdict in fresh.items()}
+    for problem in safety.names_differ_in_more_than_case(found):
+        found[Path(problem.file)].append(problem)
+    return found
 
 
 def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
     """A recipe for a directive: None if it has problems (they were reported at the start)."""
-    build = state(env)
-    verdict = build.checked.get(os.fspath(path))
+    state = data(env)
+    verdict = state["checked"].get(os.fspath(path))
     key = _key(path)
     if verdict is None or verdict.key != key:
         return check(env, path)[0]
     if verdict.problems:
         return None
-    cached = build.recipes.get(os.fspath(path))
+    cached = state["recipes"].get(os.fspath(path))
     if cached is None or cached[0] != key:
         # checked already: plain json reads it faster than the reader that keeps positions
-        data = json.loads(path.read_text(encoding="utf-8"))
-        cached = build.recipes[os.fspath(path)] = (key, Recipe.from_json(data, os.fspath(path)), [])
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+        cached = state["recipes"][os.fspath(path)] = (key, Recipe.from_json(loaded, os.fspath(path)), [])
     return cached[1]
 
 
-def view(env: BuildEnvironment, recipe: Recipe) -> RecipeView:
-    """The recipe's view, computed once per build (and per process) for every page that shows it."""
-    only_default = env.config.recipebook_render == RENDER_RECOMMENDED
-    memo = state(env).views
-    cached = memo.get((recipe.path, only_default))
+def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
+    """The recipe's page model, built once per process for every page that shows it."""
+    if env.config.recipebook_render != RENDER_RECOMMENDED:
+        return page_of(recipe)
+    memo = data(env)["pages"]
+    cached = memo.get(recipe.path)
     if cached is None or cached.recipe is not recipe:  # the same file read again is a new object
-        cached = memo[(recipe.path, only_default)] = recipe_view(recipe, only_default=only_default)
+        cached = memo[recipe.path] = build_page(recipe, only_default=True)
     return cached
+
+
+def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:
+    return [r for r in (recipe(env, path) for path in recipe_paths(directory)) if r is not None]
 
 
 def dependencies(path: Path) -> list[str]:

@@ -1,34 +1,41 @@
-"""The recipe directives: header, install, explorer, client, catalogue."""
+"""The recipe directives: each renders part of a recipe's page model as docutils nodes.
+
+``recipe-header``, ``recipe-install``, ``recipe-explorer`` and ``recipe-client`` take a
+recipe's name; ``recipe-catalogue`` and ``recipe-flags`` read every recipe. No directive
+writes raw HTML: what HTML needs beyond docutils' own nodes is a node of this extension
+with a visitor per builder (``nodes.py``), so the Markdown view and the text builders get
+the same content.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from html import escape
 from pathlib import Path
+from typing import Any
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.locale import get_translation
+from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 from sphinx_design.shared import create_component
 
-from recipebook import inline, view, vocabulary
-from recipebook.model import Recipe, Strategy, Target
-from recipebook.view import Axis, TargetView
+from recipebook import inline
+from recipebook.model import Recipe, Strategy
+from recipebook.page import Axis, RecipePage, StrategyPage, TargetPage
+from recipebook.provenance import PACKAGES, Provenance
 
 from .. import config, store
 from ..warnings_ import Subtype, warn
-from . import nodes as explorer_node
-from . import serving as serving_view
+from . import nodes as rb_nodes
+from .explorer import explorer_view
 
 _ = get_translation("recipebook")
 label_ = get_translation("recipe-labels")  # labels recipes give in English only
 
-RENDER_FULL, RENDER_RECOMMENDED = config.RENDER_FULL, config.RENDER_RECOMMENDED
 
-
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
@@ -45,7 +52,27 @@ def _span_node(span: inline.Span) -> nodes.Node:
     if span.tag == "a":
         return nodes.reference("", "", *children, refuri=span.href)
     kind = {"strong": nodes.strong, "em": nodes.emphasis, "code": nodes.literal}[span.tag]
-    return kind("", "", *children)
+    node = kind("", "", *children)
+    if span.tag == "strong":
+        node["rb_names"] = slug(inline.plain(span.children))  # may name a section of the page
+    return node
+
+
+class SectionLinks(SphinxTransform):
+    """A recipe text's bold name of a section of its own page ("See <strong>Configuration</strong>
+    in the guide") becomes a link to that section. Section ids come from the English titles, so
+    the link holds in every language."""
+
+    default_priority = 500
+
+    def apply(self, **kwargs: Any) -> None:
+        ids = {i for section in self.document.findall(nodes.section) for i in section["ids"]}
+        for strong in list(self.document.findall(nodes.strong)):
+            name = strong.get("rb_names")
+            if name and name in ids and not isinstance(strong.parent, nodes.reference):
+                link = nodes.reference("", "", refid=name, internal=True)
+                strong.replace_self(link)
+                link += strong
 
 
 def _para(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
@@ -54,7 +81,10 @@ def _para(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.p
     )
 
 
-def _table(headers: list[str], rows: list[list[nodes.Node | str]], classes: tuple[str, ...] = ()) -> nodes.table:
+def _table(
+    headers: list[str], rows: list[list[nodes.Node | str | list[str]]], classes: tuple[str, ...] = ()
+) -> nodes.table:
+    """A table; a cell given as a list holds one line per item (cells do not wrap)."""
     table = nodes.table(classes=["rb-table", *classes])
     group = nodes.tgroup(cols=len(headers))
     table += group
@@ -63,17 +93,67 @@ def _table(headers: list[str], rows: list[list[nodes.Node | str]], classes: tupl
     head += nodes.row("", *[nodes.entry("", _para(h)) for h in headers])
     body = nodes.tbody()
     for row in rows:
-        body += nodes.row("", *[nodes.entry("", _para(cell)) for cell in row])
+        body += nodes.row("", *[nodes.entry("", *_cell(cell)) for cell in row])
     group += [head, body]
     return table
 
 
+def _cell(cell: nodes.Node | str | list[str]) -> list[nodes.Node]:
+    if isinstance(cell, list):
+        return [_para(line) for line in cell]
+    return [cell if isinstance(cell, nodes.paragraph) else _para(cell)]
+
+
 def doc_link(docname: str, *children: nodes.Node) -> addnodes.pending_xref:
     """A checked link to another page (a missing page is a build warning)."""
-    ref = addnodes.pending_xref(
+    return addnodes.pending_xref(
         "", *children, refdomain="std", reftype="doc", reftarget="/" + docname, refexplicit=True, refwarn=True
     )
-    return ref
+
+
+def recipe_link(directive: SphinxDirective, name: str) -> nodes.Node:
+    """A link to a recipe's page; just its name while it has no page (the build says so once,
+    with the command that makes one, see ``__init__._pages``)."""
+    docname = directive.config.recipebook_pages["recipe"].format(name=name)
+    if docname in directive.env.found_docs:
+        return doc_link(docname, nodes.inline("", name))
+    return nodes.inline("", name)
+
+
+def _badges(recipe: Recipe) -> nodes.paragraph:
+    badges = _para(classes=("rb-badges",))
+    for badge in recipe.badges:
+        badges += nodes.inline(badge.text, badge.text, classes=["rb-badge", *(["rb-hl"] if badge.highlight else [])])
+        badges += nodes.Text(" ")
+    return badges
+
+
+def _untranslatable(result: list[nodes.Node]) -> list[nodes.Node]:
+    """Keep directive output out of the page catalogs: it is translated by the extension."""
+    for node in result:
+        for element in node.findall(nodes.TextElement):
+            # inline nodes are never extracted, and Sphinx unwraps any inline that carries the flag
+            if not isinstance(element, nodes.Inline):
+                element["translatable"] = False
+    return result
+
+
+def _facts(parts: list[str], cls: str) -> nodes.paragraph:
+    """Facts separated by dots; each fact (a date, a SKU) stays on one line, lines break between them."""
+    para = _para(classes=(cls,))
+    for i, part in enumerate(parts):
+        if i:
+            para += nodes.Text(" · ")
+        para += nodes.inline(part, part, classes=["rb-fact"])
+    return para
+
+
+def _code(text: str, language: str = "bash") -> nodes.literal_block:
+    return nodes.literal_block(text, text, language=language)
+
+
+def _note(text: str) -> nodes.note:
+    return nodes.note("", _para(text))
 
 
 class RecipeDirective(SphinxDirective):
@@ -108,33 +188,26 @@ class RecipeDirective(SphinxDirective):
         if recipe is None:
             message = _("This recipe could not be shown: its file has errors (see the build log).")
             return _untranslatable([_para(message, classes=("rb-broken",))])
-        return _untranslatable(self.render(recipe))
+        return _untranslatable(self.render(store.page(self.env, recipe)))
 
-    def render(self, recipe: Recipe) -> list[nodes.Node]:
+    def render(self, page: RecipePage) -> list[nodes.Node]:
         raise NotImplementedError
 
 
 class HeaderDirective(RecipeDirective):
     """Summary, badges, model facts and the facts of each target."""
 
-    def render(self, recipe: Recipe) -> list[nodes.Node]:
-        result: list[nodes.Node] = [_para(*inline_nodes(self.texts(recipe).sub), classes=("rb-sub",))]
-        badges = _para(classes=("rb-badges",))
-        for badge in recipe.badges:
-            badges += nodes.inline(
-                badge.text, badge.text, classes=["rb-badge", *(["rb-hl"] if badge.highlight else [])]
-            )
-            badges += nodes.Text(" ")
-        result.append(badges)
+    def render(self, page: RecipePage) -> list[nodes.Node]:
+        recipe = page.recipe
+        result: list[nodes.Node] = [_para(*inline_nodes(self.texts(recipe).sub), classes=("rb-sub",)), _badges(recipe)]
         facts = nodes.field_list(classes=["rb-facts"])
 
         def fact(name: str, *value: nodes.Node | str) -> None:
             facts.append(nodes.field("", nodes.field_name("", name), nodes.field_body("", _para(*value))))
 
         fact(_("Model"), nodes.reference(recipe.model, recipe.model, refuri=recipe.hf))
-        recipe_view = store.view(self.env, recipe)
-        if recipe_view.served:
-            fact(_("Served checkpoint"), ", ".join(recipe_view.served))
+        if page.served:
+            fact(_("Served checkpoint"), ", ".join(page.served))
         fact(_("Provider"), recipe.provider)
         fact(
             _("Precision"),
@@ -142,9 +215,8 @@ class HeaderDirective(RecipeDirective):
             + ("" if len(recipe.variants) == 1 else " " + _("(served: {variant})").format(variant=recipe.variant)),
         )
         fact(_("Attention"), recipe.attn)
-        length = recipe_view.context_length
-        if length:
-            fact(_("Context length"), _("{tokens} tokens").format(tokens=f"{length:,}"))
+        if page.context_length:
+            fact(_("Context length"), _("{tokens} tokens").format(tokens=f"{page.context_length:,}"))
         serves = [
             text
             for key, text in (("api", _("OpenAI-compatible API")), ("text", _("text")), ("mm", _("multimodal input")))
@@ -154,18 +226,19 @@ class HeaderDirective(RecipeDirective):
             fact(_("Serves"), ", ".join(serves))
         fact(_("Verified strategies"), *inline_nodes(self.texts(recipe).tag))
         markdown = self.env.docname.rsplit("/", 1)[-1] + ".md"
-        fact(
-            _("Plain text"),
-            nodes.raw(
-                "",
-                f'<a href="{escape(markdown)}" type="text/markdown">{escape(_("this page as Markdown"))}</a>',
-                format="html",
-            ),
-        )
+        label = _("this page as Markdown")
+        fact(_("Plain text"), rb_nodes.markdown_link(label, label, refuri=markdown))
         result.append(facts)
-        rows = [
-            [label_(s.label), t.label or label_(t.target), str(t.npus), ", ".join(t.skus), t.verified]
-            for s, t in recipe.targets()
+        rows: list[list[nodes.Node | str | list[str]]] = [
+            [
+                label_(s.strategy.label),
+                t.target.label or label_(t.target.target),
+                str(t.target.npus),
+                ", ".join(t.target.skus),
+                verified_lines(t.provenance),
+            ]
+            for s in page.strategies
+            for t in s.targets
         ]
         result.append(
             _table([_("Strategy"), _("Target"), _("NPUs"), _("SKU"), _("Verified")], rows, classes=("rb-targets",))
@@ -173,10 +246,25 @@ class HeaderDirective(RecipeDirective):
         return result
 
 
+def verified_lines(found: Provenance) -> list[str]:
+    """The targets table's Verified cell, one line each (table cells do not wrap): the date, each
+    release the target was verified with, and the pinned releases it is not yet re-verified with."""
+    lines = [found.date, *(found.releases_text(packages=(p,)) for p in PACKAGES)]
+    if not found.current:
+        lines += [_("not yet re-verified with:"), *(found.releases_text(found.pinned, (p,)) for p in found.newer)]
+    return lines
+
+
+def _para_with_link(text: str, link: nodes.Node) -> nodes.paragraph:
+    """A translated sentence with a {link} placeholder, so translators can move the link."""
+    before, _sep, after = text.partition("{link}")
+    return _para(before, link, after)
+
+
 class InstallDirective(RecipeDirective):
     """Prerequisites, install commands and the notes this recipe's features need."""
 
-    def render(self, recipe: Recipe) -> list[nodes.Node]:
+    def render(self, page: RecipePage) -> list[nodes.Node]:
         versions = self.config.recipebook_versions
         install_page = self.config.recipebook_pages["install"]
         result: list[nodes.Node] = [
@@ -204,14 +292,13 @@ class InstallDirective(RecipeDirective):
                 )
             ),
             _para(_("In short, once the package indexes are configured:")),
-            _code(recipe.install_line),
+            _code(page.recipe.install_line),
         ]
-        needs = store.view(self.env, recipe).install
-        offload, disaggregated = needs.offload, needs.disaggregated
+        needs = page.install
         if needs.connectors:
-            if offload and disaggregated:
+            if needs.offload and needs.disaggregated:
                 what = _("The KV offload (LMCache) and prefill/decode commands of this recipe")
-            elif offload:
+            elif needs.offload:
                 what = _("The KV offload (LMCache) commands of this recipe")
             else:
                 what = _("The prefill/decode commands of this recipe")
@@ -237,75 +324,50 @@ class InstallDirective(RecipeDirective):
         return result
 
 
-def _para_with_link(text: str, link: nodes.Node) -> nodes.paragraph:
-    """A translated sentence with a {link} placeholder, so translators can move the link."""
-    before, _sep, after = text.partition("{link}")
-    return _para(before, link, after)
-
-
-def _untranslatable(result: list[nodes.Node]) -> list[nodes.Node]:
-    """Keep directive output out of the page catalogs: it is translated by the extension."""
-    for node in result:
-        for element in node.findall(nodes.TextElement):
-            # inline nodes are never extracted, and Sphinx unwraps any inline that carries the flag
-            if not isinstance(element, nodes.Inline):
-                element["translatable"] = False
-    return result
-
-
-def _facts(parts: list[str], cls: str) -> nodes.paragraph:
-    """Facts separated by dots; each fact (a date, a SKU) stays on one line, lines break between them."""
-    para = _para(classes=(cls,))
-    for i, part in enumerate(parts):
-        if i:
-            para += nodes.Text(" · ")
-        para += nodes.inline(part, part, classes=["rb-fact"])
-    return para
-
-
-def _code(text: str, language: str = "bash") -> nodes.literal_block:
-    block = nodes.literal_block(text, text, language=language)
-    return block
-
-
-def _note(text: str) -> nodes.note:
-    return nodes.note("", _para(text))
+def axis_text(axis: Axis) -> tuple[str, dict[str, str]]:
+    """Translated title and value labels of an axis (the recipe's labels, else UI strings)."""
+    if axis.title is None:
+        known = {"tool_calling": _("Tool calling"), "reasoning_parser": _("Reasoning parser")}  # page.KNOWN_AXES
+        return known.get(axis.name, axis.name), {"on": _("On"), "off": _("Off")}
+    return label_(axis.title), {value: label_(text) for value, text in axis.labels.items()}
 
 
 class ExplorerDirective(RecipeDirective):
     """Strategy tabs, target tabs, and in each target the selectors and commands."""
 
-    def render(self, recipe: Recipe) -> list[nodes.Node]:
-        texts = self.texts(recipe)
-        recipe_view = store.view(self.env, recipe)
-        result: list[nodes.Node] = [_para(*inline_nodes(texts.strategy_note), classes=("rb-strategy-note",))]
+    def render(self, page: RecipePage) -> list[nodes.Node]:
+        recipe = page.recipe
+        result: list[nodes.Node] = [
+            _para(*inline_nodes(self.texts(recipe).strategy_note), classes=("rb-strategy-note",))
+        ]
         strategies = create_component("tab-set", classes=["sd-tab-set", "rb-strategies"])
-        for si, strategy in enumerate(recipe.strategies):
-            content = [self._strategy_facts(strategy)]
+        for si, strategy_page in enumerate(page.strategies):
+            strategy = strategy_page.strategy
+            content: list[nodes.Node] = [self._strategy_facts(strategy)]
             targets = create_component("tab-set", classes=["sd-tab-set", "rb-targets-tabs"])
-            for ti, target in enumerate(strategy.targets):
+            for ti, target in enumerate(strategy_page.targets):
                 targets += self._tab(
-                    label_(target.label or target.target),
-                    target.target,
-                    f"rb-target-{_slug(recipe.name)}-{si}",
-                    [
-                        self._target_facts(target),
-                        *self._grid(recipe, recipe_view.target(strategy.slug, target.target), si, ti),
-                    ],
+                    [nodes.Text(label_(target.target.label or target.target.target))],
+                    target.target.target,
+                    f"rb-target-{slug(recipe.name)}-{si}",
+                    [self._target_facts(target), self._explorer(recipe, target, si, ti)],
                 )
             content.append(targets)
-            title = [
-                nodes.inline("", label_(strategy.label), classes=["rb-tab-label"]),
-                nodes.inline("", label_(strategy.tag), classes=["rb-tab-tag"]),
-            ]
-            strategies += self._tab(title, strategy.slug, f"rb-strategy-{_slug(recipe.name)}", content)
+            strategies += self._tab(
+                self._strategy_title(strategy_page), strategy.slug, f"rb-strategy-{slug(recipe.name)}", content
+            )
         result.append(strategies)
         return result
 
-    def _tab(self, title, sync: str, group: str, content: list[nodes.Node]) -> nodes.container:
+    def _strategy_title(self, strategy_page: StrategyPage) -> list[nodes.Node]:
+        title = [nodes.inline("", label_(strategy_page.strategy.label), classes=["rb-tab-label"])]
+        if strategy_page.subtitle:
+            title.append(nodes.inline("", label_(strategy_page.subtitle), classes=["rb-tab-tag"]))
+        return title
+
+    def _tab(self, title: list[nodes.Node], sync: str, group: str, content: list[nodes.Node]) -> nodes.container:
         item = create_component("tab-item", classes=["sd-tab-item"], selected=False)
-        children = [nodes.Text(title)] if isinstance(title, str) else title
-        label = nodes.rubric("", "", *children, classes=["sd-tab-label"])
+        label = nodes.rubric("", "", *title, classes=["sd-tab-label"])
         label["sync_id"], label["sync_group"] = sync, group
         body = create_component("tab-content", classes=["sd-tab-content"])
         body.extend(content)
@@ -318,87 +380,77 @@ class ExplorerDirective(RecipeDirective):
             parts.append(_("Nodes: {count}").format(count=strategy.nodes))
         return _facts(parts, "rb-strategy-facts")
 
-    def _target_facts(self, target: Target) -> nodes.paragraph:
+    def _target_facts(self, page: TargetPage) -> nodes.Element:
+        target, found = page.target, page.provenance
         parts = [
             _("NPUs per node: {count}").format(count=target.npus),
             ", ".join(target.skus),
-            _("verified {date}").format(date=target.verified),
+            _("verified {date} with {releases}").format(date=found.date, releases=found.releases_text()),
             _("model implementation: {impl}").format(impl=target.model_impl),
         ]
+        if not found.current:
+            parts.append(_("not yet re-verified with {releases}").format(releases=found.pending_text()))
         para = _facts(parts, "rb-target-facts")
         if target.note:
-            para = nodes.container("", para, _para(*inline_nodes(target.note), classes=("rb-target-note",)))
+            return nodes.container("", para, _para(*inline_nodes(target.note), classes=("rb-target-note",)))
         return para
 
-    def _grid(self, recipe: Recipe, target_view: TargetView, si: int, ti: int) -> list[nodes.Node]:
-        strategy, target = target_view.strategy, target_view.target
-        template, wrong = target_view.template, target_view.wrong
-        if wrong:
+    def _explorer(self, recipe: Recipe, target: TargetPage, si: int, ti: int) -> nodes.Node:
+        if target.wrong:
             warn(
-                f"the explorer would not show the expanded commands for: {wrong[0]}",
+                f"the explorer would not show the expanded commands for: {target.wrong[0]}",
                 Subtype.TEMPLATE,
                 self.get_location(),
             )
-        gid = f"rb-{_slug(recipe.name)}-{si}-{ti}"
-        store.state(self.env).grids.setdefault(self.env.docname, {})[gid] = store.GridSize(
-            len(template.axes), max((len(v) for _a, v in template.axes), default=0), list(template.excluded)
+        gid = f"rb-{slug(recipe.name)}-{si}-{ti}"
+        table = target.table
+        rank_roles = [r for r, role in enumerate(table.roles) if (role.ranks or 0) > 1]
+        store.note_grid(
+            self.env,
+            gid,
+            store.GridSize(
+                axes=len(table.axes),
+                values=max((len(v) for _a, v in table.axes), default=0),
+                rank_roles=max(rank_roles, default=-1) + 1,
+                ranks=max((role.ranks or 0 for role in table.roles), default=0),
+                excluded=list(table.excluded),
+            ),
         )
         up = "../" * (self.env.docname.count("/") + 1)  # from the language tree to the site root
-        files = f"{up}api/recipes/{recipe.name}/{strategy.slug}/{target.target}/"
-        base = serving_view.base_selection(target_view)
-        only_default = self.env.config.recipebook_render == RENDER_RECOMMENDED
-        labels = {a.name: axis_text(a) for a in target_view.axes}
-
-        def choice(axis: str, value: str) -> str:
-            title, values = labels.get(axis, (axis, {}))
-            return f"{title}: {values.get(value, value)}"
-
-        extra = {
-            "serving": serving_view.serving(target_view, gid, strategy.nodes, _, only_default=only_default),
-            "serving_texts": serving_view.texts(_),
-            "report": serving_view.report(
-                target_view,
-                recipe.name,
-                self.env.config.recipebook_repository_url,
-                self.env.config.recipebook_versions,
-                _,
-            ),
-            "excluded": serving_view.conflicts(target_view, gid, choice, _),
-            "excluded_json": serving_view.nearest_data(target_view),
-            "nearest_label": _("Switch to the nearest offered selection"),
-            "placeholder_items": serving_view.endpoint_placeholders(bool(template.router), _),
-        }
-        model = explorer_node.view(target_view, gid, axis_text, _, files, base, extra)
-        # where the grid comes from, for views that show its commands as text (mdview)
-        node = explorer_node.make_node(model, rb_recipe=recipe.name, rb_strategy=strategy.slug, rb_target=target.target)
-        return [node]
-
-
-def axis_text(axis: Axis) -> tuple[str, dict[str, str]]:
-    """Translated title and value labels of an axis (the recipe's labels, else UI strings)."""
-    if axis.title is None:
-        known = {"tool_calling": _("Tool calling"), "reasoning_parser": _("Reasoning parser")}  # view.KNOWN_AXES
-        return known.get(axis.name, axis.name), {"on": _("On"), "off": _("Off")}
-    return label_(axis.title), {value: label_(text) for value, text in axis.labels.items()}
+        view = explorer_view(
+            target,
+            recipe=recipe.name,
+            gid=gid,
+            axis_text=axis_text,
+            _=_,
+            files_href=f"{up}api/recipes/{recipe.name}/{target.strategy.slug}/{target.target.target}/",
+            repository_url=self.config.recipebook_repository_url,
+            versions=dict(self.config.recipebook_versions),
+        )
+        return rb_nodes.make_explorer(
+            view, rb_recipe=recipe.name, rb_strategy=target.strategy.slug, rb_target=target.target.target
+        )
 
 
 class ClientDirective(RecipeDirective):
     """The client request against the OpenAI-compatible server."""
 
-    def render(self, recipe: Recipe) -> list[nodes.Node]:
-        return [_para(_("Once the server is up, send it a request:")), _code(recipe.client)]
+    def render(self, page: RecipePage) -> list[nodes.Node]:
+        return [_para(_("Once the server is up, send it a request:")), _code(page.recipe.client)]
 
 
-def every_recipe(directive: SphinxDirective) -> Iterator[Recipe]:
-    """Every valid recipe of the recipes folder, each noted as a dependency of the page."""
+def every_page(directive: SphinxDirective) -> Iterator[RecipePage]:
+    """The page model of every valid recipe of the recipes folder, each file noted as a
+    dependency of the page."""
     directory = Path(directive.config.recipebook_dir)
     directive.env.note_dependency(str(directory))
+    store.note_listing(directive.env)
     for path in store.recipe_paths(directory):
         for dependency in store.dependencies(path):
             directive.env.note_dependency(dependency)
         recipe = store.recipe(directive.env, path)
         if recipe is not None:
-            yield recipe
+            yield store.page(directive.env, recipe)
 
 
 class CatalogueDirective(SphinxDirective):
@@ -407,35 +459,28 @@ class CatalogueDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        rows = []
-        for recipe in every_recipe(self):
-            docname = self.config.recipebook_pages["recipe"].format(name=recipe.name)
-            link = doc_link(docname, nodes.inline("", recipe.name))
-            badges = _para(classes=("rb-badges",))
-            for badge in recipe.badges:
-                badges += nodes.inline(
-                    badge.text, badge.text, classes=["rb-badge", *(["rb-hl"] if badge.highlight else [])]
-                )
-                badges += nodes.Text(" ")
-            strategies = ", ".join(label_(s.label) for s in recipe.strategies)
-            npus = sorted({t.npus for _s, t in recipe.targets()})
-            skus = sorted({sku for _s, t in recipe.targets() for sku in t.skus})
-            verified = max(t.verified for _s, t in recipe.targets())
+        rows: list[list[nodes.Node | str]] = []
+        for page in every_page(self):
+            recipe, entry = page.recipe, page.catalogue
             rows.append(
-                [link, recipe.provider, badges, strategies, ", ".join(map(str, npus)), ", ".join(skus), verified]
+                [
+                    _para(recipe_link(self, recipe.name)),
+                    recipe.provider,
+                    _badges(recipe),
+                    ", ".join(label_(label) for label in entry.strategies),
+                    ", ".join(map(str, entry.npus)),
+                    ", ".join(entry.skus),
+                    entry.verified,
+                ]
             )
         if not rows:
             return _untranslatable([_para(_("No recipes yet."))])
-        table = _table(
-            [_("Model"), _("Provider"), _("Facts"), _("Strategies"), _("NPUs"), _("SKU"), _("Verified")],
-            [],
-            classes=("rb-catalogue",),
-        )
-        body = table[0][-1]
-        for row in rows:
-            body += nodes.row(
-                "", *[nodes.entry("", cell if isinstance(cell, nodes.paragraph) else _para(cell)) for cell in row]
-            )
+        headers = [_("Model"), _("Provider"), _("Facts"), _("Strategies"), _("NPUs"), _("SKU"), _("Verified")]
+        table = _table(headers, rows, classes=("rb-catalogue",))
+        for row in table.findall(nodes.row):
+            if isinstance(row.parent, nodes.tbody):
+                for entry, header in zip(row.children, headers, strict=True):
+                    entry["rb_label"] = header
         return _untranslatable([table])
 
 
@@ -445,29 +490,28 @@ class FlagsDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
+        from recipebook import vocabulary
+
         users: dict[str, list[str]] = {}
-        for recipe in every_recipe(self):
-            for flag in view.flags_in_use(recipe):
-                users.setdefault(flag, []).append(recipe.name)
+        helps: dict[str, str | None] = {}
+        for page in every_page(self):
+            for flag in page.flags:
+                users.setdefault(flag.name, []).append(page.recipe.name)
+                helps[flag.name] = flag.help
         info = vocabulary.vocabulary_info()
         intro = _para(
             _(
                 "Descriptions come from the help of vLLM {vllm} (with vllm-rbln {plugin}) and are shown in English."
             ).format(vllm=info["vllm"], plugin=info["vllm_rbln"])
         )
-        rows = []
-        pattern = self.config.recipebook_pages["recipe"]
+        rows: list[list[nodes.Node | str]] = []
         for flag in sorted(users):
-            help_text = vocabulary.flag_help(flag) or ""
-            help_cell = nodes.raw("", f'<span lang="en">{escape(help_text)}</span>', format="html")
             used = _para()
             for i, name in enumerate(sorted(users[flag], key=str.lower)):
                 if i:
                     used += nodes.Text(", ")
-                used += doc_link(pattern.format(name=name), nodes.inline("", name))
-            rows.append([_para(nodes.literal(flag, flag)), help_cell, used])
-        table = _table([_("Flag"), _("What it does (vLLM help)"), _("Used by")], [], classes=("rb-flags",))
-        body = table[0][-1]
-        for row in rows:
-            body += nodes.row("", *[nodes.entry("", cell) for cell in row])
+                used += recipe_link(self, name)
+            help_text = helps[flag] or _("(vLLM gives no help for this flag)")
+            rows.append([_para(nodes.literal(flag, flag)), _para(rb_nodes.make_flag_help(help_text)), used])
+        table = _table([_("Flag"), _("What it does (vLLM help)"), _("Used by")], rows, classes=("rb-flags",))
         return _untranslatable([intro, table])

@@ -3,16 +3,14 @@
 - A toctree caption (sidebar, index page) is ``<p role="heading">``, which needs an
   ``aria-level``: a workaround of Sphinx issue #14030
   (https://github.com/sphinx-doc/sphinx/issues/14030); remove it once Sphinx writes one.
+- A catalogue cell names its column (``data-label``), for the stacked rows of a narrow screen.
 - sphinx-design puts ``aria-controls`` on each tab's ``<label for=...>``, which HTML does
   not allow on the label of a form control. The tab stays a radio button with its label,
   and its panel follows the label in the page (recipebook.js finds it that way).
-- vLLM's help text (the flag table's description column) quotes flags and values in
-  backticks; they become inline code like the page's own, so a flag never breaks inside.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from docutils import nodes
@@ -23,6 +21,14 @@ from sphinx_design.tabs import sd_tab_label
 
 
 class Translator(HTML5Translator):
+    def visit_entry(self, node: nodes.entry) -> None:
+        # a cell that names its column (data-label) reads on its own when a narrow screen
+        # stacks the table's rows (the catalogue, recipebook.css)
+        super().visit_entry(node)
+        label = node.get("rb_label")
+        if label and self.body[-1].endswith(">"):
+            self.body[-1] = self.body[-1][:-1] + f' data-label="{self.attval(label)}">'
+
     def visit_title(self, node: nodes.title) -> None:
         # Sphinx #14030: the toctree caption's role="heading" lacks aria-level
         start = len(self.body)
@@ -42,28 +48,6 @@ class TabLabels(SphinxPostTransform):
             label.attributes.pop("aria_controls", None)
 
 
-_HELP_SPAN = re.compile(r'<span lang="en">[^<]*</span>\Z')
-_QUOTED = re.compile(r"`([^`\s]+)`")  # a flag or a value: no spaces (a lone backtick stays text)
-
-
-def inline_code(text: str) -> str:
-    """Sphinx's inline-code markup for one escaped HTML token."""
-    return f'<code class="docutils literal notranslate"><span class="pre">{text}</span></code>'
-
-
-class QuotedCode(SphinxPostTransform):
-    default_priority = 250
-    formats = ("html",)
-
-    def run(self, **kwargs: Any) -> None:
-        for raw in list(self.document.findall(nodes.raw)):
-            text = raw.astext()
-            if raw.get("format") == "html" and _HELP_SPAN.match(text) and "`" in text:
-                html = _QUOTED.sub(lambda match: inline_code(match.group(1)), text)
-                raw.replace_self(nodes.raw("", html, format="html"))
-
-
 def setup(app: Sphinx) -> None:
     app.set_translator("html", Translator)
     app.add_post_transform(TabLabels)
-    app.add_post_transform(QuotedCode)

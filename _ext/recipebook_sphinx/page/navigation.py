@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from .. import store
+
 Navigation = tuple[tuple[str, str], ...]
 
 
@@ -39,8 +41,9 @@ def navigation(env: BuildEnvironment) -> Navigation:
 
 def _changed(app: Sphinx, env: BuildEnvironment) -> Iterable[str]:
     now = navigation(env)
-    before = getattr(env, "recipebook_navigation", None)
-    env.recipebook_navigation = now
+    state = store.data(env)
+    before = state["navigation"]
+    state["navigation"] = now
     if before is None or before == now:
         return ()
     return sorted(env.found_docs)

@@ -1,34 +1,79 @@
-"""A plain Markdown view of each page, written beside its HTML (``page.md``).
+"""The Markdown view of each page (``page.md`` beside its HTML), and the store of them all.
 
-Prose, headings, lists, tables and code as Markdown; each command explorer becomes
-the commands of the selection it opens on (the recommended one).
+The view is written from the page's resolved doctree, the same nodes the HTML comes from:
+prose, headings, lists, tables and code; each explorer as its text form (``page/explorer.py``):
+its selectors, the opening selection's commands role by role and rank by rank, the router,
+roles and nodes, the client request and the benchmark, in the order the HTML shows them.
+Headings nest as the page does: a strategy's tab under the section that holds the explorer,
+its targets under it, a target's roles under the target.
+
+Every text is escaped for Markdown: what a recipe or a translation holds never becomes
+markup (``escape``), inline code takes a run of backquotes longer than any inside it, and a
+code block a fence longer than any inside it.
+
+Each language's views are kept in a store beside its doctrees (``markdown.pickle``), updated
+with the pages written in a build, so ``llms-full.txt`` is assembled from the views in
+memory, whichever pages an incremental build rewrote.
 """
 
 from __future__ import annotations
 
+import pickle
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-from sphinx.locale import get_translation
 
 from .. import store
+from ..page import nodes as rb_nodes
 
 _LOCAL_HTML = re.compile(r"^(?![a-z]+:)(?P<path>[^#?]*)\.html(?P<rest>[#?].*)?$")
+# what may start or end markup in CommonMark (and GitHub's tables and strikethrough) inline
+# text: backslash, backquote, star, brackets, angle brackets, pipe, tilde; an underscore at
+# a word's edge; an ampersand that would start a character reference
+_SPECIAL = re.compile(r"([\\`*\[\]<>|~])|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|&(?=#?[0-9A-Za-z]+;)")
+_LINE_START = re.compile(r"^(\s*)(?:([-+*>#=])|(\d+)([.)]))", re.MULTILINE)
+STORE = "markdown.pickle"
 
 
-class MarkdownWriter(nodes.NodeVisitor):
-    """Turns a resolved doctree into Markdown text (only the node kinds the site uses)."""
+def escape(text: str) -> str:
+    """Text that Markdown shows as it is: markup characters backslash-escaped (so a character
+    reference such as ``&lt;`` stays text, and ``<script>`` is not HTML)."""
+    text = _SPECIAL.sub(lambda m: "\\" + m.group(), text)
+    return _LINE_START.sub(
+        lambda m: m.group(1) + ("\\" + m.group(2) if m.group(2) else m.group(3) + "\\" + m.group(4)), text
+    )
 
-    def __init__(self, document: nodes.document, env: Any, recipes_dir: str, translate: Callable[[str], str]) -> None:
-        super().__init__(document)
-        self.env = env
-        self.recipes_dir = recipes_dir
-        self._ = translate
+
+def inline_code(text: str) -> str:
+    """Inline code that holds any text: delimited by more backquotes than any run inside it."""
+    text = text.replace("\n", " ")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.strip()) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def code_block(text: str, language: str = "") -> str:
+    """A fenced code block that closes only where it should: its fence is longer than any run
+    of backquotes in the text."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def link_target(target: str) -> str:
+    return "<" + target.replace("<", "%3C").replace(">", "%3E") + ">" if re.search(r"[\s()<>]", target) else target
+
+
+class MarkdownWriter:
+    """Turns a resolved doctree into Markdown text (the node kinds the site uses)."""
+
+    def __init__(self, document: nodes.document) -> None:
+        self.document = document
         self.blocks: list[str] = []
-        self.level = 0
+        self.level = 0  # the heading level of the innermost section or tab
 
     # structure -------------------------------------------------------------
     def text_of(self, node: nodes.Node) -> str:
@@ -36,9 +81,9 @@ class MarkdownWriter(nodes.NodeVisitor):
 
     def inline(self, node: nodes.Node) -> str:
         if isinstance(node, nodes.Text):
-            return node.astext().replace("\n", " ")
+            return escape(node.astext().replace("\n", " "))
         if isinstance(node, nodes.literal):
-            return f"`{node.astext()}`"
+            return inline_code(node.astext())
         if isinstance(node, nodes.strong):
             return f"**{self.text_of(node)}**"
         if isinstance(node, nodes.emphasis):
@@ -50,8 +95,9 @@ class MarkdownWriter(nodes.NodeVisitor):
                 target = f"{match['path']}.md{match['rest'] or ''}"
             elif not target and node.get("refid"):
                 target = "#" + node["refid"]
-            return f"[{self.text_of(node)}]({target})" if target else self.text_of(node)
-        if isinstance(node, nodes.raw):
+            text = self.text_of(node)
+            return f"[{text}]({link_target(target)})" if target else text
+        if isinstance(node, (nodes.raw, nodes.system_message)):
             return ""
         return "".join(self.inline(child) for child in node.children)
 
@@ -59,15 +105,22 @@ class MarkdownWriter(nodes.NodeVisitor):
         if text.strip():
             self.blocks.append(text.rstrip())
 
+    def heading(self, level: int, text: str) -> None:
+        self.add("#" * max(1, min(level, 6)) + " " + text)
+
     def walk_children(self, node: nodes.Node) -> None:
         for child in node.children:
             self.dispatch(child)
 
     def dispatch(self, node: nodes.Node) -> None:
-        method = getattr(self, f"do_{type(node).__name__}", None)
-        if method is not None:
-            method(node)
-        elif isinstance(node, nodes.Element):
+        for cls in type(node).__mro__:
+            method = getattr(self, f"do_{cls.__name__}", None)
+            if method is not None:
+                method(node)
+                return
+            if cls is nodes.Element:
+                break
+        if isinstance(node, nodes.Element):
             self.walk_children(node)
 
     def result(self) -> str:
@@ -81,17 +134,20 @@ class MarkdownWriter(nodes.NodeVisitor):
         self.level -= 1
 
     def do_title(self, node: nodes.title) -> None:
-        self.add("#" * max(self.level, 1) + " " + self.text_of(node))
+        self.heading(self.level, self.text_of(node))
 
     def do_paragraph(self, node: nodes.paragraph) -> None:
         self.add(self.text_of(node))
 
     def do_rubric(self, node: nodes.rubric) -> None:
-        self.add(f"**{self.text_of(node)}**")
+        if node.get("rb_heading"):  # a heading of the explorer's text form
+            self.heading(self.level + node["rb_heading"], self.text_of(node))
+        else:
+            self.add(f"**{self.text_of(node)}**")
 
     def do_literal_block(self, node: nodes.literal_block) -> None:
         language = node.get("language", "")
-        self.add(f"```{'' if language in ('default', 'none') else language}\n{node.astext()}\n```")
+        self.add(code_block(node.astext(), "" if language in ("default", "none") else language))
 
     def do_bullet_list(self, node: nodes.bullet_list) -> None:
         self.add("\n".join(f"- {self.text_of(item)}" for item in node.children))
@@ -124,32 +180,28 @@ class MarkdownWriter(nodes.NodeVisitor):
 
     do_warning = do_important = do_tip = do_admonition = do_note
 
-    def do_sd_tab_label(self, node: nodes.Element) -> None:
-        depth, parent = 0, node.parent
-        while parent is not None:  # strategy tabs hold target tabs: one heading level each
-            depth += "sd-tab-set" in parent.get("classes", [])
-            parent = parent.parent
-        self.add(f"{'#' * (self.level + depth)} {' — '.join(self.inline(c) for c in node.children)}")
+    def do_container(self, node: nodes.container) -> None:
+        """A tab set: each tab's label is a heading one level below the enclosing one, its
+        content under it (sphinx-design has made the tabs label and content siblings by now)."""
+        if "sd-tab-set" not in node.get("classes", []):
+            self.walk_children(node)
+            return
+        for child in node.children:
+            if type(child).__name__ == "sd_tab_label":
+                parts = [self.inline(c).strip() for c in child.children]
+                self.heading(self.level + 1, " — ".join(p for p in parts if p))
+            elif "sd-tab-content" in child.get("classes", []):
+                self.level += 1
+                self.walk_children(child)
+                self.level -= 1
+            else:
+                self.dispatch(child)
+
+    def do_recipe_explorer(self, node: rb_nodes.recipe_explorer) -> None:
+        self.walk_children(node)  # its text form
 
     def do_sd_tab_input(self, node: nodes.Element) -> None:
         pass
-
-    def do_container(self, node: nodes.container) -> None:
-        if node.get("design_component") == "tab-item":
-            label = next((c for c in node.children if isinstance(c, nodes.rubric)), None)
-            if label is not None:
-                self.add(f"{'#' * (self.level + 1)} {' — '.join(self.inline(c) for c in label.children)}")
-            for child in node.children:
-                if child is not label:
-                    self.dispatch(child)
-            return
-        self.walk_children(node)
-
-    def do_raw(self, node: nodes.raw) -> None:
-        if node.get("rb_recipe"):
-            self.explorer(node)
-
-    do_recipe_explorer = do_raw  # the explorer node carries the same rb_* attributes
 
     def do_compound(self, node: nodes.compound) -> None:
         if "toctree-wrapper" not in node.get("classes", []):
@@ -158,40 +210,43 @@ class MarkdownWriter(nodes.NodeVisitor):
     def do_comment(self, node: nodes.comment) -> None:
         pass
 
-    do_target = do_substitution_definition = do_system_message = do_comment
-
-    def explorer(self, node: nodes.Element) -> None:
-        recipe = store.recipe(self.env, store.path_for(self.recipes_dir, node["rb_recipe"]))
-        if recipe is None:
-            return
-        # the build's view of the recipe: the commands the page opens on, expanded once
-        target = store.view(self.env, recipe).target(node["rb_strategy"], node["rb_target"])
-        choice = ", ".join(f"{axis}={value}" for axis, value in target.opening_selection().items())
-        intro = (
-            self._("Recommended selection: {selection}")
-            if target.template.recommended is not None
-            else self._("Base selection: {selection}")
-        )
-        self.add(intro.format(selection=choice))
-        for role, rank, text in target.opening_commands():
-            where = "" if rank is None else f", rank {rank}"
-            self.add(f"```bash\n# {role}{where}\n{text}\n```")
-        for node_name, cmd in target.template.router:
-            self.add(f"```bash\n# router: {node_name}\n{cmd}\n```")
+    do_target = do_substitution_definition = do_system_message = do_raw = do_comment
 
 
-def to_markdown(doctree: nodes.document, env: Any, recipes_dir: str, translate: Callable[[str], str]) -> str:
-    return MarkdownWriter(doctree, env, recipes_dir, translate).result()
+def to_markdown(doctree: nodes.document) -> str:
+    return MarkdownWriter(doctree).result()
+
+
+# -- the views of a build ------------------------------------------------------------------
 
 
 def write(app: Any, doctree: nodes.document, docname: str) -> None:
-    """doctree-resolved: write the page's Markdown view beside its HTML (not for the not-found page)."""
+    """doctree-resolved (in the main process, parallel or not): write the page's Markdown view
+    beside its HTML and keep it for llms-full.txt (not the not-found page)."""
     if app.builder.format != "html" or docname == app.config.notfound_pagename:
         return
-    markdown = to_markdown(doctree, app.env, app.config.recipebook_dir, get_translation("recipebook"))
+    markdown = to_markdown(doctree)
+    store.data(app.env)["markdown"][docname] = markdown
     target = Path(app.outdir, docname + ".md")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(markdown, encoding="utf-8")
+
+
+def views(app: Any) -> dict[str, str]:
+    """Every published page's Markdown view: this build's, and the earlier builds' of pages
+    it did not rewrite (kept beside the doctrees), for the pages that still exist."""
+    path = Path(app.doctreedir, STORE)
+    try:
+        stored: dict[str, str] = pickle.loads(path.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError):
+        stored = {}
+    written = store.data(app.env)["markdown"]
+    stored.update(written)
+    written.clear()
+    stored = {name: text for name, text in stored.items() if name in app.env.found_docs}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL))
+    return stored
 
 
 def setup(app: Any) -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import gettext
 import json
 import os
-import re
 import shlex
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -32,12 +31,12 @@ import jinja2
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from recipebook import portable
+from recipebook import inline, portable
 from recipebook.expansion import API_VERSION, Expansion
 from recipebook.files import selection_files, selection_key
 from recipebook.model import Recipe
+from recipebook.page import RecipePage, expansion_at
 from recipebook.schema import SCHEMA_PATH
-from recipebook.view import RecipeView
 
 from .. import store
 from ..config import language as config_language
@@ -45,6 +44,8 @@ from ..config import site_config
 from ..i18n import languages as i18n
 from ..paths import LOCALE
 from ..paths import TEMPLATES as TEMPLATE_ROOT
+from . import markdown
+from .markdown import escape
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ def files_dir(recipe: Recipe, strategy: str, target: str) -> str:
     return f"api/recipes/{recipe.name}/{strategy}/{target}"
 
 
-def write_api(site: SiteWriter, views: list[RecipeView], languages: Iterable[str], recipe_page: str) -> None:
+def write_api(site: SiteWriter, pages: list[RecipePage], languages: Iterable[str], recipe_page: str) -> None:
     """The API, and the static ready-to-run files of the selection each target opens on.
 
     Any other selection's files are written in the browser from the recipe's document
@@ -103,8 +104,8 @@ def write_api(site: SiteWriter, views: list[RecipeView], languages: Iterable[str
     """
     site.write("api/schema.json", SCHEMA_PATH.read_bytes())
     index = {"version": API_VERSION, "schema": "schema.json", "recipes": []}
-    for view in views:
-        recipe = view.recipe
+    for model in pages:
+        recipe = model.recipe
         page = recipe_page.format(name=recipe.name)
         index["recipes"].append(
             {
@@ -121,17 +122,17 @@ def write_api(site: SiteWriter, views: list[RecipeView], languages: Iterable[str
             }
         )
         static = {}
-        for target in view.targets:
-            expansion = portable.static_selection(recipe, target.template)
+        for target in model.targets:
+            expansion = expansion_at(recipe, target, target.opening)
             target_dir = files_dir(recipe, expansion.strategy, expansion.target)
             key = selection_key(expansion.selection)
             files = selection_files(expansion)
             for name, text in files.items():
                 site.write(f"{target_dir}/{key}/{name}", text)
             site.write(f"{target_dir}/{key}/index.html", file_index(recipe, expansion.selection, list(files)))
-            site.write(f"{target_dir}/index.html", listing(recipe, expansion, target.template.selections))
+            site.write(f"{target_dir}/index.html", listing(recipe, expansion, target.table.selections))
             static[(expansion.strategy, expansion.target)] = f"{key}/"
-        document = portable.recipe_document(recipe, [t.template for t in view.targets], static)
+        document = portable.recipe_document(model, static)
         site.write(
             f"api/recipes/{recipe.name}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
         )
@@ -169,7 +170,7 @@ def translators(languages: Iterable[str]) -> dict[str, Callable[[str], str]]:
     return {lang: gettext.translation("recipebook", LOCALE, [lang], fallback=True).gettext for lang in languages}
 
 
-def landing(title: str, languages: list[str]) -> str:
+def landing(title: str, languages: list[str], favicon: str = "") -> str:
     words = translators(languages)
     entries = [
         {
@@ -180,7 +181,9 @@ def landing(title: str, languages: list[str]) -> str:
         }
         for lang in languages
     ]
-    return _TEMPLATES.get_template("landing.html").render(languages=entries, first=entries[0], codes=languages)
+    return _TEMPLATES.get_template("landing.html").render(
+        languages=entries, first=entries[0], codes=languages, favicon=favicon
+    )
 
 
 def sitemap(site_url: str, languages: list[str], docnames: list[str]) -> str:
@@ -202,35 +205,36 @@ def sitemap(site_url: str, languages: list[str], docnames: list[str]) -> str:
     )
 
 
-def llms(app: Sphinx, views: list[RecipeView], docnames: list[str]) -> tuple[str, str]:
-    """llms.txt and llms-full.txt of the language being built."""
+def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[str, str]) -> tuple[str, str]:
+    """llms.txt and llms-full.txt of the language being built, from the pages' Markdown views."""
     _ = i18n._
     env, lang = app.env, config_language(app.config)
-    site_title = str(_(site_config(app.config).title))
-    summary = _(
-        "Tested vllm serve commands for large language models on RBLN NPUs, per deployment strategy, "
-        "target and feature."
+    site_title = escape(str(_(site_config(app.config).title)))
+    summary = escape(
+        _(
+            "Tested vllm serve commands for large language models on RBLN NPUs, per deployment strategy, "
+            "target and feature."
+        )
     )
     pattern = app.config.recipebook_pages["recipe"]
-    recipe_pages = {pattern.format(name=v.recipe.name): v.recipe for v in views}
-    outdir = Path(app.outdir)
+    recipe_pages = {pattern.format(name=p.recipe.name): p.recipe for p in pages}
 
     def title(docname: str) -> str:
-        return " ".join(env.titles[docname].astext().split()) if docname in env.titles else docname
+        return escape(" ".join(env.titles[docname].astext().split()) if docname in env.titles else docname)
 
-    lines = [f"# {site_title}", "", f"> {summary}", "", f"## {_('Recipes')}"]
+    lines = [f"# {site_title}", "", f"> {summary}", "", f"## {escape(str(_('Recipes')))}"]
     for page, recipe in recipe_pages.items():
         if page in docnames:
             texts = recipe.text.get(lang) or recipe.text["en"]
-            lines.append(f"- [{title(page)}]({page}.md): {re.sub('<[^>]+>', '', texts.sub)}")
-    guides = [d for d in docnames if d not in recipe_pages and (outdir / f"{d}.md").exists()]
-    lines += ["", f"## {_('Guides')}"]
+            sub = escape(inline.plain(inline.parse(texts.sub)[0]))
+            lines.append(f"- [{title(page)}]({page}.md): {sub}")
+    guides = [d for d in docnames if d not in recipe_pages and d in views]
+    lines += ["", f"## {escape(str(_('Guides')))}"]
     lines += [f"- [{title(d)}]({d}.md)" for d in guides]
     full = [f"# {site_title}", "", f"> {summary}"]
     for page in [*(p for p in recipe_pages if p in docnames), *guides]:
-        markdown = outdir / f"{page}.md"
-        if markdown.exists():
-            full += ["", "---", "", f"Source: {page}.html", "", markdown.read_text(encoding="utf-8").strip()]
+        if page in views:
+            full += ["", "---", "", f"Source: {page}.html", "", views[page].strip()]
     return "\n".join(lines) + "\n", "\n".join(full) + "\n"
 
 
@@ -249,14 +253,10 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html" or app.builder.name not in ("html", "dirhtml"):
         return
     config = site_config(app.config)
-    views = []
-    for path in store.recipe_paths(config.recipes_dir):
-        recipe = store.recipe(app.env, path)
-        if recipe is not None:
-            views.append(store.view(app.env, recipe))
+    pages = [store.page(app.env, recipe) for recipe in store.valid_recipes(app.env, config.recipes_dir)]
     docnames = published_docs(app)
     tree = SiteWriter(Path(app.outdir))
-    index, full = llms(app, views, docnames)
+    index, full = llms(app, pages, docnames, markdown.views(app))
     tree.write("llms.txt", index)
     tree.write("llms-full.txt", full)
     root = site_root(app)
@@ -264,8 +264,14 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         return
     site = SiteWriter(root)
     languages = list(config.languages)
-    site.write("index.html", landing(config.title, languages))
-    write_api(site, views, languages, config.pages["recipe"])
+    favicon = ""
+    if app.config.html_favicon and not str(app.config.html_favicon).startswith(("http:", "https:")):
+        # the site's icon at its root, where a browser asks for one on the landing page
+        icon = Path(app.confdir, app.config.html_favicon)
+        favicon = icon.name
+        site.write(favicon, icon.read_bytes())
+    site.write("index.html", landing(config.title, languages, favicon))
+    write_api(site, pages, languages, config.pages["recipe"])
     if config.site_url:
         site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))
     else:

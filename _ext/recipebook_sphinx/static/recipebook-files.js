@@ -1,16 +1,49 @@
 /* Ready-to-run files in the browser: serve.sh, and per command a vLLM config and an env
-   file, for whatever selection the reader chose. The site publishes static files only for
-   the selection each target opens on; any other selection's files are written here from
-   the recipe's API document (api/recipes/NAME.json: per target, every line with the axis
-   values it shows under) with the same rules as the engine's recipebook/files.py. The
-   tests run this file and compare its output with the engine's for every selection.
-   Without JavaScript the link opens the static files of the opening selection. */
+   file, for whatever selection the reader chose, one by one or in one tar archive. The site
+   publishes static files only for the selection each target opens on; any other selection's
+   files are written here from the recipe's API document (api/recipes/NAME.json: per target
+   and role, every line with the axis values and ranks it shows under) with the same rules as
+   the engine's recipebook/files.py. The tests run this file and compare its output with the
+   engine's for every selection. Without JavaScript the link opens the static files of the
+   opening selection.
+
+   It also holds the one check of a value a reader fills in for a placeholder (valueProblem),
+   which recipebook.js uses wherever a value is shown, copied or written: in the panel, and
+   on whatever localStorage or a link holds. */
 (function (root) {
   "use strict";
 
   var PLACEHOLDER = /<([A-Z][A-Z0-9_]*)>/g;
   var CONTINUATION = " \\\n";
   var ARG_INDENT = "    ";
+  var HOST = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+  var IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+  var PLAIN = /^[A-Za-z0-9._:\/@%+=,-]{1,253}$/;  // nothing that quotes, splits or expands in a shell word
+  var HOST_NAME = /(_IP|_HOST|_ADDR|_ADDRESS)$/;
+
+  // Why a value may not stand in for a placeholder ("" when it may): "plain" when it is not
+  // one plain shell word, "host" when a host's placeholder gets something that is not a host.
+  // files.py value_problem is its twin.
+  function valueProblem(name, value) {
+    if (typeof value !== "string" || !PLAIN.test(value)) { return "plain"; }
+    if (HOST_NAME.test(name) && !(IPV4.test(value) || (HOST.test(value) && !/^[\d.]+$/.test(value)))) {
+      return "host";
+    }
+    return "";
+  }
+
+  // The values of an object that may be used, by key (NAME or NAME@NODE), and the keys dropped.
+  function checkedValues(values) {
+    var good = {};
+    var dropped = [];
+    if (!values || typeof values !== "object" || Array.isArray(values)) { return { values: good, dropped: dropped }; }
+    Object.keys(values).forEach(function (key) {
+      var match = /^([A-Z][A-Z0-9_]*)(?:@([1-9]\d{0,2}))?$/.exec(key);
+      if (!match || valueProblem(match[1], values[key])) { dropped.push(key); return; }
+      good[key] = values[key];
+    });
+    return { values: good, dropped: dropped };
+  }
 
   // Python's shlex.quote
   function quote(text) {
@@ -28,17 +61,30 @@
     return seen;
   }
 
-  function substitute(text, values) {
+  function own(values, key) { return Object.prototype.hasOwnProperty.call(values, key) ? values[key] : undefined; }
+
+  // A reader's value for a placeholder in a command of a node: the node's own (NAME@NODE), else
+  // the one for every node (files.py value_for)
+  function valueFor(values, name, node) {
+    if (node !== null && node !== undefined) {
+      var mine = own(values, name + "@" + node);
+      if (mine !== undefined) { return mine; }
+    }
+    return own(values, name);
+  }
+
+  function substitute(text, values, node) {
     if (!values) { return text; }
     return text.replace(PLACEHOLDER, function (match, name) {
-      return Object.prototype.hasOwnProperty.call(values, name) ? values[name] : match;
+      var value = valueFor(values, name, node);
+      return value === undefined ? match : value;
     });
   }
 
   function commandText(command) {
-    return command.envs.map(function (e) { return e + CONTINUATION; }).join("") +
-      command.launcher + " " + quote(command.model) +
-      command.args.map(function (a) { return CONTINUATION + ARG_INDENT + a; }).join("");
+    var head = command.launcher + " " + quote(command.model);
+    var text = command.envs.concat([head]).join(CONTINUATION);
+    return command.args.length ? text + CONTINUATION + ARG_INDENT + command.args.join(CONTINUATION + ARG_INDENT) : text;
   }
 
   function commandName(command) {
@@ -78,19 +124,28 @@
     return name + "() {\n" + checks.join("") + body + "\n}\n";
   }
 
-  // The commands of one selection: each block's lines shown under the chosen values
+  function admits(when, chosen) {
+    return when.every(function (allowed, a) { return allowed === null || allowed.indexOf(chosen[a]) >= 0; });
+  }
+
+  // The commands of one selection: each role's lines its values and each rank admit, in order
   function commandsOf(target, selection) {
     var chosen = target.axes.map(function (axis) { return axis[1].indexOf(selection[axis[0]]); });
-    return target.blocks.map(function (block) {
-      var shown = block.lines.filter(function (line) {
-        return line.when.every(function (allowed, a) { return allowed === null || allowed.indexOf(chosen[a]) >= 0; });
+    var commands = [];
+    target.roles.forEach(function (role) {
+      var shown = role.lines.filter(function (line) { return admits(line.when, chosen); });
+      var ranks = role.ranks === null ? [null] : Array.from({ length: role.ranks }, function (_, k) { return k; });
+      ranks.forEach(function (rank) {
+        var lines = shown.filter(function (line) { return line.ranks === null || line.ranks.indexOf(rank) >= 0; });
+        var args = lines.filter(function (l) { return l.kind === "arg"; });
+        commands.push({
+          role: role.role, rank: rank, node: role.node, launcher: role.launcher, model: role.model,
+          envs: lines.filter(function (l) { return l.kind === "env"; }).map(function (l) { return l.text; }),
+          args: args.map(function (l) { return l.text; }), argLines: args,
+        });
       });
-      return {
-        role: block.role, rank: block.rank, launcher: block.launcher, model: block.model,
-        envs: shown.filter(function (l) { return l.kind === "env"; }).map(function (l) { return l.text; }),
-        args: shown.filter(function (l) { return l.kind === "arg"; }),
-      };
     });
+    return commands;
   }
 
   function serveSh(recipe, target, selection, commands, values) {
@@ -106,7 +161,7 @@
     ];
     var names = commands.map(function (command) {
       var name = "serve_" + commandName(command).replace(/-/g, "_");
-      var text = substitute(command.shell, values);
+      var text = substitute(command.shell, values, command.node);
       parts.push(shellFunction(name, fillPlaceholders(text), placeholders(text)));
       return name;
     });
@@ -115,7 +170,7 @@
       return "  " + quote(pattern) + ") " + names[k] + " ;;";
     });
     if (target.router.length) {
-      var steps = target.router.map(function (step) { return substitute(step.cmd, values); }).join("\n");
+      var steps = target.router.map(function (step) { return substitute(step.cmd, values, null); }).join("\n");
       parts.push(shellFunction("router", steps, []));
       choices.push("  router) router ;;");
     }
@@ -140,37 +195,94 @@
       entries[key] = line.config[1];
     });
     var body = keys.length ? keys.map(function (k) { return entries[k]; }).join("") : "{}\n";
-    var found = placeholders(substitute(command.args.join(" "), values));
+    var found = placeholders(substitute(command.args.join(" "), values, command.node));
     var note = found.length ? "# Replace " + found.map(function (p) { return "<" + p + ">"; }).join(", ") + " before use.\n" : "";
-    return "# vllm serve " + command.model + " --config " + commandName(command) + ".yaml\n" + note + substitute(body, values);
+    return "# vllm serve " + command.model + " --config " + commandName(command) + ".yaml\n" + note +
+      substitute(body, values, command.node);
   }
 
   function envFile(command, values) {
-    return command.envs.map(function (e) { return "export " + substitute(e, values) + "\n"; }).join("");
+    return command.envs.map(function (e) { return "export " + substitute(e, values, command.node) + "\n"; }).join("");
   }
 
-  // Every file of one selection of one target document, by file name
+  // Every file of one selection of one target document, by file name; only checked values are used
   function build(data, selection, values) {
     var target = data.target;
-    var commands = commandsOf(target, selection).map(function (c) {
-      var command = {
-        role: c.role, rank: c.rank, launcher: c.launcher, model: c.model, envs: c.envs,
-        args: c.args.map(function (l) { return l.text; }), argLines: c.args,
-      };
+    var usable = checkedValues(values || {}).values;
+    var commands = commandsOf(target, selection).map(function (command) {
       command.shell = commandText(command);
       return command;
     });
     var files = {};
-    files["serve.sh"] = serveSh(data.recipe, target, selection, commands, values);
+    files["serve.sh"] = serveSh(data.recipe, target, selection, commands, usable);
     commands.forEach(function (command) {
       var name = commandName(command);
-      files[name + ".yaml"] = configYaml(command, values);
-      files[name + ".env"] = envFile(command, values);
+      files[name + ".yaml"] = configYaml(command, usable);
+      files[name + ".env"] = envFile(command, usable);
     });
     return files;
   }
 
-  var api = { build: build, commandsOf: commandsOf, quote: quote };
+  // -- one archive: ustar, as files.py archive() writes it, byte for byte ---------------
+
+  function octal(number, width) {
+    var text = number.toString(8);
+    while (text.length < width - 1) { text = "0" + text; }
+    return text + "\0";
+  }
+
+  // the folder goes in the prefix field, the file name in the name field (a whole path of up to 255)
+  function header(folder, name, size, mode) {
+    var block = new Uint8Array(512);
+    var put = function (offset, text) {
+      for (var i = 0; i < text.length; i += 1) { block[offset + i] = text.charCodeAt(i); }
+    };
+    put(0, name);
+    put(100, octal(mode, 8));
+    put(108, octal(0, 8));
+    put(116, octal(0, 8));
+    put(124, octal(size, 12));
+    put(136, octal(0, 12));
+    put(148, "        ");
+    put(156, "0");
+    put(257, "ustar\u000000");
+    put(329, octal(0, 8));
+    put(337, octal(0, 8));
+    put(345, folder);
+    var sum = 0;
+    for (var i = 0; i < 512; i += 1) { sum += block[i]; }
+    put(148, octal(sum, 7) + " ");
+    return block;
+  }
+
+  // A tar archive of the files (names sorted as given) in one folder
+  function archive(folder, files) {
+    var encoder = new TextEncoder();
+    var blocks = [];
+    Object.keys(files).forEach(function (name) {
+      var data = encoder.encode(files[name]);
+      blocks.push(header(folder, name, data.length, /\.sh$/.test(name) ? 493 : 420));
+      var padded = new Uint8Array(Math.ceil(data.length / 512) * 512);
+      padded.set(data);
+      blocks.push(padded);
+    });
+    blocks.push(new Uint8Array(1024));
+    var size = blocks.reduce(function (n, b) { return n + b.length; }, 0);
+    var total = Math.ceil(size / 10240) * 10240;
+    var out = new Uint8Array(total);
+    var offset = 0;
+    blocks.forEach(function (b) { out.set(b, offset); offset += b.length; });
+    return out;
+  }
+
+  function folderName(recipe, target) {
+    return (recipe + "-" + target.strategy + "-" + target.target).replace(/[^A-Za-z0-9._-]+/g, "-");
+  }
+
+  var api = {
+    build: build, commandsOf: commandsOf, quote: quote, valueProblem: valueProblem,
+    checkedValues: checkedValues, archive: archive, folderName: folderName,
+  };
   root.RecipeFiles = api;
   if (typeof module !== "undefined" && module.exports) { module.exports = api; }
 
@@ -202,8 +314,16 @@
   }
 
   function storedValues() {
-    try { return JSON.parse(localStorage.getItem("rb-placeholders") || "{}") || {}; }
+    try { return JSON.parse(localStorage.getItem("rb-placeholders") || "{}"); }
     catch (error) { return {}; }
+  }
+
+  function blobLink(name, data, type) {
+    var a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([data], { type: type }));
+    a.download = name;
+    a.textContent = name;
+    return a;
   }
 
   function offer(grid, link) {
@@ -221,13 +341,14 @@
       var files = build({ recipe: recipe.recipe, target: target }, chosen(grid), storedValues());
       list.querySelectorAll("a").forEach(function (a) { URL.revokeObjectURL(a.href); });
       list.textContent = "";
+      var folder = folderName(recipe.recipe, target);
+      var whole = document.createElement("li");
+      whole.className = "rb-dl-all";
+      whole.appendChild(blobLink(folder + ".tar", archive(folder, files), "application/x-tar"));
+      list.appendChild(whole);
       Object.keys(files).forEach(function (name) {
         var item = document.createElement("li");
-        var a = document.createElement("a");
-        a.href = URL.createObjectURL(new Blob([files[name]], { type: "text/plain" }));
-        a.download = name;
-        a.textContent = name;
-        item.appendChild(a);
+        item.appendChild(blobLink(name, files[name], "text/plain"));
         list.appendChild(item);
       });
     }).catch(function () {
@@ -244,9 +365,10 @@
         event.preventDefault();
         offer(grid, link);
       });
-      // a list already offered follows the selection
+      // a list already offered follows the selection and the values
       var follow = function () { if (grid.querySelector(".rb-dl-files")) { offer(grid, link); } };
       grid.addEventListener("change", follow);
+      grid.addEventListener("rb-values", follow);
       grid.addEventListener("reset", function () { setTimeout(follow, 0); });
     });
   }

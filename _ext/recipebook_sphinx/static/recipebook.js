@@ -1,7 +1,27 @@
-/* Recipe explorer: copy buttons, and the selection in the URL fragment.
-   Everything works without this file; it only adds copying and deep links. */
+/* Recipe explorer: copy buttons, the selection in the URL fragment, placeholder values.
+   Everything works without this file: it adds copying, deep links and filling in values.
+
+   Text this script did not write is checked where it is used: the URL fragment (each part
+   decoded and validated on its own; anything else is ignored and said so), and the values
+   localStorage holds (RecipeFiles.checkedValues, the one check of a placeholder's value, on
+   every read, so a value stored by another script or an older page never reaches a
+   command). */
 (function () {
   "use strict";
+
+  var STORE = "rb-placeholders";
+  var MAX_FRAGMENT = 2048;  // a longer fragment is not read at all
+
+  function say(text, fill) {
+    var strings = window.RB_STRINGS || {};
+    var out = Object.prototype.hasOwnProperty.call(strings, text) ? String(strings[text]) : text;
+    Object.keys(fill || {}).forEach(function (key) { out = out.split("{" + key + "}").join(fill[key]); });
+    return out;
+  }
+
+  function files() { return window.RecipeFiles; }
+
+  // ---- the selection -------------------------------------------------------------
 
   function gridState(grid) {
     var params = new URLSearchParams();
@@ -34,25 +54,117 @@
     }
   }
 
-  function restore() {
-    var hash = decodeURIComponent(location.hash.slice(1));
-    if (hash.indexOf("s=") !== 0) { return; }
-    var params = new URLSearchParams(hash);
-    var grid = Array.prototype.find.call(document.querySelectorAll("form.rb-grid"), function (g) {
-      return g.dataset.strategy === params.get("s") && g.dataset.target === params.get("t");
-    });
-    if (!grid) { return; }
-    showTab(grid);
+  // The choices a grid offers: axis -> values (a checkbox is off/on)
+  function axisValues(grid) {
+    var axes = {};
     grid.querySelectorAll("input[data-axis]").forEach(function (input) {
-      var value = params.get(input.dataset.axis);
-      if (value === null) { return; }
-      if (input.type === "checkbox") { input.checked = value === "on"; }
-      else if (input.value === value) { input.checked = true; }
+      var list = axes[input.dataset.axis] || (axes[input.dataset.axis] = []);
+      if (input.type === "checkbox") { list.push("off", "on"); } else { list.push(input.value); }
     });
-    pointReport(grid);
-    offerNearest(grid);
-    // a deep link (and the language switch, which keeps it) lands on the explorer
-    grid.scrollIntoView({ block: "start" });
+    return axes;
+  }
+
+  // The fragment as [key, value, raw part] pairs; parts that do not decode are set aside
+  function readFragment(hash) {
+    var text = hash.charAt(0) === "#" ? hash.slice(1) : hash;
+    if (text.length > MAX_FRAGMENT) { return { tooLong: true, pairs: [], bad: [] }; }
+    var pairs = [];
+    var bad = [];
+    text.split("&").forEach(function (part) {
+      if (!part) { return; }
+      var eq = part.indexOf("=");
+      if (eq < 1) { bad.push(part); return; }
+      try {
+        pairs.push([decodeURIComponent(part.slice(0, eq).replace(/\+/g, " ")),
+          decodeURIComponent(part.slice(eq + 1).replace(/\+/g, " ")), part]);
+      } catch (error) { bad.push(part); }
+    });
+    return { tooLong: false, pairs: pairs, bad: bad };
+  }
+
+  function shorten(text) { return text.length > 60 ? text.slice(0, 57) + "…" : text; }
+
+  function note(grid, text) {
+    var box = grid.querySelector(".rb-linknote");
+    if (!box) {
+      box = document.createElement("p");
+      box.className = "rb-linknote";
+      box.setAttribute("role", "status");
+      grid.insertBefore(box, grid.firstChild);
+    }
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  // A deep link (#s=STRATEGY&t=TARGET&AXIS=VALUE...) opens its tab and selection; any part that
+  // is malformed or names no choice of that explorer is ignored, and the page says which.
+  function restore() {
+    if (location.hash.indexOf("#s=") !== 0) { return null; }
+    var read = readFragment(location.hash);
+    var grids = Array.prototype.slice.call(document.querySelectorAll("form.rb-grid"));
+    if (read.tooLong) {
+      history.replaceState(null, "", location.pathname + location.search);
+      if (grids[0]) { note(grids[0], say("The link was too long to read; the page shows its first selection.")); }
+      return null;
+    }
+    var wanted = {};
+    read.pairs.forEach(function (pair) { if (pair[0] === "s" || pair[0] === "t") { wanted[pair[0]] = pair[1]; } });
+    var grid = grids.filter(function (g) {
+      return g.dataset.strategy === wanted.s && g.dataset.target === wanted.t;
+    })[0];
+    if (!grid) {
+      // no such explorer: the fragment is not this page's; leave the page as it is
+      if (grids[0]) { note(grids[0], say("The link names a strategy or target this page does not have; it was ignored.")); }
+      history.replaceState(null, "", location.pathname + location.search);
+      return null;
+    }
+    showTab(grid);
+    var axes = axisValues(grid);
+    var ignored = read.bad.slice();
+    var seen = {};
+    read.pairs.forEach(function (pair) {
+      var axis = pair[0];
+      var value = pair[1];
+      if (axis === "s" || axis === "t") { return; }
+      if (!Object.prototype.hasOwnProperty.call(axes, axis) || axes[axis].indexOf(value) < 0 || seen[axis]) {
+        ignored.push(pair[2]);
+        return;
+      }
+      seen[axis] = true;
+      grid.querySelectorAll("input[data-axis]").forEach(function (input) {
+        if (input.dataset.axis !== axis) { return; }
+        if (input.type === "checkbox") { input.checked = value === "on"; }
+        else if (input.value === value) { input.checked = true; }
+      });
+    });
+    note(grid, ignored.length ? say("Ignored from the link: {parts}", { parts: ignored.map(shorten).join(", ") }) : "");
+    remember(grid);  // the URL now names the selection shown
+    return grid;
+  }
+
+  // Bring the explorer (its strategy tabs, then the chosen target's selectors) into view, and
+  // keep it there while the page above it still changes size (fonts, images, tabs), until the
+  // reader scrolls or types.
+  function land(grid) {
+    var target = grid.closest(".rb-strategies") || grid;
+    var stop = false;
+    // at once: the theme scrolls smoothly, and an animation would still be under way when the
+    // page is read (or when the next check comes)
+    var go = function () { if (!stop) { target.scrollIntoView({ block: "start", behavior: "instant" }); } };
+    var quit = function () { stop = true; };
+    ["wheel", "touchstart", "keydown", "mousedown"].forEach(function (name) {
+      window.addEventListener(name, quit, { once: true, passive: true });
+    });
+    go();
+    var settled = document.fonts && document.fonts.ready ? document.fonts.ready : Promise.resolve();
+    settled.then(function () { requestAnimationFrame(function () { requestAnimationFrame(go); }); });
+    window.addEventListener("load", function () { requestAnimationFrame(go); }, { once: true });
+    if (window.ResizeObserver) {
+      var observer = new ResizeObserver(function () { requestAnimationFrame(go); });
+      observer.observe(document.body);
+      observer.observe(target);
+      setTimeout(function () { observer.disconnect(); stop = true; }, 4000);
+    }
   }
 
   // A strategy or target tab click puts that tab's explorer into the URL.
@@ -69,90 +181,108 @@
     });
   }
 
-  // ---- placeholder values (localStorage "rb-placeholders": {"POD_IP": "10.0.0.5", ...}) ----
-  var STORE = "rb-placeholders";
-  var HOST = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-  var IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-  var PLAIN = /^[A-Za-z0-9._:\/@%+=,-]+$/;  // nothing that quotes, splits or expands in a shell word
+  // ---- placeholder values (localStorage "rb-placeholders": {"POD_IP@1": "10.0.0.5", ...}) ----
+
+  var dropped = [];  // stored keys refused on the last read, reported once in each panel
 
   function loadValues() {
-    try {
-      var values = JSON.parse(localStorage.getItem(STORE) || "{}");
-      return values && typeof values === "object" ? values : {};
-    } catch (error) { return {}; }
+    var raw = {};
+    try { raw = JSON.parse(localStorage.getItem(STORE) || "{}"); } catch (error) { raw = {}; }
+    var checked = files().checkedValues(raw);
+    dropped = checked.dropped;
+    return checked.values;
   }
 
   function saveValues(values) {
     try { localStorage.setItem(STORE, JSON.stringify(values)); } catch (error) { /* private mode: this page only */ }
   }
 
-  // "" when the value may stand in for the placeholder, else why not
-  function problem(name, value) {
-    var strings = window.RB_STRINGS || {};
-    var say = function (text) { return strings[text] || text; };
-    if (!PLAIN.test(value)) {
+  function problemText(name, value) {
+    var why = files().valueProblem(name, value);
+    if (why === "plain") {
       return say("Use letters, digits and . - _ : / only: quotes, spaces, $, backquotes and other shell characters would change the command.");
     }
-    if (/(_IP|_HOST|_ADDR|_ADDRESS)$/.test(name) && !(IPV4.test(value) || (HOST.test(value) && !/^[\d.]+$/.test(value)))) {
-      return say("Enter a host name or an IPv4 address, such as 10.0.0.5.");
-    }
+    if (why === "host") { return say("Enter a host name or an IPv4 address, such as 10.0.0.5."); }
     return "";
+  }
+
+  // Which placeholders a grid asks for per node (each node fills in its own value)
+  function perNode(grid) {
+    var names = {};
+    grid.querySelectorAll(".rb-ph-notes dt code[data-node]").forEach(function (code) { names[code.dataset.ph] = true; });
+    return names;
   }
 
   function applyValues() {
     var values = loadValues();
-    document.querySelectorAll(".rb-grid .rb-ph").forEach(function (span) {
-      if (span.closest("dt")) { return; }  // the list of placeholders keeps their names
-      if (!span.dataset.ph) { span.dataset.ph = span.textContent.slice(1, -1); }
-      var value = values[span.dataset.ph];
-      span.textContent = value ? value : "<" + span.dataset.ph + ">";
-      span.classList.toggle("rb-filled", Boolean(value));
+    document.querySelectorAll("form.rb-grid").forEach(function (grid) {
+      var scoped = perNode(grid);
+      grid.querySelectorAll("pre .rb-ph").forEach(function (span) {
+        if (!span.dataset.ph) { span.dataset.ph = span.textContent.slice(1, -1); }
+        var name = span.dataset.ph;
+        var pre = span.closest("pre");
+        var node = pre && pre.dataset.node ? pre.dataset.node : null;
+        var value = scoped[name] ? (node ? values[name + "@" + node] : undefined) : values[name];
+        span.textContent = value ? value : "<" + name + ">";
+        span.classList.toggle("rb-filled", Boolean(value));
+      });
+      grid.dispatchEvent(new CustomEvent("rb-values"));
     });
   }
 
   function placeholderPanel(grid) {
     var notes = grid.querySelector(".rb-ph-notes");
     if (!notes) { return; }
-    var strings = window.RB_STRINGS || {};
-    var say = function (text) { return strings[text] || text; };
-    var names = [];
-    notes.querySelectorAll("dt code").forEach(function (code) { names.push(code.textContent.slice(1, -1)); });
     var panel = document.createElement("div");
     panel.className = "rb-phform";
     var message = document.createElement("p");
     message.className = "rb-phmsg";
     message.setAttribute("role", "status");
-    names.forEach(function (name) {
-      var id = grid.id + "-ph-" + name;
+    var keys = [];
+    notes.querySelectorAll("dt code[data-ph]").forEach(function (code) {
+      var name = code.dataset.ph;
+      var key = code.dataset.node ? name + "@" + code.dataset.node : name;
+      keys.push(key);
+      var id = grid.id + "-ph-" + key.replace("@", "-");
+      var row = document.createElement("div");
+      row.className = "rb-phrow";
       var label = document.createElement("label");
       label.htmlFor = id;
-      label.textContent = "<" + name + ">";
+      label.textContent = code.textContent;
       var input = document.createElement("input");
       input.type = "text";
       input.id = id;
-      input.dataset.ph = name;
+      input.dataset.key = key;
       input.autocomplete = "off";
       input.spellcheck = false;
-      input.value = loadValues()[name] || "";
+      input.value = loadValues()[key] || "";
       input.addEventListener("change", function () {
         var value = input.value.trim();
         var values = loadValues();
-        var why = value ? problem(name, value) : "";
+        var why = value ? problemText(name, value) : "";
         if (why) {
           input.setAttribute("aria-invalid", "true");
-          message.textContent = "<" + name + ">: " + why;
+          message.textContent = code.textContent + ": " + why;
           message.classList.add("rb-bad");
           return;
         }
         input.removeAttribute("aria-invalid");
         message.classList.remove("rb-bad");
         message.textContent = "";
-        if (value) { values[name] = value; } else { delete values[name]; }
+        if (value) { values[key] = value; } else { delete values[key]; }
         saveValues(values);
         syncPanels();
       });
-      panel.appendChild(label);
-      panel.appendChild(input);
+      row.appendChild(label);
+      row.appendChild(input);
+      var about = code.closest("dt").nextElementSibling;  // the placeholder's description (dd)
+      if (about) {
+        var description = document.createElement("p");
+        description.className = "rb-phdesc";
+        description.textContent = about.textContent;
+        row.appendChild(description);
+      }
+      panel.appendChild(row);
     });
     var clear = document.createElement("button");
     clear.type = "button";
@@ -160,21 +290,34 @@
     clear.textContent = say("Clear the values");
     clear.addEventListener("click", function () {
       var values = loadValues();
-      names.forEach(function (name) { delete values[name]; });
+      keys.forEach(function (key) { delete values[key]; });
       saveValues(values);
       message.textContent = "";
       message.classList.remove("rb-bad");
+      panel.querySelectorAll("input").forEach(function (input) { input.removeAttribute("aria-invalid"); });
       syncPanels();
     });
     panel.appendChild(clear);
     panel.appendChild(message);
     notes.parentNode.insertBefore(panel, notes.nextSibling);
+    reportDropped(grid, keys);
+  }
+
+  // Stored values that failed the check are not used; the panel says so once
+  function reportDropped(grid, keys) {
+    var mine = dropped.filter(function (key) { return keys.indexOf(key) >= 0 || keys.indexOf(key.split("@")[0]) >= 0; });
+    var message = grid.querySelector(".rb-phmsg");
+    if (!mine.length || !message) { return; }
+    message.textContent = say("A stored value was not used, because it could change the command: {names}", {
+      names: mine.map(function (key) { return "<" + key.split("@")[0] + ">" + (key.indexOf("@") > 0 ? "@" + key.split("@")[1] : ""); }).join(", "),
+    });
+    message.classList.add("rb-bad");
   }
 
   function syncPanels() {
     var values = loadValues();
-    document.querySelectorAll(".rb-phform input[data-ph]").forEach(function (input) {
-      if (input.getAttribute("aria-invalid") !== "true") { input.value = values[input.dataset.ph] || ""; }
+    document.querySelectorAll(".rb-phform input[data-key]").forEach(function (input) {
+      if (input.getAttribute("aria-invalid") !== "true") { input.value = values[input.dataset.key] || ""; }
     });
     applyValues();
   }
@@ -220,15 +363,13 @@
       }, failed ? 4000 : 1500);
     };
     copyText(text, function () { show(button.dataset.done, false); }, function () {
-      var strings = window.RB_STRINGS || {};
-      var failed = "Copying is blocked here: select the text and copy it yourself.";
       // select the command so that Ctrl+C copies it
       var range = document.createRange();
       range.selectNodeContents(pre);
       var selection = window.getSelection();
       selection.removeAllRanges();
       selection.addRange(range);
-      show(strings[failed] || failed, true);
+      show(say("Copying is blocked here: select the text and copy it yourself."), true);
     });
   }
 
@@ -249,40 +390,47 @@
     link.href = link.dataset.base + "?" + query;
   }
 
-  function axisValues(grid) {
-    var axes = {};
-    grid.querySelectorAll("input[data-axis]").forEach(function (input) {
-      var list = axes[input.dataset.axis] || (axes[input.dataset.axis] = []);
-      if (input.type === "checkbox") { list.push("off", "on"); } else { list.push(input.value); }
+  // The selection as value indices, in the grid's axis order
+  function chosenIndex(grid) {
+    var state = gridState(grid);
+    var axes = axisValues(grid);
+    return (grid.dataset.axes || "").split(" ").filter(Boolean).map(function (axis) {
+      return axes[axis].indexOf(state.get(axis));
     });
-    return axes;
   }
 
-  // fewest changed axes; ties go to the first selection in axis order (as recipebook.client)
+  function admits(product, chosen) {
+    return product.every(function (allowed, a) { return allowed === null || allowed.indexOf(chosen[a]) >= 0; });
+  }
+
+  // fewest changed axes; ties go to the first selection in axis order (as TargetPage.nearest)
   function nearest(grid) {
     var excluded = JSON.parse(grid.dataset.excluded || "[]");
-    var state = gridState(grid);
-    var names = (grid.dataset.axes || "").split(" ").filter(Boolean);
+    var chosen = chosenIndex(grid);
     var axes = axisValues(grid);
-    var isExcluded = function (chosen) {
-      return excluded.some(function (entry) {
-        return Object.keys(entry).every(function (axis) { return chosen[axis] === entry[axis]; });
-      });
-    };
-    var best = null, bestDistance = Infinity;
-    var walk = function (i, chosen, distance) {
+    var names = (grid.dataset.axes || "").split(" ").filter(Boolean);
+    var sizes = names.map(function (axis) { return axes[axis].length; });
+    var best = null;
+    var bestDistance = Infinity;
+    var walk = function (i, candidate, distance) {
       if (distance >= bestDistance) { return; }
       if (i === names.length) {
-        if (!isExcluded(chosen)) { best = Object.assign({}, chosen); bestDistance = distance; }
+        if (!excluded.some(function (p) { return admits(p, candidate); })) {
+          best = candidate.slice();
+          bestDistance = distance;
+        }
         return;
       }
-      axes[names[i]].forEach(function (value) {
-        chosen[names[i]] = value;
-        walk(i + 1, chosen, distance + (value === state.get(names[i]) ? 0 : 1));
-      });
+      for (var v = 0; v < sizes[i]; v += 1) {
+        candidate[i] = v;
+        walk(i + 1, candidate, distance + (v === chosen[i] ? 0 : 1));
+      }
     };
-    walk(0, {}, 0);
-    return bestDistance > 0 ? best : null;
+    walk(0, [], 0);
+    if (!best || bestDistance === 0) { return null; }
+    var out = {};
+    names.forEach(function (axis, a) { out[axis] = axes[axis][best[a]]; });
+    return out;
   }
 
   function offerNearest(grid) {
@@ -309,10 +457,10 @@
 
   // sphinx-copybutton speaks only a few languages: translate its tooltips in place.
   function localizeCopybutton() {
-    var strings = window.RB_STRINGS || {};
     var translate = function (button) {
       var text = button.getAttribute("data-tooltip");
-      if (strings[text] && strings[text] !== text) { button.setAttribute("data-tooltip", strings[text]); }
+      var translated = say(text);
+      if (translated !== text) { button.setAttribute("data-tooltip", translated); }
     };
     var observer = new MutationObserver(function (changes) {
       changes.forEach(function (change) { translate(change.target); });
@@ -340,6 +488,7 @@
       button.hidden = false;
       button.addEventListener("click", function () { copy(button); });
     });
+    loadValues();
     document.querySelectorAll("form.rb-grid").forEach(function (grid) {
       placeholderPanel(grid);
       grid.querySelectorAll("button.rb-near").forEach(function (button) {
@@ -347,14 +496,21 @@
       });
       pointReport(grid);
       offerNearest(grid);
-      grid.addEventListener("change", function () { remember(grid); });
+      grid.addEventListener("change", function (event) {
+        if (event.target && event.target.closest && event.target.closest(".rb-phform")) { return; }
+        remember(grid);
+      });
       grid.addEventListener("reset", function () { setTimeout(function () { remember(grid); }, 0); });
       grid.addEventListener("submit", function (event) { event.preventDefault(); });
     });
     applyValues();
     followTabs();
-    restore();
-    window.addEventListener("hashchange", restore);
+    var landed = restore();
+    if (landed) { land(landed); }
+    window.addEventListener("hashchange", function () {
+      var grid = restore();
+      if (grid) { land(grid); }
+    });
     // values entered on another page (or tab) apply here too
     window.addEventListener("storage", function (event) { if (event.key === STORE) { syncPanels(); } });
   }

@@ -1,4 +1,4 @@
-"""The recipe view (recipebook.view) and the one flag-and-values parser (shell.flag_values).
+"""The page model (recipebook.page) and the one flag-and-values parser (shell.flag_values).
 
 Expectations are read from the recipe JSON with plain dictionary walks, not through the
 engine's model, so a third recipe dropped into recipes/ is covered as well.
@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from recipebook import load, shell
-from recipebook.view import recipe_view
+from recipebook.page import build_page
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
@@ -43,9 +43,9 @@ def mappings(data: object, names: tuple[str, ...]) -> list[dict]:
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_view_facts_match_the_recipe_file(path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
-    view = recipe_view(load(path))
-    # every flag of any args mapping, base, rank or delta
-    assert view.flags == {key for m in mappings(data, ("args", "add_args")) for key in m}
+    view = build_page(load(path))
+    # every flag of any args mapping, base, rank or delta, each once, sorted
+    assert [f.name for f in view.flags] == sorted({key for m in mappings(data, ("args", "add_args")) for key in m})
     # the longest --max-model-len of a base command, written "--max-model-len N"
     lengths = [
         int(role["args"]["--max-model-len"].split()[-1])
@@ -62,13 +62,56 @@ def test_view_facts_match_the_recipe_file(path: Path) -> None:
     assert view.install.disaggregated == any(
         {"prefill", "decode"} <= {role["role"] for role in grid["base"]} for grid in grids(data)
     )
-    # placeholders: every <NAME> in any text of the target, each once
-    for grid, target in zip(grids(data), view.targets, strict=True):
+    # placeholders: every <NAME> in any text of the target (and the router's address when it
+    # has a router; a server's own node's address when it runs on several), each once, with
+    # the scope the recipe gives it
+    scopes = {name: p["scope"] for name, p in data.get("placeholders", {}).items()}
+    strategies = [s for s in data["strategies"] for _o in s["options"]]
+    for grid, strategy, target in zip(grids(data), strategies, view.targets, strict=True):
         texts = [t for m in mappings(grid, ("args", "add_args", "envs", "add_envs")) for t in m.values()]
         texts += [step["cmd"] for step in (grid["router"] or {}).get("nodes", [])]
         names = set(re.findall(r"<([A-Z][A-Z0-9_]*)>", "\n".join(texts)))
+        if grid["router"]:
+            names.add("ROUTER_HOST")
+        if int(strategy["nodes"] or 1) > 1:
+            names.add("POD_IP")
         assert {p.name for p in target.placeholders} == names
+        assert all(p.scope == scopes.get(p.name, "shared") for p in target.placeholders)
         assert target.wrong == ()
+        # nodes: one role per node in recipe order on a multi-node strategy, else all on node 1
+        roles = [role["role"] for role in grid["base"]]
+        count = int(strategy["nodes"] or 1)
+        expected = {role: (min(i + 1, count) if count > 1 else 1) for i, role in enumerate(roles)}
+        assert {role: target.node_of(role) for role in roles} == expected
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_strategy_subtitles_never_repeat_their_label(path: Path) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    view = build_page(load(path))
+    for strategy, page in zip(data["strategies"], view.strategies, strict=True):
+        if strategy["tag"].casefold() in strategy["label"].casefold():
+            assert page.subtitle is None
+        else:
+            assert page.subtitle == strategy["tag"]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_serving_groups_cover_every_selection_once(path: Path) -> None:
+    """Each offered selection belongs to exactly one serving group, whose client request
+    and health checks are those of that selection's own commands."""
+    from recipebook import client
+    from recipebook.table import admits
+
+    view = build_page(load(path))
+    for target in view.targets:
+        for chosen in target.table.offered:
+            groups = [g for g in target.serving if not g.when or any(admits(p, chosen) for p in g.when)]
+            assert len(groups) == 1
+            commands = target.commands_at(chosen)
+            assert groups[0].client == client.client_for(commands[0], bool(target.router))
+            ports = [p for plan in groups[0].roles for p in plan.ports]
+            assert ports == [client.port(c) for c in commands]
 
 
 FLAG = st.from_regex(r"--[a-z][a-z0-9-]{0,12}", fullmatch=True)

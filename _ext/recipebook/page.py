@@ -1,0 +1,492 @@
+"""The page model: everything a recipe's page shows, computed once, in typed objects.
+
+Every output is a rendering of this model: the HTML page (its directives and the explorer's
+template), the text that search indexes, the Markdown view and ``llms.txt``, the site API
+and the ready-to-run files. Per recipe: its facts, what the install section needs, the
+flags it uses with vLLM's help, its catalogue entry. Per strategy: the subtitle its tab
+shows. Per target: its axes, the line table of its commands (``table.py``: every line any
+selection shows, with the axis values and ranks it shows under), the opening and base
+selections, the exclusions with the choices that conflict, the serving groups (client
+request, benchmark command, roles and nodes, health checks, per set of selections that
+share them), the nodes and the placeholders.
+
+``commands_of(target, selection)`` is the one way to get a selection's commands; ``expand``
+and ``matrix`` here, the rules, the pages, the API and the files all use it. Meanings are
+keys (``Placeholder.meaning``, ``Install``); the Sphinx adapter words them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+from collections.abc import Iterator, Mapping, Sequence
+
+from . import client, shell, table, vocabulary
+from .expansion import Command, Expansion, base_selection, default_selection, find, resolve
+from .model import Grid, Recipe, Strategy, Target
+from .problems import SelectionError
+from .provenance import Provenance, provenance
+from .table import Product, Table
+
+ON_OFF = frozenset({"on", "off"})
+# Axes whose values run through LMCache (KV offload) and the suffix-decoding method.
+OFFLOAD_AXES = ("lmcache", "kv_connector")
+SPEC_DECODE_AXIS, SUFFIX = "spec_decode", "suffix"
+DISAGGREGATED_ROLES = frozenset({"prefill", "decode"})
+# What a placeholder stands for; the adapter words each meaning. Others: "deployment".
+PLACEHOLDER_MEANINGS = {"POD_IP": "pod-ip", "EPP_HOST": "epp-host", "ROUTER_HOST": "router-host"}
+# Axes the recipe's axes catalogue may leave out: their title is a UI string (by key).
+KNOWN_AXES = ("tool_calling", "reasoning_parser")
+SCOPES = ("node", "shared")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Axis:
+    """One selector of an explorer."""
+
+    name: str
+    values: tuple[str, ...]
+    toggle: bool  # an option with exactly on and off: one checkbox
+    mode: bool  # shown with the modes (radio buttons); otherwise under "Options"
+    title: str | None  # the recipe's English title, None for a KNOWN_AXES key or an unknown axis
+    labels: Mapping[str, str]  # the recipe's English value labels (empty when it gives none)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Placeholder:
+    """A value the reader fills in, such as <POD_IP>."""
+
+    name: str  # without angle brackets: POD_IP
+    meaning: str  # a value of PLACEHOLDER_MEANINGS, or "deployment"
+    scope: str  # "node": a value per node of a multi-node target; "shared": one value
+
+    @property
+    def text(self) -> str:
+        return f"<{self.name}>"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Node:
+    """A machine of the target: its number (from 1) and the roles it runs, in order."""
+
+    number: int
+    roles: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Conflict:
+    """An exclusion entry of the recipe: the choices that do not go together."""
+
+    choices: tuple[tuple[str, str], ...]  # (axis, value) pairs
+    product: Product
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Serving:
+    """What a reader does around the servers, for the selections that share it."""
+
+    when: tuple[Product, ...]  # the selections it is for; () for every selection of the target
+    endpoint: client.Endpoint
+    client: str  # a chat request
+    bench: str  # a vllm bench serve command
+    roles: tuple[client.RolePlan, ...]  # start order, nodes, NPUs, health checks
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TargetPage:
+    """The explorer of one strategy and target."""
+
+    strategy: Strategy
+    target: Target
+    table: Table
+    wrong: tuple[str, ...]  # selections the table would show wrongly (none, always)
+    axes: tuple[Axis, ...]
+    opening: tuple[int, ...]  # the selection the page opens on: the recommendation, else the base
+    recommended: tuple[int, ...] | None
+    base: tuple[int, ...] | None  # every axis at its neutral value, when that is offered
+    conflicts: tuple[Conflict, ...]
+    serving: tuple[Serving, ...]
+    router: tuple[tuple[str, str], ...]  # (step name, command)
+    nodes: tuple[Node, ...]
+    placeholders: tuple[Placeholder, ...]
+    provenance: Provenance  # with which releases it was verified, against the pinned ones
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return tuple(role.role for role in self.table.roles)
+
+    @functools.cached_property
+    def _offered(self) -> frozenset[tuple[int, ...]]:
+        return frozenset(self.table.offered)
+
+    def node_of(self, role: str) -> int:
+        return self.role_nodes[role]
+
+    @functools.cached_property
+    def role_nodes(self) -> Mapping[str, int]:
+        """Each role's node (from 1), read-only: every expansion of the target shares it."""
+        return types.MappingProxyType({role: node.number for node in self.nodes for role in node.roles})
+
+    def index(self, selection: Mapping[str, str]) -> tuple[int, ...]:
+        return self.table.index(selection)
+
+    def selection(self, chosen: Sequence[int]) -> dict[str, str]:
+        return self.table.selection(chosen)
+
+    def offers(self, chosen: Sequence[int]) -> bool:
+        return tuple(chosen) in self._offered
+
+    def commands_at(self, chosen: Sequence[int]) -> tuple[Command, ...]:
+        """The commands of an offered selection given as value indices (not checked)."""
+        return self.table.commands(chosen)
+
+    def opening_commands(self) -> tuple[Command, ...]:
+        return self.commands_at(self.opening)
+
+    def opening_selection(self) -> dict[str, str]:
+        return self.selection(self.opening)
+
+    def serving_at(self, chosen: Sequence[int]) -> Serving:
+        """The serving group of an offered selection."""
+        return next(s for s in self.serving if not s.when or any(table.admits(p, chosen) for p in s.when))
+
+    def nearest(self, chosen: Sequence[int]) -> tuple[int, ...] | None:
+        """The offered selection that changes the fewest axes; ties go to the first in axis order."""
+        best, best_distance = None, None
+        for candidate in self.table.offered:
+            distance = sum(1 for a, b in zip(candidate, chosen, strict=True) if a != b)
+            if best_distance is None or distance < best_distance:
+                best, best_distance = candidate, distance
+                if distance == 0:
+                    break
+        return best
+
+    def conflicts_at(self, chosen: Sequence[int]) -> tuple[Conflict, ...]:
+        """The exclusion entries a selection hits (none for an offered one)."""
+        return tuple(c for c in self.conflicts if table.admits(c.product, chosen))
+
+    @functools.cached_property
+    def other_lines(self) -> tuple[str, ...]:
+        """Every line some selection shows that the opening selection does not (for text views)."""
+        shown = {line.text for command in self.opening_commands() for line in (*command.env_lines, *command.arg_lines)}
+        others = (line.text for role in self.table.roles for line in role.lines if line.text not in shown)
+        return tuple(dict.fromkeys(others))
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class StrategyPage:
+    strategy: Strategy
+    subtitle: str | None  # the tag, when it says more than the label
+    targets: tuple[TargetPage, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Install:
+    """What the install section must add for this recipe's features."""
+
+    offload: bool  # KV offload through LMCache: the kv_connectors extra
+    disaggregated: bool  # prefill/decode: the kv_connectors extra
+    suffix: bool  # suffix speculative decoding: arctic-inference
+
+    @property
+    def connectors(self) -> bool:
+        return self.offload or self.disaggregated
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Flag:
+    """An engine flag a recipe uses, with vLLM's help for it."""
+
+    name: str
+    help: str | None
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CatalogueEntry:
+    """What the home page's catalogue says of a recipe."""
+
+    strategies: tuple[str, ...]  # strategy labels, in recipe order
+    npus: tuple[int, ...]
+    skus: tuple[str, ...]
+    verified: str  # the latest verification date of any target
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RecipePage:
+    recipe: Recipe
+    context_length: int | None
+    served: tuple[str, ...]  # checkpoints served other than the recipe's model
+    install: Install
+    flags: tuple[Flag, ...]  # every engine flag any command can carry, sorted
+    catalogue: CatalogueEntry
+    strategies: tuple[StrategyPage, ...]
+
+    @property
+    def targets(self) -> tuple[TargetPage, ...]:
+        return tuple(t for s in self.strategies for t in s.targets)
+
+    def target(self, slug: str, name: str) -> TargetPage:
+        return next(t for t in self.targets if t.strategy.slug == slug and t.target.target == name)
+
+
+# -- building ----------------------------------------------------------------------------
+
+
+def _arg_texts(grid: Grid) -> Iterator[tuple[str, str]]:
+    """(key, text) of every argument any command of a target can carry."""
+    for role in grid.base:
+        yield from role.args.items()
+        for rank in role.ranks or ():
+            yield from rank.args.items()
+    for per_role in grid.deltas.values():
+        for delta in per_role.values():
+            yield from delta.add_args.items()
+
+
+def flags_in_use(recipe: Recipe) -> frozenset[str]:
+    return frozenset(key for _s, target in recipe.targets() for key, _text in _arg_texts(target.grid))
+
+
+def context_length(recipe: Recipe) -> int | None:
+    """The longest --max-model-len any base command serves."""
+    lengths = []
+    for _s, target in recipe.targets():
+        for role in target.grid.base:
+            text = role.args.get("--max-model-len")
+            try:
+                parsed = shell.flag_values(text) if text else None
+            except ValueError:
+                parsed = None
+            if parsed and len(parsed[1]) == 1 and parsed[1][0].isdigit():
+                lengths.append(int(parsed[1][0]))
+    return max(lengths, default=None)
+
+
+def install_needs(recipe: Recipe) -> Install:
+    offload = disaggregated = suffix = False
+    for _s, target in recipe.targets():
+        grid = target.grid
+        disaggregated |= {r.role for r in grid.base} >= DISAGGREGATED_ROLES
+        offload |= any(v != "off" for axis in OFFLOAD_AXES for v in grid.modes.get(axis, ()))
+        suffix |= SUFFIX in grid.modes.get(SPEC_DECODE_AXIS, ())
+    return Install(offload=offload, disaggregated=disaggregated, suffix=suffix)
+
+
+def is_toggle(values: tuple[str, ...]) -> bool:
+    """Option axes with exactly the values on and off show as one checkbox."""
+    return len(values) == 2 and set(values) == ON_OFF
+
+
+def axes_of(recipe: Recipe, target: Target) -> tuple[Axis, ...]:
+    grid = target.grid
+    found = []
+    for name, values in grid.axes.items():
+        info = recipe.axes.get(name)
+        found.append(
+            Axis(
+                name=name,
+                values=values,
+                toggle=is_toggle(values) and name in grid.options,
+                mode=name in grid.modes or not is_toggle(values),
+                title=info.title if info else None,
+                labels=dict(info.labels) if info else {},
+            )
+        )
+    return tuple(found)
+
+
+def subtitle(strategy: Strategy) -> str | None:
+    """A strategy tab's second line: its tag, unless the label already says it."""
+    tag = strategy.tag.strip()
+    return None if not tag or tag.casefold() in strategy.label.casefold() else tag
+
+
+def _nodes(roles: tuple[str, ...], count: int | None) -> tuple[Node, ...]:
+    numbers: dict[int, list[str]] = {}
+    for index, role in enumerate(roles):
+        numbers.setdefault(client.node_of(index, count), []).append(role)
+    return tuple(Node(number=n, roles=tuple(r)) for n, r in sorted(numbers.items()))
+
+
+def _grouped(commands: Sequence[Command]) -> list[tuple[str, list[Command]]]:
+    out: dict[str, list[Command]] = {}
+    for command in commands:
+        out.setdefault(command.role, []).append(command)
+    return list(out.items())
+
+
+def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ...]:
+    """The serving groups: the client, benchmark and role texts read only the lines of
+    ``client.SERVING_FLAGS``, so selections that agree on the axes those lines depend on
+    share them; each distinct set of texts is computed once."""
+    read = sorted(
+        {a for role in lines.roles for line in role.lines if line.key in client.SERVING_FLAGS for a, _v in line.limits}
+    )
+    groups: dict[tuple[int, ...], int] = {}
+    first: dict[tuple[int, ...], tuple[int, ...]] = {}
+    for bit, chosen in enumerate(lines.offered):
+        key = tuple(chosen[a] for a in read)
+        groups[key] = groups.get(key, 0) | 1 << bit
+        first.setdefault(key, chosen)
+    merged: dict[tuple, int] = {}
+    for key, bits in groups.items():
+        commands = lines.commands(first[key])
+        texts = (
+            client.endpoint_of(commands[0], router),
+            client.client_for(commands[0], router),
+            client.bench_for(commands[0], router),
+            tuple(client.roles_for(_grouped(commands), nodes)),
+        )
+        merged[texts] = merged.get(texts, 0) | bits
+    return tuple(
+        Serving(
+            when=() if len(merged) == 1 else lines.products(bits),
+            endpoint=endpoint,
+            client=client_text,
+            bench=bench_text,
+            roles=plans,
+        )
+        for (endpoint, client_text, bench_text, plans), bits in merged.items()
+    )
+
+
+def _placeholders(
+    recipe: Recipe, lines: Table, router: tuple[tuple[str, str], ...], serving: tuple[Serving, ...]
+) -> tuple[Placeholder, ...]:
+    texts = [line.text for role in lines.roles for line in role.lines] + [cmd for _name, cmd in router]
+    for group in serving:
+        texts += [group.client, group.bench, *(check for plan in group.roles for check in plan.wait)]
+    return tuple(
+        Placeholder(
+            name=name,
+            meaning=PLACEHOLDER_MEANINGS.get(name, "deployment"),
+            scope=recipe.placeholder_scopes.get(name, "shared"),
+        )
+        for name in shell.placeholders("\n".join(texts))
+    )
+
+
+def target_page(
+    recipe: Recipe,
+    strategy: Strategy,
+    target: Target,
+    *,
+    only_default: bool = False,
+    pinned: Mapping[str, str] | None = None,
+) -> TargetPage:
+    grid = target.grid
+    lines, wrong = table.build(grid, only_default=only_default) if only_default else grid_table(grid)
+    index = lines.index
+    base = base_selection(grid)
+    router = tuple((step.node, step.cmd) for step in grid.router)
+    serving = _serving(lines, bool(router), strategy.nodes)
+    conflicts = tuple(
+        Conflict(choices=tuple(entry.items()), product=product)
+        for entry, product in zip(grid.excluded, lines.excluded, strict=True)
+    )
+    return TargetPage(
+        strategy=strategy,
+        target=target,
+        table=lines,
+        wrong=tuple(", ".join(f"{a}={v}" for a, v in s.items()) for s in wrong),
+        axes=axes_of(recipe, target),
+        opening=index(default_selection(grid)),
+        recommended=None if grid.recommended is None else index(grid.recommended),
+        base=None if base is None else index(base),
+        conflicts=conflicts,
+        serving=serving,
+        router=router,
+        nodes=_nodes(tuple(role.role for role in grid.base), strategy.nodes),
+        placeholders=_placeholders(recipe, lines, router, serving),
+        provenance=provenance(target, pinned),
+    )
+
+
+def grid_table(grid: Grid) -> tuple[Table, list[dict[str, str]]]:
+    """A grid's table and the selections it would show wrongly, built once per grid (the
+    rules and the page share it)."""
+    return grid.__dict__.get("_table") or grid.__dict__.setdefault("_table", table.build(grid))
+
+
+def build_page(recipe: Recipe, *, only_default: bool = False, pinned: Mapping[str, str] | None = None) -> RecipePage:
+    """Everything about one recipe that its page, API, Markdown view and files show; with
+    only_default, each explorer holds the selection it opens on only; ``pinned``: the releases
+    targets are measured against (the engine's own by default)."""
+    targets = list(recipe.targets())
+    strategies = tuple(
+        StrategyPage(
+            strategy=strategy,
+            subtitle=subtitle(strategy),
+            targets=tuple(
+                target_page(recipe, strategy, t, only_default=only_default, pinned=pinned) for t in strategy.targets
+            ),
+        )
+        for strategy in recipe.strategies
+    )
+    return RecipePage(
+        recipe=recipe,
+        context_length=context_length(recipe),
+        served=tuple(sorted({t.grid.model for _s, t in targets} - {recipe.model})),
+        install=install_needs(recipe),
+        flags=tuple(Flag(name=name, help=vocabulary.flag_help(name)) for name in sorted(flags_in_use(recipe))),
+        catalogue=CatalogueEntry(
+            strategies=tuple(s.label for s in recipe.strategies),
+            npus=tuple(sorted({t.npus for _s, t in targets})),
+            skus=tuple(sorted({sku for _s, t in targets for sku in t.skus})),
+            verified=max(t.verified for _s, t in targets),
+        ),
+        strategies=strategies,
+    )
+
+
+def page_of(recipe: Recipe) -> RecipePage:
+    """The recipe's page model, built once per recipe object."""
+    return recipe.__dict__.get("_page") or recipe.__dict__.setdefault("_page", build_page(recipe))
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def commands_of(target: TargetPage, selection: Mapping[str, str]) -> tuple[Command, ...]:
+    """The commands of a complete, offered selection: the one way to get them."""
+    try:
+        chosen = target.index(selection)
+    except (KeyError, ValueError):
+        raise SelectionError(f"not a selection of this target: {dict(selection)}") from None
+    if not target.offers(chosen):
+        pairs = ", ".join(f"{a}={v}" for a, v in target.selection(chosen).items())
+        raise SelectionError(f"the recipe excludes this selection: {pairs}")
+    return target.commands_at(chosen)
+
+
+def expansion_at(recipe: Recipe, target: TargetPage, chosen: Sequence[int]) -> Expansion:
+    return Expansion(
+        recipe=recipe.name,
+        strategy=target.strategy.slug,
+        target=target.target.target,
+        selection=target.selection(chosen),
+        recommended=target.recommended is not None and tuple(chosen) == target.recommended,
+        commands=target.commands_at(chosen),
+        router=target.router,
+        nodes=target.role_nodes,
+    )
+
+
+def expand_selection(recipe: Recipe, strategy: Strategy, target: Target, selection: Mapping[str, str]) -> Expansion:
+    """Expand a complete, offered selection (see ``expansion.resolve`` for partial ones)."""
+    page = page_of(recipe).target(strategy.slug, target.target)
+    commands_of(page, selection)  # refuses a selection that is not offered
+    return expansion_at(recipe, page, page.index(selection))
+
+
+def expand(recipe: Recipe, slug: str, target_name: str, given: Mapping[str, str] | None = None) -> Expansion:
+    strategy, target = find(recipe, slug, target_name)
+    return expand_selection(recipe, strategy, target, resolve(target.grid, given or {}))
+
+
+def matrix(recipe: Recipe) -> Iterator[Expansion]:
+    """Every offered selection of every strategy and target, in page order."""
+    for target in page_of(recipe).targets:
+        for chosen in target.table.offered:
+            yield expansion_at(recipe, target, chosen)

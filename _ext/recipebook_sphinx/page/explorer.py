@@ -1,0 +1,711 @@
+"""The explorer of one target in words: the engine's ``TargetPage`` as a typed view.
+
+``explorer_view`` puts the page model into the reader's language (every label through
+gettext) and into the classes the no-JavaScript selection works with; nothing here
+computes a command. Two renderings follow from the view, and only from it:
+
+- the HTML (``templates/recipebook/explorer.html``, see ``nodes.render_html``);
+- the text form (``text_form``): the explorer as headings, paragraphs and code blocks,
+  which are the node's children. Sphinx's search indexer, the text builder and the
+  Markdown view (``publishing/markdown.py``) read it.
+
+How a selection shows without JavaScript: each line that only some selections show carries
+classes ``h-A-V`` ("hidden while value V of axis A is chosen"), and one stylesheet rule per
+axis value hides them (``nodes.explorer_css``). A role's ranks share one code block: its
+rank picker is a radio group like an axis, and a line only some ranks hold carries
+``q-R-K`` ("hidden while rank K of role R is chosen").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import shlex
+from collections.abc import Callable, Sequence
+
+from docutils import nodes
+
+from recipebook import client, shell
+from recipebook.client import RolePlan
+from recipebook.page import Axis, Placeholder, Serving, TargetPage
+from recipebook.table import Axes, Product, RoleTable, TableLine, admits
+
+Translate = Callable[[str], str]
+AxisText = Callable[[Axis], tuple[str, dict[str, str]]]
+
+
+# -- the view ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CodeLine:
+    classes: tuple[str, ...]
+    parts: tuple[tuple[str, bool], ...]  # runs of text, each flagged when it is a placeholder
+    mark: str | None = None  # "add": not in the base command; "del": a base line this selection removes
+    lead: str = ""  # the continuation before an argument (left out of a change mark)
+    trail: str = ""  # the continuation after an env assignment (likewise)
+    varies: bool = False  # a key whose text differs between ranks (highlighted, without its continuation)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Code:
+    pre_id: str
+    lines: tuple[CodeLine, ...]
+    node: int | None = None  # the node whose values fill its placeholders (None: values shared by all)
+    long: bool = False  # shown in a box of its own height that scrolls (a long router values file)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Choice:
+    id: str
+    name: str
+    classes: str
+    value: str
+    checked: bool
+    label: str
+    recommended: bool = False
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Selector:
+    kind: str  # "radio" or "toggle"
+    axis: str
+    title: str
+    choices: tuple[Choice, ...] = ()  # radio
+    id: str = ""  # toggle
+    classes: str = ""  # toggle
+    checked: bool = False  # toggle
+    hint: str = ""  # toggle: "recommended: on"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RankTable:
+    caption: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RoleView:
+    title: str  # "Decode server, on node 2"
+    note: str | None  # what the ranks share and how to pick one
+    picker: Selector | None  # the rank picker (radio), for a role with several ranks
+    ranks: RankTable | None  # what differs between ranks, one row per rank
+    code: Code  # the command (the chosen rank's, for a role with ranks)
+    commands: tuple[tuple[str | None, str], ...]  # text form: (rank title, command at the opening selection)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Step:
+    title: str
+    code: Code
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServingView:
+    classes: tuple[str, ...]  # the selections it is for (hide classes)
+    opening: bool  # whether the opening selection shows this copy
+    steps: tuple[tuple[str, str, Code, str], ...]  # (title, NPUs, health checks, their text)
+    final: str
+    client: Code
+    client_text: str
+    bench: Code
+    bench_text: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Input:
+    """One value the reader fills in: a placeholder, for one node or for every command."""
+
+    name: str  # POD_IP
+    node: int | None
+    label: str  # "<POD_IP> on node 2 (decode server)"
+    text: str  # what it stands for
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ExplorerView:
+    gid: str
+    strategy: str
+    target: str
+    axes: tuple[str, ...]
+    aria_label: str
+    recommended_mark: str
+    options_legend: str
+    modes: tuple[Selector, ...]
+    toggles: tuple[Selector, ...]
+    status: tuple[tuple[str, ...], str]  # (classes, text)
+    opening: str  # the opening selection in words, for the text form
+    reset: str
+    diff_label: str | None  # the "changes against the base" switch, when the base is offered
+    marks: tuple[str, str]  # screen-reader words of the change marks: (added, removed)
+    excluded: tuple[tuple[str, str], ...]  # (id, what conflicts) per exclusion entry
+    excluded_json: str  # value indices of each exclusion entry, for the nearest-selection button
+    nearest_label: str
+    inputs_title: str
+    inputs: tuple[Input, ...]
+    files: tuple[str, str, str] | None  # (href, label, note)
+    roles: tuple[RoleView, ...]
+    router: tuple[str, str, tuple[Step, ...]] | None  # (title, note, steps)
+    serving: tuple[ServingView, ...]
+    serving_titles: tuple[str, str, str, str, str]  # roles and nodes, wait, send a request, benchmark, bench note
+    report: tuple[str, str, str, str, str, str] | None  # href, base, title, body, label, note
+    copy_texts: tuple[str, str, str]  # done, title, label
+    long_code_label: str  # names a code block that scrolls
+    other_lines_title: str
+    other_lines: tuple[str, ...]
+
+
+# -- classes -------------------------------------------------------------------------------
+
+
+def hide_classes(product: Product, axes: Axes) -> list[str]:
+    """The classes that hide an element outside its product of axis values."""
+    classes = []
+    for a, allowed in enumerate(product):
+        if allowed is not None:
+            classes += [f"h-{a}-{v}" for v in range(len(axes[a][1])) if v not in allowed]
+    return classes
+
+
+def rank_classes(line: TableLine, role_index: int, ranks: int | None) -> list[str]:
+    if line.ranks is None or ranks is None:
+        return []
+    return [f"q-{role_index}-{k}" for k in range(ranks) if k not in line.ranks]
+
+
+def removed_copies(when: Product, axes: Axes) -> tuple[Product, ...]:
+    """Disjoint products covering exactly the selections where a line shown under ``when`` is hidden.
+
+    The line is hidden when some axis leaves its allowed values; the copy for axis k covers
+    the selections whose first such axis is k, so at most one copy shows at a time.
+    """
+    return _removed_copies(when, tuple(len(values) for _axis, values in axes))
+
+
+@functools.lru_cache(maxsize=4096)
+def _removed_copies(when: Product, sizes: tuple[int, ...]) -> tuple[Product, ...]:
+    products = []
+    for k, allowed in enumerate(when):
+        if allowed is None:
+            continue
+        outside = frozenset(range(sizes[k])) - allowed
+        if outside:
+            products.append(tuple(when[a] if a < k else (outside if a == k else None) for a in range(len(when))))
+    return tuple(products)
+
+
+def code_parts(text: str) -> tuple[tuple[str, bool], ...]:
+    """Shell text split into runs, each flagged when it is a placeholder such as <POD_IP>."""
+    parts, last = [], 0
+    for match in shell.PLACEHOLDER.finditer(text):
+        parts.append((text[last : match.start()], False))
+        parts.append((match.group(), True))
+        last = match.end()
+    parts.append((text[last:], False))
+    return tuple(part for part in parts if part[0])
+
+
+# A step longer than this many lines scrolls inside a box of about that height: a router's
+# values file (sixty lines and more) would otherwise be most of the page.
+LONG_LINES = 24
+
+
+def plain_code(pre_id: str, text: str, node: int | None = None) -> Code:
+    return Code(
+        pre_id=pre_id,
+        lines=(CodeLine(classes=(), parts=code_parts(text)),),
+        node=node,
+        long=text.count("\n") >= LONG_LINES,
+    )
+
+
+def role_code(
+    role: RoleTable, role_index: int, axes: Axes, pre_id: str, node: int | None, base: tuple[int, ...] | None
+) -> Code:
+    """The lines of one role's <pre>: every line once, its conditions as classes.
+
+    With a base selection, a line the base does not show is marked "add", and each line the
+    base shows is followed by struck-through copies ("del") shown where the line is not.
+    """
+    out = []
+    for kind in ("env", "arg"):
+        if kind == "arg":
+            out.append(CodeLine(classes=(), parts=code_parts(f"{role.launcher} {shlex.quote(role.model)}")))
+        for line in (v for v in role.lines if v.kind == kind):
+            classes = [*hide_classes(line.when, axes), *rank_classes(line, role_index, role.ranks)]
+            varies = line.key in role.varies and line.ranks is not None
+            # the continuations stay outside the change marks: only the line itself is marked
+            lead, trail = ("", shell.CONTINUATION) if kind == "env" else (shell.CONTINUATION + shell.ARG_INDENT, "")
+            parts = code_parts(line.text)
+            shown_in_base = base is not None and line.shown(base)
+            mark = "add" if base is not None and not shown_in_base else None
+            out.append(CodeLine(classes=tuple(classes), parts=parts, mark=mark, lead=lead, trail=trail, varies=varies))
+            if shown_in_base:
+                for product in removed_copies(line.when, axes):
+                    copy = [*hide_classes(product, axes), *rank_classes(line, role_index, role.ranks), "rb-del"]
+                    out.append(CodeLine(classes=tuple(copy), parts=parts, mark="del", lead=lead, trail=trail))
+    return Code(pre_id=pre_id, lines=tuple(out), node=node)
+
+
+# -- words ---------------------------------------------------------------------------------
+
+
+def role_title(role: str, _: Translate) -> str:
+    titles = {"main": _("Server"), "prefill": _("Prefill server"), "decode": _("Decode server")}
+    return titles.get(role, role)
+
+
+def placeholder_text(placeholder: Placeholder, _: Translate) -> str:
+    """What a placeholder stands for, by the meaning key the engine gives it."""
+    known = {
+        "pod-ip": _("the IP address of the host or pod that runs the server, as the other servers reach it."),
+        "epp-host": _("the host of the llm-d endpoint picker (EPP), which receives the KV-cache events."),
+        "router-host": _("the address of the router's gateway, where clients send their requests."),
+    }
+    return known.get(placeholder.meaning, _("a value of your deployment; replace it before running the command."))
+
+
+def npus_text(plan: RolePlan, _: Translate) -> str:
+    if plan.servers == 1 and plan.npus == 1:
+        return _("one server process using one NPU")
+    if plan.servers == 1:
+        return _("one server process using {npus} NPUs").format(npus=plan.npus)
+    per = set(plan.npus_per_server)
+    if len(per) == 1:
+        count = per.pop()
+        if count == 1:
+            return _("{count} server processes, one NPU each: {total} NPUs in all").format(
+                count=plan.servers, total=plan.npus
+            )
+        return _("{count} server processes, {npus} NPUs each: {total} NPUs in all").format(
+            count=plan.servers, npus=count, total=plan.npus
+        )
+    return _("{count} server processes using {total} NPUs in all").format(count=plan.servers, total=plan.npus)
+
+
+def _node_roles(target: TargetPage, node: int, _: Translate) -> str:
+    roles = next(n.roles for n in target.nodes if n.number == node)
+    return ", ".join(role_title(role, _) for role in roles)
+
+
+def inputs(target: TargetPage, _: Translate) -> tuple[Input, ...]:
+    """What the placeholder panel asks for: a node-scoped placeholder once per node of a
+    multi-node target, labelled with the node and its roles; any other once."""
+    items = []
+    several = len(target.nodes) > 1
+    for placeholder in target.placeholders:
+        text = placeholder_text(placeholder, _)
+        if placeholder.scope == "node" and several:
+            for node in target.nodes:
+                label = _("{name} on node {node} ({roles})").format(
+                    name=placeholder.text, node=node.number, roles=_node_roles(target, node.number, _)
+                )
+                items.append(Input(name=placeholder.name, node=node.number, label=label, text=text))
+        else:
+            items.append(Input(name=placeholder.name, node=None, label=placeholder.text, text=text))
+    return tuple(items)
+
+
+def _selector(
+    target: TargetPage, axis: Axis, gid: str, a: int, title: str, labels: dict[str, str], _: Translate
+) -> Selector:
+    chosen = target.opening[a]
+    rec = target.recommended[a] if target.recommended else None
+    if axis.toggle:
+        on, off = axis.values.index("on"), axis.values.index("off")
+        hint = f"{_('recommended')}: {_('on') if rec == on else _('off')}" if rec is not None else ""
+        return Selector(
+            kind="toggle",
+            axis=axis.name,
+            title=title,
+            id=f"{gid}-{a}",
+            classes=f"i-{a}-{on} t-{a}-{off}",
+            checked=chosen == on,
+            hint=hint,
+        )
+    choices = tuple(
+        Choice(
+            id=f"{gid}-{a}-{v}",
+            name=f"{gid}-{a}",
+            classes=f"i-{a}-{v}",
+            value=value,
+            checked=v == chosen,
+            label=labels.get(value, value),
+            recommended=v == rec,
+        )
+        for v, value in enumerate(axis.values)
+    )
+    return Selector(kind="radio", axis=axis.name, title=title, choices=choices)
+
+
+def _rank_view(role: RoleTable, role_index: int, gid: str, _: Translate) -> tuple[Selector, RankTable]:
+    """The rank picker and the table of what differs between ranks."""
+    choices = tuple(
+        Choice(
+            id=f"{gid}-k{role_index}-{k}",
+            name=f"{gid}-k{role_index}",
+            classes=f"k-{role_index}-{k}",
+            value=str(k),
+            checked=k == 0,
+            label=str(k),
+        )
+        for k in range(role.ranks or 0)
+    )
+    picker = Selector(kind="radio", axis=f"rank:{role.role}", title=_("Rank"), choices=choices)
+    keys = [key for key in dict.fromkeys(line.key for line in role.lines if line.ranks is not None)]
+    keys = [key for key in keys if key in role.varies] or keys
+    keys.sort(key=lambda key: _is_json(role, key))  # short values first, a JSON value's fields last
+    rows = []
+    for k in range(role.ranks or 0):
+        texts = {line.key: line.text for line in role.lines if line.ranks is not None and k in line.ranks}
+        rows.append((str(k), *(_rank_value(texts.get(key), key, role, k) for key in keys)))
+    caption = _("What differs between the {count} ranks").format(count=role.ranks)
+    return picker, RankTable(caption=caption, headers=(_("Rank"), *keys), rows=tuple(rows))
+
+
+def _is_json(role: RoleTable, key: str) -> bool:
+    for line in role.lines:
+        if line.key == key and line.ranks is not None:
+            try:
+                return isinstance(json.loads(" ".join(shell.flag_values(line.text)[1])), dict)
+            except ValueError:
+                return False
+    return False
+
+
+def _rank_value(text: str | None, key: str, role: RoleTable, rank: int) -> str:
+    """A rank's value of a key that varies: its value words; for a JSON object, only the
+    fields that differ between ranks."""
+    if text is None:
+        return "—"
+    try:
+        _flag, values = shell.flag_values(text)
+    except ValueError:
+        return text
+    value = " ".join(values)
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return value
+    if not isinstance(data, dict):
+        return value
+
+    def shown(item: object) -> str:
+        return item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
+
+    others = []
+    for line in role.lines:
+        if line.key == key and line.ranks is not None and rank not in line.ranks:
+            try:
+                others.append(json.loads(" ".join(shell.flag_values(line.text)[1])))
+            except ValueError:
+                continue
+    differing = [name for name, item in data.items() if any(o.get(name) != item for o in others if isinstance(o, dict))]
+    return "; ".join(f"{name}: {shown(data[name])}" for name in differing) or value
+
+
+def _serving_view(
+    group: Serving, index: int, target: TargetPage, gid: str, router: bool, _: Translate
+) -> tuple[ServingView, ...]:
+    axes = target.table.axes
+    products: list[Product] = list(group.when) or [(None,) * len(axes)]
+    out = []
+    for c, product in enumerate(products):
+        classes = tuple(hide_classes(product, axes))
+        steps = tuple(
+            (
+                _("Step {n}: {role}, on node {node}").format(
+                    n=plan.step, role=role_title(plan.role, _), node=plan.node
+                ),
+                npus_text(plan, _),
+                plain_code(f"{gid}-w{index}-{c}-{plan.step}", "\n".join(plan.wait), plan.node),
+                "\n".join(plan.wait),
+            )
+            for plan in group.roles
+        )
+        final = (
+            _("Step {n}: start the router (below) once the servers answer, then send requests to it.")
+            if router
+            else _("Step {n}: send requests to the server.")
+        ).format(n=len(group.roles) + 1)
+        out.append(
+            ServingView(
+                classes=classes,
+                opening=admits(product, target.opening),
+                steps=steps,
+                final=final,
+                client=plain_code(f"{gid}-q{index}-{c}", group.client),
+                client_text=group.client,
+                bench=plain_code(f"{gid}-b{index}-{c}", group.bench),
+                bench_text=group.bench,
+            )
+        )
+    return tuple(out)
+
+
+def _report(
+    target: TargetPage, recipe: str, repository_url: str, versions: dict[str, str], _: Translate
+) -> tuple[str, str, str, str, str, str] | None:
+    """The report link: the opening selection's URL, and the fields for the script to refill."""
+    if not repository_url:
+        return None
+    strategy, name = target.strategy.slug, target.target.target
+    pairs = ", ".join(f"{a}={v}" for a, v in target.opening_selection().items())
+    title, body = client.report_fields(recipe, strategy, name, pairs, versions)
+    generic_title, generic_body = client.report_fields(recipe, strategy, name, client.REPORT_SELECTION, versions)
+    return (
+        client.issue_url(repository_url, title, body),
+        repository_url.rstrip("/") + "/issues/new",
+        generic_title,
+        generic_body,
+        _("Report a result for this selection"),
+        _("(opens a pre-filled issue in the project's repository)"),
+    )
+
+
+def explorer_view(
+    target: TargetPage,
+    *,
+    recipe: str,
+    gid: str,
+    axis_text: AxisText,
+    _: Translate,
+    files_href: str = "",
+    repository_url: str = "",
+    versions: dict[str, str] | None = None,
+) -> ExplorerView:
+    """The explorer's view: the target's page model in words."""
+    axes = target.table.axes
+    modes, toggles = [], []
+    labels: dict[str, tuple[str, dict[str, str]]] = {}
+    for a, axis in enumerate(target.axes):
+        title, values = labels[axis.name] = axis_text(axis)
+        selector = _selector(target, axis, gid, a, title, values, _)
+        (modes if axis.mode else toggles).append(selector)
+    if target.recommended is None:
+        status = (("rb-status",), _("This target has no recommended selection; it opens on the base command."))
+        opening_words = _("The commands below are the base selection: {choices}.")
+    else:
+        product = tuple(frozenset({v}) for v in target.recommended)
+        status = (("rb-status", "rb-isrec", *hide_classes(product, axes)), _("This is the recommended selection."))
+        opening_words = _("The commands below are the recommended selection: {choices}.")
+
+    def choice(axis: str, value: str) -> str:
+        title, values = labels.get(axis, (axis, {}))
+        return f"{title}: {values.get(value, value)}"
+
+    opening = opening_words.format(choices="; ".join(choice(a, v) for a, v in target.opening_selection().items()))
+    roles = []
+    for r, role in enumerate(target.table.roles):
+        node = target.node_of(role.role)
+        several = len(target.nodes) > 1
+        title = (
+            _("{role}, on node {node}").format(role=role_title(role.role, _), node=node)
+            if several
+            else role_title(role.role, _)
+        )
+        picker = table = note = None
+        if role.ranks is not None and role.ranks > 1:
+            picker, table = _rank_view(role, r, gid, _)
+            note = _(
+                "{count} ranks run this command; they differ only in the highlighted lines. Pick a rank to see and "
+                "copy its own command."
+            ).format(count=role.ranks)
+        commands = role.commands(target.opening)
+        rank_titles = [
+            None
+            if c.rank is None or role.ranks == 1
+            else _("Rank {rank} of {count}").format(rank=c.rank, count=role.ranks)
+            for c in commands
+        ]
+        roles.append(
+            RoleView(
+                title=title,
+                note=note,
+                picker=picker,
+                ranks=table,
+                code=role_code(role, r, axes, f"{gid}-c{r}", node if several else None, target.base),
+                commands=tuple(zip(rank_titles, (c.shell for c in commands), strict=True)),
+            )
+        )
+    router = None
+    if target.router:
+        steps = tuple(
+            Step(
+                title=_("Step {n}: {name}").format(n=n, name=name),
+                code=plain_code(f"{gid}-r{n}", cmd),
+                text=cmd,
+            )
+            for n, (name, cmd) in enumerate(target.router, start=1)
+        )
+        router = (_("Router"), _("Run these steps in order once the servers are up."), steps)
+    serving = tuple(
+        view
+        for index, group in enumerate(target.serving)
+        for view in _serving_view(group, index, target, gid, bool(target.router), _)
+    )
+    excluded = tuple(
+        (
+            f"{gid}-x{k}",
+            _(
+                "The recipe does not offer this combination: {choices} do not go together. Choose another value above."
+            ).format(choices=", ".join(choice(a, v) for a, v in conflict.choices)),
+        )
+        for k, conflict in enumerate(target.conflicts)
+    )
+    files = None
+    if files_href:
+        files = (files_href, _("Ready-to-run files"), _("(serve.sh, a vLLM config and an env file per command)"))
+    return ExplorerView(
+        gid=gid,
+        strategy=target.strategy.slug,
+        target=target.target.target,
+        axes=tuple(axis for axis, _v in axes),
+        aria_label=_("Feature selection"),
+        recommended_mark=_("recommended"),
+        options_legend=_("Options"),
+        modes=tuple(modes),
+        toggles=tuple(toggles),
+        status=status,
+        opening=opening,
+        reset=_("Back to the recommended selection") if target.recommended else _("Back to the base command"),
+        diff_label=_("Mark the changes against the base command") if target.base is not None else None,
+        marks=(_("added:"), _("removed:")),
+        excluded=excluded,
+        excluded_json=json.dumps(
+            [[None if p is None else sorted(p) for p in c.product] for c in target.conflicts], separators=(",", ":")
+        ),
+        nearest_label=_("Switch to the nearest offered selection"),
+        inputs_title=_("Replace the placeholders before you run a command:"),
+        inputs=inputs(target, _),
+        files=files,
+        roles=tuple(roles),
+        router=router,
+        serving=serving,
+        serving_titles=(
+            _("Roles and nodes"),
+            _("Before the next step, wait until each of these succeeds:"),
+            _("Send a request"),
+            _("Benchmark"),
+            _(
+                "vllm bench serve sends {prompts} prompts of random tokens ({input} tokens in, up to {output} out) "
+                "to the same endpoint; nothing is downloaded."
+            ).format(prompts=client.BENCH_PROMPTS, input=client.BENCH_INPUT_LEN, output=client.BENCH_OUTPUT_LEN),
+        ),
+        report=_report(target, recipe, repository_url, versions or {}, _),
+        copy_texts=(_("Copied!"), _("Copy to clipboard"), _("Copy")),
+        long_code_label=_("A long step, in a box that scrolls; the copy button copies all of it"),
+        other_lines_title=_("Other selections add or change these lines:"),
+        other_lines=target.other_lines,
+    )
+
+
+# -- the text form -------------------------------------------------------------------------
+
+
+def _para(*texts: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
+    """A paragraph of separate Text nodes, so the indexer never joins two of them."""
+    para = nodes.paragraph("", "", classes=list(classes))
+    for i, text in enumerate(texts):
+        para += nodes.Text((" " if i else "") + text)
+    return para
+
+
+def _code(text: str) -> nodes.literal_block:
+    return nodes.literal_block(text, text, language="bash")
+
+
+def _heading(text: str) -> nodes.rubric:
+    """A heading inside the explorer: one level below the target's (the Markdown view nests it)."""
+    rubric = nodes.rubric(text, text)
+    rubric["rb_heading"] = 1
+    return rubric
+
+
+def _list(items: Sequence[str]) -> nodes.bullet_list:
+    listing = nodes.bullet_list()
+    for item in items:
+        listing += nodes.list_item("", _para(item))
+    return listing
+
+
+def _table(caption: str, table: RankTable) -> list[nodes.Node]:
+    grid = nodes.table(classes=["rb-ranks-text"])
+    group = nodes.tgroup(cols=len(table.headers))
+    grid += group
+    group.extend(nodes.colspec(colwidth=1) for _h in table.headers)
+    head = nodes.thead()
+    head += nodes.row("", *[nodes.entry("", _para(h)) for h in table.headers])
+    body = nodes.tbody()
+    for row in table.rows:
+        body += nodes.row("", *[nodes.entry("", _para(cell)) for cell in row])
+    group += [head, body]
+    return [_para(caption), grid]
+
+
+def text_form(v: ExplorerView) -> list[nodes.Element]:
+    """The explorer as text, in the order the HTML shows it: selectors, the opening selection,
+    the placeholders, each role's commands (every rank), the router, roles and nodes, the
+    client request, the benchmark, and the lines other selections add or change."""
+    out: list[nodes.Element] = []
+    for s in v.modes:
+        labels = [c.label + (f" ({v.recommended_mark})" if c.recommended else "") for c in s.choices]
+        out.append(_para(f"{s.title}:", ", ".join(labels)))
+    if v.toggles:
+        out.append(
+            _para(
+                f"{v.options_legend}:",
+                "; ".join(s.title + (f" ({s.hint})" if s.hint else "") for s in v.toggles),
+            )
+        )
+    out.append(_para(v.opening))
+    if v.inputs:
+        out.append(_para(v.inputs_title))
+        out.append(_list([f"{item.label}: {item.text}" for item in v.inputs]))
+    if v.files:
+        href, label, note = v.files
+        para = nodes.paragraph()
+        para += [nodes.reference(label, label, refuri=href), nodes.Text(" " + note)]
+        out.append(para)
+    for role in v.roles:
+        out.append(_heading(role.title))
+        if role.note:
+            out.append(_para(role.note))
+        if role.ranks:
+            out += _table(role.ranks.caption, role.ranks)
+        for rank_title, command in role.commands:
+            if rank_title:
+                out.append(_para(rank_title))
+            out.append(_code(command))
+    if v.router:
+        title, note, steps = v.router
+        out.append(_heading(title))
+        out.append(_para(note))
+        for step in steps:
+            out.append(_para(step.title))
+            out.append(_code(step.text))
+    for sv in (s for s in v.serving if s.opening):
+        roles_title, wait_title, client_title, bench_title, bench_note = v.serving_titles
+        out.append(_heading(roles_title))
+        for title, npus, _code_view, checks in sv.steps:
+            out.append(_para(f"{title}: {npus}.", wait_title))
+            out.append(_code(checks))
+        out.append(_para(sv.final))
+        out.append(_heading(client_title))
+        out.append(_code(sv.client_text))
+        out.append(_heading(bench_title))
+        out.append(_para(bench_note))
+        out.append(_code(sv.bench_text))
+        break
+    if v.report:
+        href, _base, _title, _body, label, _note = v.report
+        para = nodes.paragraph()
+        para += nodes.reference(label, label, refuri=href)
+        out.append(para)
+    if v.other_lines:
+        out.append(_para(v.other_lines_title))
+        out.append(_code("\n".join(v.other_lines)))
+    return out

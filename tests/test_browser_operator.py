@@ -1,0 +1,280 @@
+"""What an operator sees in Chromium: deep links that land on the explorer, a placeholder
+panel that keeps its layout whatever it says, a page that fits, controls that look like
+controls, and links from elsewhere that cannot break the page.
+
+Everything is measured after the page has settled (fonts loaded, two animation frames):
+positions, sizes, computed styles, what the page reports; not only the DOM's state.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import browser_support
+import recipebook
+from conftest import LANGUAGES, ROOT
+from recipe_support import recipe_names
+from recipebook.page import page_of
+from recipebook_sphinx.page.explorer import LONG_LINES
+
+pytestmark = pytest.mark.browser
+NAMES = recipe_names()
+
+
+def settle(page) -> None:
+    """browser_support.settle, twice around a short wait: the landing script re-checks the
+    position for a while after load, and a late layout change must be over."""
+    browser_support.settle(page)
+    page.wait_for_timeout(150)
+    browser_support.settle(page)
+
+
+def targets():
+    for name in NAMES:
+        for target in page_of(recipebook.load(ROOT / "recipes" / f"{name}.json")).targets:
+            yield name, target
+
+
+def deep_link(server: str, language: str, name: str, target) -> str:
+    return f"{server}/{language}/recipes/{name}.html#s={target.strategy.slug}&t={target.target.target}"
+
+
+@pytest.fixture
+def page_at(browser):
+    contexts = []
+
+    def make(width: int, **options):
+        context = browser.new_context(viewport={"width": width, "height": 900}, **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15000)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.errors = errors
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_deep_link_opens_with_its_explorer_in_view(page_at, server, language, width):
+    page = page_at(width)
+    for name, target in targets():
+        page.goto(deep_link(server, language, name, target))
+        settle(page)
+        page.wait_for_timeout(500)
+        where = page.evaluate(
+            """([s, t]) => {
+                 const grid = [...document.querySelectorAll('form.rb-grid')]
+                   .find(g => g.dataset.strategy === s && g.dataset.target === t);
+                 const tabs = grid.closest('.rb-strategies').getBoundingClientRect();
+                 const box = grid.getBoundingClientRect();
+                 const header = [...document.querySelectorAll('.mobile-header')].find(h => h.offsetParent);
+                 return {tabs: tabs.top, grid: box.top, visible: grid.offsetParent !== null,
+                         header: header ? header.getBoundingClientRect().bottom : 0,
+                         scrollY: scrollY, height: innerHeight, page: document.documentElement.scrollHeight};
+               }""",
+            [target.strategy.slug, target.target.target],
+        )
+        assert where["visible"], (name, target.strategy.slug)
+        assert where["scrollY"] > 0, (name, target.strategy.slug, where)  # the explorer starts below the first screen
+        # the strategy tabs at the top of the window, below the theme's sticky header, and the
+        # chosen target's selectors on the first screen
+        top = where["tabs"] - where["header"]
+        assert 0 <= top <= 24 or where["scrollY"] >= where["page"] - where["height"] - 2, where
+        assert where["grid"] < where["height"], where
+        assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_refused_value_keeps_the_panel_and_the_page_in_place(page_at, server, language, width):
+    page = page_at(width)
+    for name, target in targets():
+        if not target.placeholders:
+            continue
+        page.goto(deep_link(server, language, name, target))
+        settle(page)
+        gid = page.evaluate(
+            """([s, t]) => [...document.querySelectorAll('form.rb-grid')]
+                 .find(g => g.dataset.strategy === s && g.dataset.target === t).id""",
+            [target.strategy.slug, target.target.target],
+        )
+        inputs = page.locator(f"#{gid} .rb-phform input[type=text]")
+        assert inputs.count() >= len(target.placeholders)
+        for k in range(inputs.count()):
+            inputs.nth(k).fill("10.0.0.5 x; rm -rf / " + "very-long-value-" * 6)
+            inputs.nth(k).dispatch_event("change")
+        settle(page)
+        layout = page.evaluate(
+            """gid => {
+                 const doc = document.documentElement;
+                 const grid = document.getElementById(gid);
+                 const boxes = [...grid.querySelectorAll('.rb-phform input, .rb-phform label, .rb-phmsg')]
+                   .map(e => e.getBoundingClientRect()).map(b => [b.left, b.right]);
+                 const article = document.querySelector('article').getBoundingClientRect();
+                 return {scroll: doc.scrollWidth, width: doc.clientWidth, boxes, article: [article.left, article.right],
+                         message: grid.querySelector('.rb-phmsg').textContent, invalid:
+                           grid.querySelectorAll('.rb-phform input[aria-invalid=true]').length};
+               }""",
+            gid,
+        )
+        assert layout["invalid"] == inputs.count() and layout["message"].strip()
+        assert layout["scroll"] <= layout["width"], (name, layout["scroll"], layout["width"])
+        for left, right in layout["boxes"]:
+            assert left >= -0.5 and right <= layout["width"] + 0.5, (name, left, right)
+        assert layout["article"][0] >= -0.5
+        page.evaluate("() => localStorage.clear()")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_tallest_target_fits_in_9000_pixels_at_1280(page_at, server, language):
+    """The multi-node target (ranks shown once, the panel at the top) stays under 9,000 px."""
+    page = page_at(1280)
+    name, target = max(targets(), key=lambda nt: sum(role.ranks or 1 for role in nt[1].table.roles))
+    page.goto(deep_link(server, language, name, target))
+    settle(page)
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    assert height <= 9000, height
+
+
+@pytest.mark.parametrize(
+    "fragment, ignored",
+    [
+        ("&lmcache=%E0%A4%A", "lmcache=%E0%A4%A"),  # a malformed escape
+        ("&tool_calling=maybe", "tool_calling=maybe"),  # not a value of the axis
+        ("&no_such_axis=on", "no_such_axis=on"),
+        ("&=x&&x", "=x"),
+    ],
+)
+def test_a_malformed_deep_link_is_read_part_by_part(page_at, server, fragment, ignored):
+    page = page_at(1280)
+    name, target = next(targets())
+    base = f"s={target.strategy.slug}&t={target.target.target}"
+    axis, values = target.table.axes[0]
+    other = values[-1] if values[-1] != target.opening_selection()[axis] else values[0]
+    page.goto(f"{server}/en/recipes/{name}.html#{base}&{axis}={other}{fragment}")
+    settle(page)
+    assert page.errors == []
+    state = page.evaluate(
+        """([s, t, axis]) => { const g = [...document.querySelectorAll('form.rb-grid')]
+             .find(g => g.dataset.strategy === s && g.dataset.target === t);
+             const chosen = [...g.querySelectorAll('input[data-axis]')].find(i => i.dataset.axis === axis
+               && (i.type === 'checkbox' ? true : i.checked));
+             return {value: chosen.type === 'checkbox' ? (chosen.checked ? 'on' : 'off') : chosen.value,
+                     note: (g.querySelector('.rb-linknote') || {}).textContent || '', hash: location.hash}; }""",
+        [target.strategy.slug, target.target.target, axis],
+    )
+    assert state["value"] == other  # the good part of the link still applies
+    assert ignored in state["note"]
+    assert ignored not in state["hash"] and "%E0%A4%A" not in state["hash"]  # the URL names what is shown
+    assert state["hash"].startswith(f"#{base}")
+
+
+def test_an_oversized_deep_link_is_not_read(page_at, server):
+    page = page_at(1280)
+    name, target = next(targets())
+    page.goto(f"{server}/en/recipes/{name}.html#s={target.strategy.slug}&t={target.target.target}&x=" + "a" * 1_000_000)
+    settle(page)
+    assert page.errors == []
+    assert page.evaluate("() => location.hash") == ""
+    assert page.locator(".rb-linknote").first.text_content().strip()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_changes_switch_looks_and_acts_like_a_switch(page_at, server, scheme):
+    page = page_at(1280, color_scheme=scheme)
+    name, target = next((n, t) for n, t in targets() if t.base is not None)
+    page.goto(deep_link(server, "en", name, target))
+    settle(page)
+    switch = page.locator("form.rb-grid:visible .rb-diffsw").first
+    label = page.locator("form.rb-grid:visible .rb-diff label").first
+    track = """l => { const s = getComputedStyle(l, '::before');
+                       return [s.width, s.borderTopWidth, s.borderTopColor, s.backgroundColor, s.outlineStyle]; }"""
+    off = label.evaluate(track)
+    assert float(off[0].removesuffix("px")) > 20 and float(off[1].removesuffix("px")) >= 1  # a visible track
+    page.keyboard.press("Tab")
+    switch.focus()
+    page.keyboard.press("Space")
+    settle(page)
+    assert switch.is_checked()
+    on = label.evaluate(track)
+    assert on[2] != off[2] or on[3] != off[3]  # the state shows
+    assert label.evaluate(track)[4] != "none"  # focused: a focus ring around the track
+    # a removed line is struck through, its continuation (" \\") is not
+    struck = page.evaluate(
+        """() => [...document.querySelectorAll('form.rb-grid .rb-del del')].filter(d => d.getClientRects().length)
+               .map(d => [d.textContent, getComputedStyle(d).textDecorationLine])"""
+    )
+    assert struck  # the recommended selection removes some base lines
+    for text, decoration in struck:
+        assert not text.rstrip().endswith("\\") and "\n" not in text
+        assert "line-through" in decoration
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_wrapped_code_lines_hang_under_their_line_at_375(page_at, server, language):
+    """At phone width a command line that wraps continues indented, so it reads as one line."""
+    page = page_at(375)
+    name, target = max(targets(), key=lambda nt: len(nt[1].table.roles))
+    page.goto(deep_link(server, language, name, target))
+    settle(page)
+    indents = page.evaluate(
+        """() => [...document.querySelectorAll('form.rb-grid pre')].filter(p => p.offsetParent)
+               .map(p => { const s = getComputedStyle(p); return [s.textIndent, s.paddingLeft]; })"""
+    )
+    assert indents
+    for indent, padding in indents:
+        assert "each-line" in indent and indent.startswith("-")
+        assert float(padding.removesuffix("px")) >= -float(indent.split("px")[0])
+    # and a wrapped line really starts further right than the line it continues
+    offsets = page.evaluate(
+        """() => { const pre = [...document.querySelectorAll('form.rb-grid pre')].find(p => p.offsetParent);
+                   const range = document.createRange(); const text = pre.firstChild.nodeType === 3 ? pre.firstChild
+                     : document.createTreeWalker(pre, NodeFilter.SHOW_TEXT).nextNode();
+                   range.selectNodeContents(pre); return [...range.getClientRects()].map(r => Math.round(r.left)); }"""
+    )
+    assert len(set(offsets)) > 1
+
+
+def test_the_catalogue_needs_no_sideways_scroll_at_375(page_at, server):
+    page = page_at(375)
+    for language in LANGUAGES:
+        page.goto(f"{server}/{language}/index.html")
+        settle(page)
+        layout = page.evaluate(
+            """() => { const t = document.querySelector('table.rb-catalogue');
+                 const cells = [...t.querySelectorAll('td')].map(c => c.getBoundingClientRect());
+                 return {cells: cells.map(c => [c.left, c.right]), width: document.documentElement.clientWidth,
+                         labels: [...t.querySelectorAll('td')].map(c => getComputedStyle(c, '::before').content)}; }"""
+        )
+        for left, right in layout["cells"]:
+            assert left >= -0.5 and right <= layout["width"] + 0.5
+        assert all(label not in ("none", "normal", '""') for label in layout["labels"])  # each value says what it is
+
+
+def test_a_long_step_scrolls_in_its_box_and_copies_whole(page_at, server):
+    """A router step longer than LONG_LINES lines (a chart's values file) keeps the page short:
+    it scrolls inside a box a keyboard can reach, and its copy button still copies all of it."""
+    long_steps = [
+        (name, target, step, cmd)
+        for name, target in targets()
+        for step, (_node, cmd) in enumerate(target.router, start=1)
+        if cmd.count("\n") >= LONG_LINES
+    ]
+    assert long_steps, "the shipped recipes have a router values file that long (A.X-K2's)"
+    page = page_at(1280, permissions=["clipboard-read", "clipboard-write"])
+    for name, target, step, cmd in long_steps:
+        page.goto(deep_link(server, "en", name, target))
+        settle(page)
+        box = page.locator("form.rb-grid:visible .rb-router pre.rb-long").nth(
+            sum(1 for _n, c in target.router[: step - 1] if c.count("\n") >= LONG_LINES)
+        )
+        size = box.evaluate("p => [p.clientHeight, p.scrollHeight, p.tabIndex, p.getAttribute('aria-label')]")
+        assert size[0] < size[1] < 4 * size[0] and size[2] == 0 and size[3]
+        assert size[0] <= 0.6 * page.evaluate("innerHeight")  # the box leaves the page around it in view
+        box.locator("xpath=../..").locator("button.rb-copy").click()
+        assert page.evaluate("() => navigator.clipboard.readText()") == cmd
