@@ -215,6 +215,39 @@ def test_the_changes_switch_looks_and_acts_like_a_switch(page_at, server, scheme
         assert "line-through" in decoration
 
 
+CONTRAST = """(fg, bg) => {
+  const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number).map(v => v / 255)
+    .map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  const lum = c => { const [r, g, b] = rgb(c); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_placeholder_fields_follow_the_theme(page_at, server, scheme):
+    """The panel's fields and its button take the page's colours: no white box on a dark page,
+    and their text keeps a contrast of at least 4.5:1 with their background."""
+    page = page_at(1280, color_scheme=scheme)
+    name, target = next((n, t) for n, t in targets() if t.placeholders)
+    page.goto(deep_link(server, "en", name, target))
+    settle(page)
+    colours = page.evaluate(
+        f"""() => {{
+             const contrast = {CONTRAST};
+             const page = getComputedStyle(document.body).backgroundColor;
+             return [...document.querySelectorAll('form.rb-grid .rb-phform input[type=text], form.rb-grid .rb-phclear')]
+               .filter(e => e.getClientRects().length)
+               .map(e => {{ const s = getComputedStyle(e);
+                           return [e.tagName, s.backgroundColor, page, contrast(s.color, s.backgroundColor)]; }});
+           }}"""
+    )
+    assert {tag for tag, *_ in colours} == {"INPUT", "BUTTON"}
+    for tag, background, body, ratio in colours:
+        assert background == body, (scheme, tag, background, body)
+        assert ratio >= 4.5, (scheme, tag, ratio)
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_wrapped_code_lines_hang_under_their_line_at_375(page_at, server, language):
     """At phone width a command line that wraps continues indented, so it reads as one line."""
