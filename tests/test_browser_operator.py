@@ -249,6 +249,31 @@ def test_the_placeholder_fields_follow_the_theme(page_at, server, scheme):
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+def test_the_placeholder_fields_line_up_at_1280(page_at, server, language):
+    """At desktop width the fields of one panel start at one x, whatever their labels say
+    (a label longer than the label column pushes only its own field)."""
+    page = page_at(1280)
+    for name, target in targets():
+        if len(target.placeholders) < 2:
+            continue
+        page.goto(deep_link(server, language, name, target))
+        settle(page)
+        lefts = page.evaluate(
+            """([s, t]) => {
+                 const grid = [...document.querySelectorAll('form.rb-grid')]
+                   .find(g => g.dataset.strategy === s && g.dataset.target === t);
+                 return [...grid.querySelectorAll('.rb-phrow')].map(row => {
+                   const label = row.querySelector('label'), input = row.querySelector('input');
+                   const fits = label.getBoundingClientRect().width <= parseFloat(getComputedStyle(label).minWidth) + 0.5;
+                   return fits ? Math.round(input.getBoundingClientRect().left) : null;
+                 }).filter(x => x !== null);
+               }""",
+            [target.strategy.slug, target.target.target],
+        )
+        assert len(lefts) >= 2 and len(set(lefts)) == 1, (name, target.target.target, lefts)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_wrapped_code_lines_hang_under_their_line_at_375(page_at, server, language):
     """At phone width a command line that wraps continues indented, so it reads as one line."""
     page = page_at(375)
