@@ -12,6 +12,7 @@ import recipebook_sphinx
 from pagereader import grids
 from recipe_support import HAND_COUNTED, recipe_names
 from recipebook import load, matrix
+from recipebook_sphinx.search.words import DATA, data_version
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"
@@ -146,6 +147,17 @@ def test_recommended_only_rendering_and_page_weight(make_app, rootdir, tmp_path)
     assert sizes["full"] <= 2.5 * sizes["recommended"], sizes
 
 
+def test_an_edited_word_list_changes_the_environment_version(tmp_path):
+    shutil.copytree(DATA, tmp_path / "data")
+    before = data_version(tmp_path / "data")
+    assert before == data_version(DATA)  # the contents decide, not where the folder is
+    glossary = next((tmp_path / "data").glob("*glossary.json"))
+    glossary.write_text(glossary.read_text(encoding="utf-8").replace("]", ', "x"]', 1), encoding="utf-8")
+    assert data_version(tmp_path / "data") != before
+    glossary.unlink()
+    assert data_version(tmp_path / "data") != before
+
+
 def test_extension_metadata_declares_parallel_safety(make_app, rootdir, tmp_path):
     """Sphinx records what setup() returned; read it from a real application."""
     srcdir = tmp_path / "src"
@@ -153,7 +165,9 @@ def test_extension_metadata_declares_parallel_safety(make_app, rootdir, tmp_path
     app = make_app("html", srcdir=srcdir)
     extension = app.extensions["recipebook_sphinx"]
     assert extension.parallel_read_safe is True and extension.parallel_write_safe is True
-    assert extension.metadata["env_version"] == recipebook_sphinx.ENV_VERSION >= 1
+    # the environment's version also follows the search's word lists (an edit re-reads every page)
+    assert extension.metadata["env_version"] >> 32 == recipebook_sphinx.ENV_VERSION >= 1
+    assert extension.metadata["env_version"] & 0xFFFFFFFF == data_version()
     # parallel reading works: two processes give the same explorer stylesheet as one
     app.build()
     css = Path(app.outdir, "_static", "recipebook-explorer.css").read_text()

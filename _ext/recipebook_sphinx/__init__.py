@@ -24,6 +24,7 @@ from .publishing import site as publish
 from .search import build as search
 from .search.english import SearchEnglishPorter
 from .search.korean import SearchKorean
+from .search.words import data_version
 from .warnings_ import Subtype, warn, warn_problem
 
 EXPLORER_CSS = "recipebook-explorer.css"
@@ -124,7 +125,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-check-consistency", _pages)
     app.connect("env-get-outdated", store.pages_changed)
     app.connect("build-finished", _write_explorer_css)
-    return {"version": "1.0", "env_version": ENV_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}
+    env_version = ENV_VERSION << 32 | data_version()  # a word list's edit re-reads every page
+    return {"version": "1.0", "env_version": env_version, "parallel_read_safe": True, "parallel_write_safe": True}
 
 
 __all__ = ["setup"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
@@ -24,6 +25,17 @@ import snowballstemmer
 from sphinx import package_dir
 
 DATA: Final = Path(__file__).parent / "data"
+
+
+def data_version(folder: Path = DATA) -> int:
+    """A checksum of the analysers' word lists (glossaries, fillers): part of the extension's
+    env_version, so editing one re-reads every page and the index holds no word split the
+    old way."""
+    checksum = 0
+    for path in sorted(folder.glob("*.json")):
+        checksum = zlib.crc32(path.name.encode() + b"\0" + path.read_bytes(), checksum)
+    return checksum
+
 
 # Hangul Jamo, Compatibility Jamo, Jamo Extended-A, Syllables (incl. the unassigned
 # tail of the block) and Jamo Extended-B.
