@@ -131,6 +131,31 @@ def test_a_refused_value_keeps_the_panel_and_the_page_in_place(page_at, server, 
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+def test_the_message_names_every_refused_field_until_it_is_fixed(page_at, server, language):
+    name, target = next((n, t) for n, t in targets() if len(t.placeholders) >= 2)
+    page = page_at(1280)
+    page.goto(deep_link(server, language, name, target))
+    settle(page)
+    panel = page.locator("form.rb-grid:visible .rb-phform").first
+    inputs = panel.locator("input[type=text]")
+    labels = [panel.locator(f"label[for='{inputs.nth(k).get_attribute('id')}']").inner_text() for k in range(2)]
+    for k in range(2):
+        inputs.nth(k).fill("10.0.0.5 x")
+        inputs.nth(k).dispatch_event("change")
+    message = panel.locator(".rb-phmsg")
+    lines = message.inner_text().splitlines()
+    assert len(lines) == 2 and all(line.startswith(label + ": ") for line, label in zip(lines, labels, strict=True))
+    inputs.nth(1).fill("10.0.0.6")  # the second is fixed: the first is still named, alone
+    inputs.nth(1).dispatch_event("change")
+    assert message.inner_text().splitlines() == lines[:1]
+    assert inputs.nth(0).get_attribute("aria-invalid") == "true" and inputs.nth(1).get_attribute("aria-invalid") is None
+    inputs.nth(0).fill("")
+    inputs.nth(0).dispatch_event("change")
+    assert message.inner_text().strip() == ""
+    page.evaluate("() => localStorage.clear()")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_the_tallest_target_fits_in_9000_pixels_at_1280(page_at, server, language):
     """The multi-node target (ranks shown once, the panel at the top) stays under 9,000 px."""
     page = page_at(1280)

@@ -239,6 +239,15 @@
     message.className = "rb-phmsg";
     message.setAttribute("role", "status");
     var keys = [];
+    // every refused field of the panel, a line each: fixing one leaves the others named
+    var explain = function () {
+      var lines = [];
+      panel.querySelectorAll("input[aria-invalid=true]").forEach(function (field) {
+        lines.push(field.dataset.label + ": " + problemText(field.dataset.name, field.value.trim()));
+      });
+      message.textContent = lines.join("\n");
+      message.classList.toggle("rb-bad", lines.length > 0);
+    };
     notes.querySelectorAll("dt code[data-ph]").forEach(function (code) {
       var name = code.dataset.ph;
       var key = code.dataset.node ? name + "@" + code.dataset.node : name;
@@ -256,19 +265,19 @@
       input.autocomplete = "off";
       input.spellcheck = false;
       input.value = loadValues()[key] || "";
+      input.dataset.name = name;
+      input.dataset.label = code.textContent;
       input.addEventListener("change", function () {
         var value = input.value.trim();
         var values = loadValues();
         var why = value ? problemText(name, value) : "";
         if (why) {
           input.setAttribute("aria-invalid", "true");
-          message.textContent = code.textContent + ": " + why;
-          message.classList.add("rb-bad");
+          explain();
           return;
         }
         input.removeAttribute("aria-invalid");
-        message.classList.remove("rb-bad");
-        message.textContent = "";
+        explain();
         if (value) { values[key] = value; } else { delete values[key]; }
         saveValues(values);
         syncPanels();
