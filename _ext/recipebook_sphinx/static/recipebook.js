@@ -239,14 +239,17 @@
     message.className = "rb-phmsg";
     message.setAttribute("role", "status");
     var keys = [];
-    // every refused field of the panel, a line each: fixing one leaves the others named
+    // every refused field of the panel, a line per reason naming its fields: fixing one
+    // leaves the others named
     var explain = function () {
-      var lines = [];
+      var reasons = [], fields = {};
       panel.querySelectorAll("input[aria-invalid=true]").forEach(function (field) {
-        lines.push(field.dataset.label + ": " + problemText(field.dataset.name, field.value.trim()));
+        var why = problemText(field.dataset.name, field.value.trim());
+        if (!fields[why]) { fields[why] = []; reasons.push(why); }
+        fields[why].push(field.dataset.label);
       });
-      message.textContent = lines.join("\n");
-      message.classList.toggle("rb-bad", lines.length > 0);
+      message.textContent = reasons.map(function (why) { return fields[why].join(", ") + ": " + why; }).join("\n");
+      message.classList.toggle("rb-bad", reasons.length > 0);
     };
     notes.querySelectorAll("dt code[data-ph]").forEach(function (code) {
       var name = code.dataset.ph;
