@@ -289,10 +289,6 @@ def sphinx(srcdir: Path, out: Path, *options: str, confdir: Path = ROOT, fresh: 
     return elapsed
 
 
-def best(repeat: int, measure) -> float:
-    return min(measure() for _ in range(repeat))
-
-
 def profile_build(srcdir: Path, out: Path, *options: str, confdir: Path = ROOT) -> dict:
     """One build under cProfile: its profiled seconds and, for the extension's code (under
     _ext/), the time of each entry point Sphinx or docutils calls (a function's time from
@@ -495,7 +491,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--curve", default="10,50,200", help="recipe counts of the bilingual growth curve (default 10,50,200)"
     )
-    parser.add_argument("--repeat", type=int, default=2, help="builds per figure; the fastest counts (default 2)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=2,
+        help="builds per figure; the fastest counts (default 2; at least 3 for the interleaved extension rounds and the engine)",
+    )
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (default: a temporary folder)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--readme", action="store_true", help="write the table into README.md")
