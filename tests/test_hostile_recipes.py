@@ -272,6 +272,23 @@ def test_a_json_port_field_is_a_port(tmp_path):
     )
 
 
+def test_a_port_problem_does_not_hide_another_problem_of_the_same_value(tmp_path):
+    """One problem per cause, not per value: a JSON value with a bad port and a misspelt field
+    gets both (the port check and vLLM's vocabulary judge different things)."""
+
+    def mutate(data):
+        args = grid(data, 2)["base"][0]["args"]
+        args["--kv-transfer-config"] = args["--kv-transfer-config"].replace(
+            '"kv_role": "kv_both",', '"kv_role": "kv_both",\n      "kv_port": 0,\n      "kv_rolee": 1,'
+        )
+
+    checked = check_mutated(tmp_path, AXK2, mutate)
+    pointer = f"{AX_PD}/base/0/args/--kv-transfer-config"
+    checked.expect(pointer, f"'kv_port' in the JSON of --kv-transfer-config is a port, {PORT}; got 0")
+    checked.expect(pointer, "'kv_rolee'")
+    assert len(checked.problems) == 2
+
+
 def test_a_port_placeholder_and_an_on_off_switch_named_port_are_fine(tmp_path):
     def mutate(data):
         g = grid(data, 2)

@@ -27,9 +27,7 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
         return None, _instead(problems, named)
     recipe = Recipe.from_json(document.data, str(path))
     careless = safety.check(recipe, document)
-    # a value safety names (a port that is 'auto') is not also a wrong type to vLLM's vocabulary
-    judged = {problem.pointer for problem in careless}
-    typed = [problem for problem in vocabulary.check(recipe, document) if problem.pointer not in judged]
+    typed = vocabulary.check(recipe, document)
     problems = _instead([*rules.check(recipe, document), *careless, *typed], named)
     return (None if problems else recipe), problems
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import shell, source, vocabulary
+from . import shell, source, valuetypes, vocabulary
 from .model import Recipe
 from .problems import Problem, pointer_join
 from .source import Document
@@ -32,8 +32,6 @@ from .source import Document
 _NEAR = re.compile(r"<([A-Za-z0-9_ .\-]{1,64})>")
 _NON_NAME = re.compile(r"[^A-Za-z0-9]+")
 PORT_RANGE = range(1, 65536)
-# environment variables named *_PORT that hold no port
-NOT_PORTS = frozenset({"VLLM_RBLN_AUTO_PORT"})
 # scheme://[user@]host:PORT, the port as digits (a placeholder there stands for any port)
 _ADDRESS_PORT = re.compile(
     r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s/'\"@]*@)?(?:\[[^\]\s]*\]|[^\s/'\":@\[]+):([0-9]+)(?![0-9])"
@@ -164,7 +162,7 @@ def port_messages(kind: str, key: str, text: str) -> tuple[str, ...]:
     if kind == "args" and _is_port_flag(key):
         # a value that is no integer at all is the vocabulary's to report ("takes an integer")
         found += [f"{key} takes a port, {PORT}; got {v!r}" for v in values if _INTEGER.fullmatch(v) and not is_port(v)]
-    elif kind == "envs" and (key == "PORT" or key.endswith("_PORT")) and key not in NOT_PORTS:
+    elif kind == "envs" and valuetypes.is_port_env(key):
         found += [f"{key} is a port, {PORT}; got {v!r}" for v in values if not is_port(v)]
     found += _value_port_problems(key, values)
     return tuple(dict.fromkeys(found))

@@ -34,6 +34,16 @@ EXPECTED = {
 }
 # vLLM's human_readable_int (vllm/utils/argparse_utils.py): a decimal suffix (k, m, g, t) takes a
 # decimal number (25.6k is 25,600), a binary one (K, M, G, T) only a whole one (1.5K is refused).
+# environment variables named *_PORT that hold no port
+NOT_PORTS = frozenset({"VLLM_RBLN_AUTO_PORT"})
+
+
+def is_port_env(name: str) -> bool:
+    """An env name whose value is a port (``PORT``, ``*_PORT``): the port check judges its value
+    (safety.port_messages), so its reader's type is not checked as well (one problem per value)."""
+    return (name == "PORT" or name.endswith("_PORT")) and name not in NOT_PORTS
+
+
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
 _DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}

@@ -276,7 +276,7 @@ class Vocabulary:
                             yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
                     elif message := self.env_problem(key):
                         yield doc.problem(where, message, kind=Kind.VOCABULARY, key=True)
-                    elif message := self.env_value_problem(key, text):
+                    elif not valuetypes.is_port_env(key) and (message := self.env_value_problem(key, text)):
                         yield doc.problem(where, message, kind=Kind.VOCABULARY)
             for per_role in grid.deltas.values():
                 for name, delta in per_role.items():
