@@ -82,13 +82,20 @@ async (pages) => {
     const main = page.querySelector('[role="main"]');
     const texts = (selector) => [...main.querySelectorAll(selector)].map((e) => e.textContent.replace(/\\s+/g, " ").trim());
     const buttons = texts("button");
-    main.querySelectorAll("button").forEach((b) => b.remove());
+    const hidden = texts(".rb-sr");
+    // a removed line's struck-through copy, without its screen-reader mark
+    main.querySelectorAll(".rb-del .rb-sr").forEach((mark) => mark.remove());
+    const removed = texts(".rb-del del").filter(Boolean);
+    main.querySelectorAll("button, .rb-del").forEach((b) => b.remove());
     const shown = main.textContent;
+    const flat = shown.replace(/\\s+/g, " ");
     found[name] = {
       text: RecipeSearch.pageText(html, ""),
-      hidden: texts(".rb-sr"),
+      hidden,
       // each button's label, and how often the page's text holds it outside buttons
       buttons: [...new Set(buttons)].map((label) => [label, shown.split(label).length - 1]),
+      // a removed line's struck-through copy (the diff view), and how often the page holds it elsewhere
+      removed: [...new Set(removed)].map((line) => [line, flat.split(line).length - 1]),
       legends: [...main.querySelectorAll("fieldset")].map((f) => [
         f.querySelector("legend").textContent.trim(),
         [...f.querySelectorAll(":scope > .rb-choices > label, :scope > .rb-choices > .rb-toggle > label")]
@@ -107,7 +114,7 @@ def test_the_text_a_summary_is_cut_from_reads_as_the_page(page, server, site, la
     page.goto(f"{server}/{language}/search.html")
     pages = sorted(query_sets.page_texts(site / language))
     found = page.evaluate(PAGE_TEXTS, pages)
-    checked = {"legends": 0, "terms": 0, "hidden": 0, "buttons": 0}
+    checked = {"legends": 0, "terms": 0, "hidden": 0, "buttons": 0, "removed": 0}
     for name, got in found.items():
         text = got["text"]
         assert text, name
@@ -117,6 +124,9 @@ def test_the_text_a_summary_is_cut_from_reads_as_the_page(page, server, site, la
         for label, outside in got["buttons"]:  # 복사, Copy: a button's label is not the page's text
             assert text.count(label) <= outside, f"{name}: {label!r}"
             checked["buttons"] += 1
+        for line, outside in got["removed"]:  # the diff view's struck-through copies are not read twice
+            assert text.count(line) <= outside, f"{name}: {line!r}"
+            checked["removed"] += 1
         for legend, labels in got["legends"]:  # KV 오프로드: 사용 안 함, LMCache (CPU), LMCache (RDS) 권장
             assert f"{legend}: {', '.join(labels)}" in text, f"{name}: {legend} {labels}"
             checked["legends"] += 1

@@ -575,7 +575,7 @@ var RecipeSearch = (function () {
     ".rb-copy",
     ".copybtn",
     ".rb-sr",
-    "del.rb-del",
+    ".rb-del",
     ".rb-bar",
     ".rb-excluded",
     "[hidden]",
