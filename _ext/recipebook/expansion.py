@@ -183,14 +183,18 @@ def selection_count(grid: Grid) -> int:
     return math.prod(len(values) for values in grid.axes.values())
 
 
+def _hits(entry: Mapping[str, str], selection: Selection) -> bool:
+    """Whether a selection matches an exclusion entry: the one test of whether a combination is offered."""
+    return all(selection.get(a) == v for a, v in entry.items())
+
+
 def excluded_by(grid: Grid, selection: Selection) -> list[Mapping[str, str]]:
-    """The exclusion entries a selection matches (empty when it is offered): the one test of
-    whether a combination is offered."""
-    return [entry for entry in grid.excluded if all(selection.get(a) == v for a, v in entry.items())]
+    """The exclusion entries a selection matches (empty when it is offered)."""
+    return [entry for entry in grid.excluded if _hits(entry, selection)]
 
 
 def is_excluded(grid: Grid, selection: Selection) -> bool:
-    return bool(excluded_by(grid, selection))
+    return any(_hits(entry, selection) for entry in grid.excluded)
 
 
 def all_selections(grid: Grid) -> Iterator[dict[str, str]]:

@@ -56,10 +56,6 @@ def selection_key(selection: dict[str, str]) -> str:
     return "__".join(f"{axis}-{value}" for axis, value in selection.items())
 
 
-def command_name(command: Command) -> str:
-    return command.name
-
-
 def _fill_placeholders(text: str) -> str:
     """Replace <NAME> with a reference to $NAME, keeping the shell quoting valid.
 
@@ -118,13 +114,13 @@ def serve_sh(expansion: Expansion, values: Mapping[str, str] | None = None) -> s
         f"# {expansion.recipe}: {expansion.strategy} / {expansion.target}",
         f"# selection: {pairs}",
         "# Generated from the recipe; run one command per server, e.g. ./serve.sh "
-        + command_name(expansion.commands[0]).replace("-rank", " "),
+        + expansion.commands[0].name.replace("-rank", " "),
         "set -euo pipefail",
         "",
     ]
     names = []
     for command in expansion.commands:
-        name = "serve_" + command_name(command).replace("-", "_")
+        name = "serve_" + command.name.replace("-", "_")
         names.append((command, name))
         text = substitute(command.shell, values, expansion.nodes.get(command.role))
         parts.append(_function(name, _fill_placeholders(text), shell.placeholders(text)))
@@ -173,7 +169,7 @@ def config_yaml(command: Command, values: Mapping[str, str] | None = None, node:
     body = "".join(entries.values()) if entries else "{}\n"
     found = shell.placeholders(substitute(" ".join(command.args), values, node))
     note = f"# Replace {', '.join(f'<{p}>' for p in found)} before use.\n" if found else ""
-    header = f"# vllm serve {command.model} --config {command_name(command)}.yaml\n{note}"
+    header = f"# vllm serve {command.model} --config {command.name}.yaml\n{note}"
     return header + substitute(body, values, node)
 
 
@@ -233,7 +229,7 @@ def selection_files(expansion: Expansion, values: Mapping[str, str] | None = Non
     """Every file of one selection, by file name; with values, the reader's in place of placeholders."""
     files = {"serve.sh": serve_sh(expansion, values)}
     for command in expansion.commands:
-        name, node = command_name(command), expansion.nodes.get(command.role)
+        name, node = command.name, expansion.nodes.get(command.role)
         files[f"{name}.yaml"] = config_yaml(command, values, node)
         files[f"{name}.env"] = env_file(command, values, node)
     return files

@@ -151,21 +151,6 @@ class TargetPage:
         """The serving group of an offered selection."""
         return next(s for s in self.serving if not s.when or any(table.admits(p, chosen) for p in s.when))
 
-    def nearest(self, chosen: Sequence[int]) -> tuple[int, ...] | None:
-        """The offered selection that changes the fewest axes; ties go to the first in axis order."""
-        best, best_distance = None, None
-        for candidate in self.table.offered:
-            distance = sum(1 for a, b in zip(candidate, chosen, strict=True) if a != b)
-            if best_distance is None or distance < best_distance:
-                best, best_distance = candidate, distance
-                if distance == 0:
-                    break
-        return best
-
-    def conflicts_at(self, chosen: Sequence[int]) -> tuple[Conflict, ...]:
-        """The exclusion entries a selection hits (none for an offered one)."""
-        return tuple(c for c in self.conflicts if table.admits(c.product, chosen))
-
     @functools.cached_property
     def other_lines(self) -> tuple[str, ...]:
         """Every line some selection shows that the opening selection does not (for text views)."""
