@@ -69,11 +69,16 @@ def make_flag_help(text: str) -> flag_help:
 _JSON_BOUNDARY = re.compile(r"([,{\[])")
 
 
-def code_markup(text: str) -> Markup:
+def _escaped(text: str) -> str:
     """Escaped shell text with a line-break opportunity (<wbr>) after each comma and opening
     brace or bracket: a JSON value written on one line wraps for display at its own
     boundaries, not inside a name. <wbr> adds no character, so what is copied is unchanged."""
-    return Markup(_JSON_BOUNDARY.sub(r"\1<wbr>", html.escape(text, quote=False)))
+    return _JSON_BOUNDARY.sub(r"\1<wbr>", html.escape(text, quote=False)) if text else ""
+
+
+def code_markup(text: str) -> Markup:
+    """_escaped as markup, for the template's ``code`` filter."""
+    return Markup(_escaped(text))
 
 
 _NAME_BOUNDARY = re.compile(r"(?<=[A-Za-z0-9])([_-])(?=[A-Za-z0-9])")
@@ -107,10 +112,6 @@ def templates() -> jinja2.Environment:
     environment.filters["breakable"] = breakable_name
     environment.globals["code_html"] = code_html
     return environment
-
-
-def _escaped(text: str) -> str:
-    return _JSON_BOUNDARY.sub(r"\1<wbr>", html.escape(text, quote=False)) if text else ""
 
 
 def code_html(view: ExplorerView, block: Code) -> Markup:

@@ -280,7 +280,7 @@
   }
 
   var api = {
-    build: build, commandsOf: commandsOf, quote: quote, valueProblem: valueProblem,
+    build: build, commandsOf: commandsOf, quote: quote, valueProblem: valueProblem, admits: admits,
     checkedValues: checkedValues, archive: archive, folderName: folderName,
   };
   root.RecipeFiles = api;

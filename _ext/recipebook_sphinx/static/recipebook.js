@@ -411,11 +411,7 @@
     });
   }
 
-  function admits(product, chosen) {
-    return product.every(function (allowed, a) { return allowed === null || allowed.indexOf(chosen[a]) >= 0; });
-  }
-
-  // fewest changed axes; ties go to the first selection in axis order (as TargetPage.nearest)
+  // fewest changed axes; ties go to the first selection in axis order (as expansion.nearest_offered)
   function nearest(grid) {
     var excluded = JSON.parse(grid.dataset.excluded || "[]");
     var chosen = chosenIndex(grid);
@@ -427,7 +423,7 @@
     var walk = function (i, candidate, distance) {
       if (distance >= bestDistance) { return; }
       if (i === names.length) {
-        if (!excluded.some(function (p) { return admits(p, candidate); })) {
+        if (!excluded.some(function (p) { return files().admits(p, candidate); })) {
           best = candidate.slice();
           bestDistance = distance;
         }
