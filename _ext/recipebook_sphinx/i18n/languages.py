@@ -56,11 +56,11 @@ def check_catalogs(app: Sphinx, config: Config) -> None:
     from . import po_check  # here, so that `python -m recipebook_sphinx.i18n.po_check` runs it once
 
     folders = [Path(app.srcdir, folder) for folder in config.locale_dirs] + [LOCALE]
-    problems = po_check.check_language(folders, config.language, relative_to=app.confdir)
+    problems = po_check.check_language(folders, current(config), relative_to=app.confdir)
     if problems:
         lines = [str(problem) for problem in problems]
         lines.append(
-            f"{len(problems)} problem(s) in the {config.language!r} translation catalogs; "
+            f"{len(problems)} problem(s) in the {current(config)!r} translation catalogs; "
             "the build stops before it reads them"
         )
         raise SystemExit("\n".join(lines))
