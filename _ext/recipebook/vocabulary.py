@@ -367,12 +367,10 @@ def _env_value(name: str, text: str) -> str | None:
     if shell.unsafe_reason(text):
         return None
     try:
-        words = shell.words(text)
+        key, values = shell.flag_values(text)
     except ValueError:
         return None
-    if len(words) != 1 or not words[0].startswith(name + "="):
-        return None
-    return words[0][len(name) + 1 :]
+    return values[0] if key == name and len(values) == 1 else None
 
 
 def _count_problem(flag: str, entry: Mapping[str, Any], values: list[str]) -> str | None:
