@@ -466,20 +466,24 @@ def _check_values(
 ) -> set[tuple[str, ...]]:
     """The paths a values file sets (checking each), its scalars laid into ``merged``."""
     checker = _Checker(chart, values, file_name, findings)
+    loader = _LOADER(values.text)  # a safe loader: plain data only; the text is parsed once
     try:
-        root = yaml.compose(values.text, Loader=_LOADER)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        index = values.start + (checker.starts[mark.line] + mark.column if mark else 0)
-        findings.append(Finding(step=values.step, index=index, message=f"{file_name} is not YAML: {error}"))
-        return set()
-    if root is None:
-        return set()
-    if not isinstance(root, yaml.MappingNode):
-        checker.report(root, f"{file_name} holds no map of values")
-        return set()
-    checker.walk(root, (), chart.values)
-    data = yaml.load(values.text, Loader=_LOADER) or {}  # a safe loader: plain data only
+        try:
+            root = loader.get_single_node()
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            index = values.start + (checker.starts[mark.line] + mark.column if mark else 0)
+            findings.append(Finding(step=values.step, index=index, message=f"{file_name} is not YAML: {error}"))
+            return set()
+        if root is None:
+            return set()
+        if not isinstance(root, yaml.MappingNode):
+            checker.report(root, f"{file_name} holds no map of values")
+            return set()
+        checker.walk(root, (), chart.values)
+        data = loader.construct_document(root) or {}
+    finally:
+        loader.dispose()
 
     def lay(node: Any, path: tuple[str, ...]) -> None:
         if isinstance(node, dict):
