@@ -34,6 +34,8 @@ from typing import Any
 
 import yaml
 
+from .source import line_starts
+
 DATA_DIR = Path(__file__).resolve().parent / "data"
 # the C parser when PyYAML has it (the same documents and marks, several times faster)
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -188,14 +190,10 @@ def _words(text: str, start: int) -> list[tuple[str, int]]:
     return words
 
 
-def _line_starts(text: str) -> list[int]:
-    return [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
-
-
 class _Checker:
     def __init__(self, chart: Chart, values: ValuesFile, file_name: str, findings: list[Finding]) -> None:
         self.chart, self.file, self.file_name, self.findings = chart, values, file_name, findings
-        self.starts = _line_starts(values.text)
+        self.starts = line_starts(values.text)
         self.set_paths: set[tuple[str, ...]] = set()
 
     def at(self, node: yaml.Node) -> int:

@@ -30,6 +30,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset at which each line of a text starts."""
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Document:
     """A parsed JSON file: its data and where each pointer starts."""
@@ -40,6 +45,10 @@ class Document:
     keys: Mapping[str, tuple[int, int]]  # where each object member's key starts
     text: str | None = dataclasses.field(default=None, repr=False, compare=False)  # the file's text
 
+    @functools.cached_property
+    def _line_starts(self) -> list[int]:
+        return line_starts(self.text or "")
+
     def where_inside(self, pointer: str, index: int) -> tuple[int, int]:
         """Line and column in the file of the character ``index`` of the string value at a pointer:
         escapes (``\\n``, ``\\u00e9``) count as the one character they write. The value's start
@@ -47,7 +56,7 @@ class Document:
         line, column = self.where(pointer)
         if self.text is None:
             return line, column
-        starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+        starts = self._line_starts
         offset = starts[line - 1] + column - 1
         if not self.text.startswith('"', offset):
             return line, column
@@ -102,7 +111,7 @@ class _Reader:
         self.keys: dict[str, tuple[int, int]] = {}
         self.duplicates: list[tuple[str, int]] = []
         self.surrogates: list[tuple[str, int]] = []  # strings that are not Unicode text
-        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._line_starts = line_starts(text)
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._line_starts, offset)  # lines starting at or before offset
