@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -147,6 +147,18 @@ class Grid:
 
     def delta(self, axis: str, value: str) -> Mapping[str, Delta]:
         return self.deltas.get(f"{axis}={value}", {})
+
+    def mappings(self) -> Iterator[tuple[str, str, str, Mapping[str, str]]]:
+        """Every args and envs mapping: (kind, pointer, role, mapping); each base role and its
+        ranks, then each delta's additions."""
+        for role in self.base:
+            for owner in (role, *(role.ranks or ())):
+                yield "args", pointer_join(owner.ptr, "args"), role.role, owner.args
+                yield "envs", pointer_join(owner.ptr, "envs"), role.role, owner.envs
+        for per_role in self.deltas.values():
+            for name, delta in per_role.items():
+                yield "args", pointer_join(delta.ptr, "add_args"), name, delta.add_args
+                yield "envs", pointer_join(delta.ptr, "add_envs"), name, delta.add_envs
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

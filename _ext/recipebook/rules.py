@@ -138,16 +138,8 @@ def deleted_keys(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 def _args_and_envs(recipe: Recipe) -> Iterator[tuple[str, str, Mapping[str, str]]]:
     """Every args and envs mapping of the recipe, with its pointer and kind."""
     for _, target in recipe.targets():
-        for role in target.grid.base:
-            yield "args", pointer_join(role.ptr, "args"), role.args
-            yield "envs", pointer_join(role.ptr, "envs"), role.envs
-            for rank in role.ranks or ():
-                yield "args", pointer_join(rank.ptr, "args"), rank.args
-                yield "envs", pointer_join(rank.ptr, "envs"), rank.envs
-        for per_role in target.grid.deltas.values():
-            for delta in per_role.values():
-                yield "args", pointer_join(delta.ptr, "add_args"), delta.add_args
-                yield "envs", pointer_join(delta.ptr, "add_envs"), delta.add_envs
+        for kind, pointer, _role, mapping in target.grid.mappings():
+            yield kind, pointer, mapping
 
 
 def _json_value_error(value: str) -> str | None:
@@ -534,7 +526,7 @@ def placeholder_scopes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     used: set[str] = set()
     for _, target in recipe.targets():
         grid = target.grid
-        for _kind, _pointer, mapping in _grid_mappings(grid):
+        for _kind, _pointer, _role, mapping in grid.mappings():
             for text in mapping.values():
                 used.update(shell.placeholders(text))
         for step in grid.router:
@@ -552,19 +544,6 @@ def placeholder_scopes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             yield doc.problem(
                 pointer_join("/placeholders", name), f"<{name}> appears in no command or router step", key=True
             )
-
-
-def _grid_mappings(grid: Grid) -> Iterator[tuple[str, str, Mapping[str, str]]]:
-    for role in grid.base:
-        yield "args", role.ptr, role.args
-        yield "envs", role.ptr, role.envs
-        for rank in role.ranks or ():
-            yield "args", rank.ptr, rank.args
-            yield "envs", rank.ptr, rank.envs
-    for per_role in grid.deltas.values():
-        for delta in per_role.values():
-            yield "args", delta.ptr, delta.add_args
-            yield "envs", delta.ptr, delta.add_envs
 
 
 RULES = (

@@ -43,19 +43,7 @@ def _texts(recipe: Recipe) -> Iterator[tuple[str, str, str, str]]:
     """(kind, pointer, key, text) of every arg and env text and router step of a recipe."""
     for _, target in recipe.targets():
         grid = target.grid
-        owners: list[tuple[str, Any]] = []
-        for role in grid.base:
-            owners += [(pointer_join(role.ptr, "args"), role.args), (pointer_join(role.ptr, "envs"), role.envs)]
-            for rank in role.ranks or ():
-                owners += [(pointer_join(rank.ptr, "args"), rank.args), (pointer_join(rank.ptr, "envs"), rank.envs)]
-        for per_role in grid.deltas.values():
-            for delta in per_role.values():
-                owners += [
-                    (pointer_join(delta.ptr, "add_args"), delta.add_args),
-                    (pointer_join(delta.ptr, "add_envs"), delta.add_envs),
-                ]
-        for pointer, mapping in owners:
-            kind = "envs" if pointer.endswith("envs") else "args"
+        for kind, pointer, _role, mapping in grid.mappings():
             for key, text in mapping.items():
                 yield kind, pointer_join(pointer, key), key, text
         for step in grid.router:

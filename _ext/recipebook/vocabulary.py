@@ -390,16 +390,9 @@ def _count_problem(flag: str, entry: Mapping[str, Any], values: list[str]) -> st
 def _mappings(grid: Grid) -> Iterator[tuple[str, str, Mapping[str, str]]]:
     """Every args mapping of a vllm serve role and every envs mapping of a grid: (kind, pointer, mapping)."""
     serve = {role.role for role in grid.base if role.launcher == LAUNCHER}
-    for role in grid.base:
-        for owner in (role, *(role.ranks or ())):
-            if role.role in serve:
-                yield "args", pointer_join(owner.ptr, "args"), owner.args
-            yield "envs", pointer_join(owner.ptr, "envs"), owner.envs
-    for per_role in grid.deltas.values():
-        for name, delta in per_role.items():
-            if name in serve:
-                yield "args", pointer_join(delta.ptr, "add_args"), delta.add_args
-            yield "envs", pointer_join(delta.ptr, "add_envs"), delta.add_envs
+    for kind, pointer, role, mapping in grid.mappings():
+        if kind == "envs" or role in serve:
+            yield kind, pointer, mapping
 
 
 def check(recipe: Recipe, doc: Document, vocabulary: Vocabulary | None = None) -> Iterator[Problem]:
