@@ -12,7 +12,7 @@ import dataclasses
 import itertools
 import math
 import operator
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from . import shell as _shell
 from .model import Delta, Grid, Role, Selection
@@ -132,6 +132,14 @@ class Command:
         }
 
 
+def by_role(commands: Iterable[Command]) -> list[tuple[str, list[Command]]]:
+    """Commands grouped by role, the roles in the order their first command comes."""
+    grouped: dict[str, list[Command]] = {}
+    for command in commands:
+        grouped.setdefault(command.role, []).append(command)
+    return list(grouped.items())
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Expansion:
     """All commands of one selection of one strategy and target."""
@@ -146,10 +154,7 @@ class Expansion:
     nodes: Mapping[str, int] = dataclasses.field(default_factory=dict)  # role -> the node (from 1) it runs on
 
     def roles(self) -> list[tuple[str, list[Command]]]:
-        grouped: dict[str, list[Command]] = {}
-        for command in self.commands:
-            grouped.setdefault(command.role, []).append(command)
-        return list(grouped.items())
+        return by_role(self.commands)
 
     def to_json(self) -> dict:
         return {

@@ -23,7 +23,7 @@ import types
 from collections.abc import Iterator, Mapping, Sequence
 
 from . import client, shell, table, vocabulary
-from .expansion import Command, Expansion, base_selection, default_selection, find, resolve
+from .expansion import Command, Expansion, base_selection, by_role, default_selection, find, resolve
 from .model import Grid, Recipe, Strategy, Target
 from .problems import SelectionError
 from .provenance import Provenance, provenance
@@ -294,13 +294,6 @@ def _nodes(roles: tuple[str, ...], count: int | None) -> tuple[Node, ...]:
     return tuple(Node(number=n, roles=tuple(r)) for n, r in sorted(numbers.items()))
 
 
-def _grouped(commands: Sequence[Command]) -> list[tuple[str, list[Command]]]:
-    out: dict[str, list[Command]] = {}
-    for command in commands:
-        out.setdefault(command.role, []).append(command)
-    return list(out.items())
-
-
 def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ...]:
     """The serving groups: the client, benchmark and role texts read only the lines of
     ``client.SERVING_FLAGS``, so selections that agree on the axes those lines depend on
@@ -321,7 +314,7 @@ def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ..
             client.endpoint_of(commands[0], router),
             client.client_for(commands[0], router),
             client.bench_for(commands[0], router),
-            tuple(client.roles_for(_grouped(commands), nodes)),
+            tuple(client.roles_for(by_role(commands), nodes)),
         )
         merged[texts] = merged.get(texts, 0) | bits
     return tuple(
