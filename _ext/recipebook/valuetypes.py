@@ -74,19 +74,25 @@ def parse_size(value: str, *, auto: bool = False) -> int:
     return int(text)
 
 
+def _converted(kind: str, value: str) -> float | int | None:
+    """The number vLLM's converter gives for the text (None for a kind that gives none), or
+    ValueError (SizeError for a size it refuses with its own message)."""
+    text = value.strip()
+    if kind == "int":
+        return int(text)
+    if kind == "float":
+        return float(text)
+    if kind in ("size", "size_or_auto"):
+        return parse_size(text, auto=kind == "size_or_auto")
+    return None
+
+
 def _number(kind: str, value: str) -> tuple[bool, float | int | None]:
     """(whether vLLM's converter accepts the text, the number it gives if it is one)."""
-    text = value.strip()
     try:
-        if kind == "int":
-            return True, int(text)
-        if kind == "float":
-            return True, float(text)
-        if kind in ("size", "size_or_auto"):
-            return True, parse_size(text, auto=kind == "size_or_auto")
+        return True, _converted(kind, value)
     except ValueError:
         return False, None
-    return True, None
 
 
 def _bounds_problem(bounds: Mapping[str, Any], number: float) -> str | None:
@@ -124,15 +130,11 @@ def value_problem(flag: str, entry: Mapping[str, Any], value: str, release: str)
         return None
     if kind not in EXPECTED:
         return None  # str, json_or_str: any text
-    if kind in ("size", "size_or_auto"):
-        try:
-            parse_size(value, auto=kind == "size_or_auto")
-        except SizeError as error:
-            return f"{flag} takes {EXPECTED[kind]}: {error} ({release}), got {excerpt(value)}"
-        except ValueError:
-            pass  # not a number at all: said below
-    ok, number = _number(kind, value)
-    if not ok:
+    try:
+        number = _converted(kind, value)
+    except SizeError as error:
+        return f"{flag} takes {EXPECTED[kind]}: {error} ({release}), got {excerpt(value)}"
+    except ValueError:
         return f"{flag} takes {EXPECTED[kind]} ({release}), got {excerpt(value)}"
     if number is not None and entry.get("bounds"):
         bound = _bounds_problem(entry["bounds"], number)
