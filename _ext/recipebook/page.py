@@ -418,9 +418,11 @@ def build_page(recipe: Recipe, *, only_default: bool = False, pinned: Mapping[st
     )
 
 
-def page_of(recipe: Recipe) -> RecipePage:
-    """The recipe's page model, built once per recipe object."""
-    return recipe.__dict__.get("_page") or recipe.__dict__.setdefault("_page", build_page(recipe))
+def page_of(recipe: Recipe, *, only_default: bool = False) -> RecipePage:
+    """The recipe's page model (with only_default, each explorer holding its opening selection
+    only), built once per recipe object."""
+    slot = "_page_default" if only_default else "_page"
+    return recipe.__dict__.get(slot) or recipe.__dict__.setdefault(slot, build_page(recipe, only_default=only_default))
 
 
 # -- commands ------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from sphinx.environment import BuildEnvironment
 
 from recipebook import check_file, safety, vocabulary
 from recipebook.model import Recipe
-from recipebook.page import RecipePage, build_page, page_of
+from recipebook.page import RecipePage, page_of
 from recipebook.problems import Problem
 from recipebook.schema import SCHEMA_PATH
 from recipebook.table import Product
@@ -78,7 +78,6 @@ class RecipebookDomain(Domain):
         "checked": {},  # recipe path -> Verdict
         "navigation": None,  # the last build's table of contents (navigation.py)
         "recipes": Memo(),  # recipe path -> (key, Recipe, problems)
-        "pages": Memo(),  # recipe path -> RecipePage of the opening selections only
         "markdown": Memo(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
     }
 
@@ -187,13 +186,7 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
 
 def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
     """The recipe's page model, built once per process for every page that shows it."""
-    if env.config.recipebook_render != RENDER_RECOMMENDED:
-        return page_of(recipe)
-    memo = data(env)["pages"]
-    cached = memo.get(recipe.path)
-    if cached is None or cached.recipe is not recipe:  # the same file read again is a new object
-        cached = memo[recipe.path] = build_page(recipe, only_default=True)
-    return cached
+    return page_of(recipe, only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
 
 
 def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:
