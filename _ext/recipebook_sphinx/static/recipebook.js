@@ -239,6 +239,7 @@
     message.className = "rb-phmsg";
     message.setAttribute("role", "status");
     var keys = [];
+    var stored = loadValues();  // read once for the panel's fields
     // every refused field of the panel, a line per reason naming its fields: fixing one
     // leaves the others named
     var explain = function () {
@@ -267,7 +268,7 @@
       input.dataset.key = key;
       input.autocomplete = "off";
       input.spellcheck = false;
-      input.value = loadValues()[key] || "";
+      input.value = stored[key] || "";
       input.dataset.name = name;
       input.dataset.label = code.textContent;
       input.addEventListener("change", function () {
