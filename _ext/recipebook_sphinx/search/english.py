@@ -16,15 +16,17 @@ import functools
 import json
 from typing import Final
 
-from sphinx.search import SearchLanguage
 from sphinx.search.en import SearchEnglish
 
 from .words import (
     DATA,
     PORTER_JS_CLASS,
     TOKEN_JS,
+    SiteSearchLanguage,
+    fill,
     glossary_keys,
     js_language,
+    js_splitter,
     load_glossary,
     normalize,
     porter,
@@ -102,38 +104,30 @@ var Stemmer = function () {
 @functools.cache
 def js_stemmer_code() -> str:
     """JavaScript for ``language_data.js``: Sphinx's Porter, the glossary, ``RecipeSearchLanguage``."""
-    english = (
-        _JS_TEMPLATE.replace("@GLOSSARY@", json.dumps(GLOSSARY))
-        .replace("@STOPWORDS@", json.dumps(sorted(STOPWORDS)))
-        .replace("@TOKENS@", json.dumps(TOKEN_JS))
-        .replace("@PORTER@", PORTER_JS_CLASS)
+    english = fill(
+        _JS_TEMPLATE,
+        {
+            "GLOSSARY": json.dumps(GLOSSARY),
+            "STOPWORDS": json.dumps(sorted(STOPWORDS)),
+            "TOKENS": json.dumps(TOKEN_JS),
+            "PORTER": PORTER_JS_CLASS,
+        },
     )
     language = js_language("en", "EnglishSearch.stemInfo", "EnglishSearch.glossary", STOPWORDS)
     return f"{snowball_js()}\n{english}\n{language}"
 
 
 def js_splitter_code() -> str:
-    return "var splitQuery = function (query) {\n  return EnglishSearch.splitQuery(query);\n};\n"
+    return js_splitter("EnglishSearch")
 
 
-class SearchEnglishPorter(SearchLanguage):
+class SearchEnglishPorter(SiteSearchLanguage):
     """English with the Porter stemmer in the index and in the browser, and a glossary."""
 
     lang = "en"
     language_name = "English"
     stopwords = STOPWORDS
-    js_stemmer_rawcode = ""  # the whole stemmer goes into js_stemmer_code (as for Korean)
-
-    def __init__(self, options: dict[str, str]) -> None:
-        super().__init__(options)
-        self.js_stemmer_code = js_stemmer_code()
-        self.js_splitter_code = js_splitter_code()
-
-    def split(self, input: str) -> list[str]:
-        return split_words(input)
-
-    def stem(self, word: str) -> str:
-        return stem_word(word)
-
-    def word_filter(self, word: str) -> bool:
-        return bool(word) and not word.isdigit() and word not in self.stopwords
+    split = staticmethod(split_words)
+    stem = staticmethod(stem_word)
+    stemmer_js = staticmethod(js_stemmer_code)
+    splitter_js = staticmethod(js_splitter_code)

@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from typing import Final
 
-from sphinx.search import SearchLanguage
 from sphinx.search.en import SearchEnglish
 
 from .words import (
@@ -38,8 +36,12 @@ from .words import (
     HANGUL_CLASS,
     HANGUL_WORD_RE,
     PORTER_JS_CLASS,
+    TOKEN_JS,
+    SiteSearchLanguage,
+    fill,
     glossary_keys,
     js_language,
+    js_splitter,
     load_glossary,
     normalize,
     porter,
@@ -555,32 +557,6 @@ def split_words(text: str) -> list[str]:
     return [token for token in tokens(text) if not _is_function_word(token)]
 
 
-class SearchKorean(SearchLanguage):
-    """Korean: particle-stripping stemmer for Hangul, Porter for Latin words."""
-
-    lang = "ko"
-    language_name = "Korean"
-    stopwords = STOPWORDS
-    # Left empty on purpose.  A file name here makes Sphinx emit the Snowball file plus
-    # "window.Stemmer = KoreanStemmer;", with no room for the Korean rules; so the whole
-    # stemmer (Sphinx's Porter files included) goes into js_stemmer_code instead.
-    js_stemmer_rawcode = ""
-
-    def __init__(self, options: dict[str, str]) -> None:
-        super().__init__(options)
-        self.js_stemmer_code = js_stemmer_code()
-        self.js_splitter_code = js_splitter_code()
-
-    def split(self, input: str) -> list[str]:
-        return split_words(input)
-
-    def stem(self, word: str) -> str:
-        return stem_word(word)
-
-    def word_filter(self, word: str) -> bool:
-        return bool(word) and not word.isdigit() and word not in self.stopwords
-
-
 # ----------------------------------------------------------------- JavaScript side
 
 # Filled in by js_stemmer_code(); "@NAME@" markers avoid clashing with JS braces.
@@ -593,7 +569,7 @@ var KoreanSearch = (function () {
   var GLOSSARY = new Map(Object.entries(@GLOSSARY@));
   var STOPWORDS = new Set(@STOPWORDS@);
   var HANGUL = @HANGUL_CLASS@;
-  var TOKEN_RE = new RegExp(HANGUL + "+|(?:(?!" + HANGUL + ")[\\\\p{L}\\\\p{N}_])+", "gu");
+  var TOKEN_RE = new RegExp(@TOKENS@, "gu");
   var HANGUL_WORD_RE = new RegExp("^" + HANGUL + "+$", "u");
   var HAS_HANGUL_RE = new RegExp(HANGUL, "u");
   var english = new @ENGLISH_CLASS@();
@@ -686,6 +662,7 @@ def js_stemmer_code() -> str:
         "GLOSSARY": json.dumps(GLOSSARY, ensure_ascii=False),
         "STOPWORDS": json.dumps(sorted(STOPWORDS)),
         "HANGUL_CLASS": json.dumps(HANGUL_CLASS),
+        "TOKENS": json.dumps(TOKEN_JS),
         "ENGLISH_CLASS": PORTER_JS_CLASS,
         "ANY": ANY,
         "AFTER_CONSONANT": AFTER_CONSONANT,
@@ -695,14 +672,23 @@ def js_stemmer_code() -> str:
         "JONG_COUNT": str(_JONG_COUNT),
         "JONG_RIEUL": str(_JONG_RIEUL),
     }
-    korean = re.sub(r"@([A-Z_]+)@", lambda match: values[match.group(1)], _JS_TEMPLATE)
+    korean = fill(_JS_TEMPLATE, values)
     language = js_language("ko", "KoreanSearch.stemInfo", "KoreanSearch.glossary", STOPWORDS)
     return f"{snowball_js()}\n{korean}\n{language}"
 
 
 def js_splitter_code() -> str:
-    """JavaScript ``splitQuery`` for ``language_data.js`` (uses :func:`js_stemmer_code`).
+    """JavaScript ``splitQuery`` for ``language_data.js`` (uses :func:`js_stemmer_code`)."""
+    return js_splitter("KoreanSearch")
 
-    ``var``, not ``const``: searchtools.js may already have declared its default.
-    """
-    return "var splitQuery = function (query) {\n  return KoreanSearch.splitQuery(query);\n};\n"
+
+class SearchKorean(SiteSearchLanguage):
+    """Korean: particle-stripping stemmer for Hangul, Porter for Latin words."""
+
+    lang = "ko"
+    language_name = "Korean"
+    stopwords = STOPWORDS
+    split = staticmethod(split_words)
+    stem = staticmethod(stem_word)
+    stemmer_js = staticmethod(js_stemmer_code)
+    splitter_js = staticmethod(js_splitter_code)

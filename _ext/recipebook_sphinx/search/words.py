@@ -17,12 +17,13 @@ import json
 import re
 import unicodedata
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
 import snowballstemmer
 from sphinx import package_dir
+from sphinx.search import SearchLanguage
 
 DATA: Final = Path(__file__).parent / "data"
 
@@ -125,6 +126,39 @@ var RecipeSearchLanguage = {
 """
 
 
+def fill(template: str, values: Mapping[str, str]) -> str:
+    """A JavaScript template with each ``@NAME@`` replaced (markers that cannot clash with JS braces)."""
+    return re.sub(r"@([A-Z_]+)@", lambda match: values[match.group(1)], template)
+
+
+def js_splitter(global_name: str) -> str:
+    """JavaScript ``splitQuery`` for ``language_data.js``, handing the query to the language's
+    generated object. ``var``, not ``const``: searchtools.js may already have declared its default."""
+    return f"var splitQuery = function (query) {{\n  return {global_name}.splitQuery(query);\n}};\n"
+
+
+class SiteSearchLanguage(SearchLanguage):
+    """A search language whose words are the site's own, split and stemmed the same way in the
+    index and (through the generated JavaScript) in the browser. A subclass names its
+    ``split``, ``stem`` and the two JavaScript generators.
+
+    ``js_stemmer_rawcode`` stays empty: a file name there makes Sphinx emit the Snowball file plus
+    ``window.Stemmer = ...``, with no room for the site's rules, so the whole stemmer (Sphinx's
+    Porter files included) goes into ``js_stemmer_code``."""
+
+    js_stemmer_rawcode = ""
+    stemmer_js: Callable[[], str]
+    splitter_js: Callable[[], str]
+
+    def __init__(self, options: dict[str, str]) -> None:
+        super().__init__(options)
+        self.js_stemmer_code = self.stemmer_js()
+        self.js_splitter_code = self.splitter_js()
+
+    def word_filter(self, word: str) -> bool:
+        return bool(word) and not word.isdigit() and word not in self.stopwords
+
+
 def js_language(code: str, stem_info: str, glossary: str, stopwords: frozenset[str]) -> str:
     """``RecipeSearchLanguage`` for ``language_data.js``: expressions for the stemmer (a
     function giving ``[stem, verb ending came off]``) and the glossary (a ``Map``), data for the rest."""
@@ -137,4 +171,4 @@ def js_language(code: str, stem_info: str, glossary: str, stopwords: frozenset[s
         "STOPWORDS": json.dumps(sorted(stopwords), ensure_ascii=False),
         "FILLERS": json.dumps(sorted(fillers(code)), ensure_ascii=False),
     }
-    return re.sub(r"@([A-Z_]+)@", lambda match: values[match.group(1)], _LANGUAGE_JS)
+    return fill(_LANGUAGE_JS, values)
