@@ -131,6 +131,10 @@ class Language:
     def stem(self, word: str) -> str:
         return self.stem_info(word)[0]
 
+    def is_filler(self, word: str) -> bool:
+        """A question word or filler, as typed or as stemmed (JavaScript: ``isFiller``)."""
+        return self.stem(word) in self.fillers or normalize(word) in self.fillers
+
     def title_stems(self, title: str) -> tuple[str, ...]:
         """A title's words as the index holds them, in order, without stopwords."""
         stems = []
@@ -459,9 +463,9 @@ class _Analyser:
         return _word(self.index, self.titles, text, how, (stem,), alternatives=[alternative])
 
     def part_ok(self, part: str) -> bool:
-        stem = self.language.stem(part)
-        if stem in self.language.fillers or normalize(part) in self.language.fillers:
+        if self.language.is_filler(part):
             return True  # 설정법 is 설정 + 법
+        stem = self.language.stem(part)
         return stem in self.vocabulary and (len(part) >= 2 or stem != part)
 
     def compound(self, word: str) -> list[str]:
@@ -479,9 +483,8 @@ class _Analyser:
                     if current is None or len(candidate) < len(current):
                         best[start] = candidate
         parts = best[0] or []
-        lang = self.language
-        contentful = [p for p in parts if lang.stem(p) not in lang.fillers and normalize(p) not in lang.fillers]
-        return [p for p in parts if p in contentful] if len(parts) >= 2 and contentful else []
+        contentful = [p for p in parts if not self.language.is_filler(p)]
+        return contentful if len(parts) >= 2 and contentful else []
 
     def typos(self, lower: str, stem: str, hangul: bool) -> list[str]:
         """Index terms one typo away, sorted."""

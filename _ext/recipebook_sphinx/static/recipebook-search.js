@@ -309,9 +309,14 @@ var RecipeSearch = (function () {
     return makeWord(index, text, how || "exact", [s], [{ terms: [s], quality: P.quality.exact }]);
   }
 
+  // a question word or filler, as typed or as stemmed (Python: Language.is_filler)
+  function isFiller(part) {
+    return L.fillers.has(stem(part)) || L.fillers.has(normalize(part));
+  }
+
   function partOk(index, part) {
+    if (isFiller(part)) return true; // 설정법 is 설정 + 법
     var s = stem(part);
-    if (L.fillers.has(s) || L.fillers.has(normalize(part))) return true; // 설정법 is 설정 + 법
     return index.vocabulary.has(s) && (part.length >= 2 || s !== part);
   }
 
@@ -330,9 +335,7 @@ var RecipeSearch = (function () {
       }
     }
     var parts = best[0] || [];
-    var contentful = parts.filter(function (p) {
-      return !L.fillers.has(stem(p)) && !L.fillers.has(normalize(p));
-    });
+    var contentful = parts.filter(function (p) { return !isFiller(p); });
     return parts.length >= 2 && contentful.length ? contentful : [];
   }
 
