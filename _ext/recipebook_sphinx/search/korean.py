@@ -35,7 +35,10 @@ from .words import (
     DATA,
     HANGUL_CLASS,
     HANGUL_WORD_RE,
+    JONG_COUNT,
     PORTER_JS_CLASS,
+    SYLLABLE_FIRST,
+    SYLLABLE_LAST,
     TOKEN_JS,
     SiteSearchLanguage,
     fill,
@@ -71,9 +74,6 @@ __all__ = [
 
 # ------------------------------------------------------------------------ syllables
 
-_SYLLABLE_FIRST: Final = 0xAC00  # 가
-_SYLLABLE_LAST: Final = 0xD7A3  # 힣
-_JONG_COUNT: Final = 28  # final-consonant slots per (initial, vowel) pair; slot 0 = none
 _JONG_RIEUL: Final = 8  # ㄹ
 
 # ------------------------------------------------------------------------ suffixes
@@ -483,10 +483,10 @@ STOPWORDS: Final = frozenset(SearchEnglish.stopwords) | KOREAN_STOPWORDS
 def _condition_holds(condition: str, syllable: str) -> bool:
     if condition == ANY:
         return True
-    code = ord(syllable) - _SYLLABLE_FIRST
-    if not 0 <= code <= _SYLLABLE_LAST - _SYLLABLE_FIRST:
+    code = ord(syllable) - SYLLABLE_FIRST
+    if not 0 <= code <= SYLLABLE_LAST - SYLLABLE_FIRST:
         return False  # a bare jamo: no reliable final consonant
-    jong = code % _JONG_COUNT
+    jong = code % JONG_COUNT
     if condition == AFTER_CONSONANT:
         return jong != 0
     if condition == AFTER_VOWEL:
@@ -667,9 +667,9 @@ def js_stemmer_code() -> str:
         "ANY": ANY,
         "AFTER_CONSONANT": AFTER_CONSONANT,
         "AFTER_VOWEL": AFTER_VOWEL,
-        "SYLLABLE_FIRST": str(_SYLLABLE_FIRST),
-        "SYLLABLE_SPAN": str(_SYLLABLE_LAST - _SYLLABLE_FIRST),
-        "JONG_COUNT": str(_JONG_COUNT),
+        "SYLLABLE_FIRST": str(SYLLABLE_FIRST),
+        "SYLLABLE_SPAN": str(SYLLABLE_LAST - SYLLABLE_FIRST),
+        "JONG_COUNT": str(JONG_COUNT),
         "JONG_RIEUL": str(_JONG_RIEUL),
     }
     korean = fill(_JS_TEMPLATE, values)

@@ -49,7 +49,17 @@ from pathlib import Path
 from typing import Any, Final
 
 from . import english, korean
-from .words import HANGUL_WORD_RE, TOKEN_RE, fillers, normalize, tokens
+from .words import (
+    HANGUL_WORD_RE,
+    JONG_COUNT,
+    SYLLABLE_FIRST,
+    SYLLABLE_LAST,
+    TOKEN_RE,
+    VOWEL_COUNT,
+    fillers,
+    normalize,
+    tokens,
+)
 
 __all__ = ["PARAMS", "Hit", "Index", "Language", "Searcher", "Word"]
 
@@ -94,8 +104,6 @@ CONFUSABLE_JAMO: Final = (
     "\u11ae\u11ba\u11bb\u11bd\u11be\u11c0\u11c2",  # final ㄷ ㅅ ㅆ ㅈ ㅊ ㅌ ㅎ
     "\u11b8\u11c1",  # final ㅂ ㅍ
 )
-_SYLLABLE_FIRST: Final = 0xAC00
-_SYLLABLE_LAST: Final = 0xD7A3
 
 
 def _round(value: float) -> int:
@@ -316,11 +324,12 @@ def _jamo(word: str) -> list[int]:
     """Hangul syllables as initial, vowel and final letters (a typo is one of them wrong)."""
     letters = []
     for char in word:
-        code = ord(char) - _SYLLABLE_FIRST
-        if 0 <= code <= _SYLLABLE_LAST - _SYLLABLE_FIRST:
-            letters += [0x1100 + code // 588, 0x1161 + code % 588 // 28]
-            if code % 28:
-                letters.append(0x11A7 + code % 28)
+        code = ord(char) - SYLLABLE_FIRST
+        if 0 <= code <= SYLLABLE_LAST - SYLLABLE_FIRST:
+            per_initial = VOWEL_COUNT * JONG_COUNT
+            letters += [0x1100 + code // per_initial, 0x1161 + code % per_initial // JONG_COUNT]
+            if code % JONG_COUNT:
+                letters.append(0x11A7 + code % JONG_COUNT)
         else:
             letters.append(ord(char))
     return letters

@@ -38,6 +38,12 @@ def data_version(folder: Path = DATA) -> int:
     return checksum
 
 
+# Hangul syllables: 가..힣, each an (initial, vowel, final) triple in that order
+SYLLABLE_FIRST: Final = 0xAC00  # 가
+SYLLABLE_LAST: Final = 0xD7A3  # 힣
+JONG_COUNT: Final = 28  # final-consonant slots per (initial, vowel) pair; slot 0 = none
+VOWEL_COUNT: Final = 21
+
 # Hangul Jamo, Compatibility Jamo, Jamo Extended-A, Syllables (incl. the unassigned
 # tail of the block) and Jamo Extended-B.
 HANGUL_CLASS: Final = "[\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff]"
