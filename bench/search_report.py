@@ -15,13 +15,8 @@ Usage: python bench/search_report.py [--html _build/html] [--before DIR] [--read
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import re
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "_ext"))
 
 import query_sets  # noqa: E402
-from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, served  # noqa: E402
 
 BEGIN = "<!-- search:begin -->"
 END = "<!-- search:end -->"
@@ -61,21 +56,6 @@ COMMON = {
     ],
 }
 MARKED = r"""(p) => [...p.childNodes].map((n) => n.nodeType === 1 ? `\u0001${n.textContent}\u0002` : n.textContent).join("")"""
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def served(tree: Path) -> Iterator[str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(tree)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_port}"
-    finally:
-        httpd.shutdown()
 
 
 def figures(page, base: str, tree: Path, language: str, part: str) -> query_sets.Figures:
