@@ -44,7 +44,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -143,14 +143,18 @@ class Language:
         """A question word or filler, as typed or as stemmed (JavaScript: ``isFiller``)."""
         return self.stem(word) in self.fillers or normalize(word) in self.fillers
 
+    def stems(self, parts: Iterable[str]) -> tuple[str, ...]:
+        """Words as the index holds them, in order, without numbers and stopwords (JavaScript: ``stems``)."""
+        found = []
+        for part in parts:
+            stem = self.stem(part)
+            if not _DIGITS.fullmatch(part) and normalize(part) not in self.stopwords and stem not in self.stopwords:
+                found.append(stem)
+        return tuple(found)
+
     def title_stems(self, title: str) -> tuple[str, ...]:
         """A title's words as the index holds them, in order, without stopwords."""
-        stems = []
-        for token in tokens(title):
-            stem = self.stem(token)
-            if not _DIGITS.fullmatch(token) and normalize(token) not in self.stopwords and stem not in self.stopwords:
-                stems.append(stem)
-        return tuple(stems)
+        return self.stems(tokens(title))
 
 
 # -------------------------------------------------------------------------- index
@@ -424,13 +428,9 @@ class _Analyser:
         lang = self.language
         alternatives = []
         for parts in (tokens(text), [p for p in _LOOSE_SPLIT.split(text) if p]):
-            stems = []
-            for part in parts:
-                stem = lang.stem(part)
-                if not _DIGITS.fullmatch(part) and normalize(part) not in lang.stopwords and stem not in lang.stopwords:
-                    stems.append(stem)
-            if stems and all(alt.terms != tuple(stems) for alt in alternatives):
-                alternatives.append(_Alternative(tuple(stems), PARAMS["quality"]["exact"]))
+            stems = lang.stems(parts)
+            if stems and all(alt.terms != stems for alt in alternatives):
+                alternatives.append(_Alternative(stems, PARAMS["quality"]["exact"]))
         key = _key(text)
         if not alternatives and not re.search("[a-z]", key):
             return []  # a version number: nothing the index holds

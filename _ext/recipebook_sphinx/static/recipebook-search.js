@@ -57,13 +57,18 @@ var RecipeSearch = (function () {
     return a < b ? -1 : a > b ? 1 : 0;
   }
 
-  function titleStems(title) {
-    var stems = [];
-    tokens(title).forEach(function (token) {
-      var s = stem(token);
-      if (!DIGITS.test(token) && !L.stopwords.has(normalize(token)) && !L.stopwords.has(s)) stems.push(s);
+  // words as the index holds them, in order, without numbers and stopwords (Python: Language.stems)
+  function stems(parts) {
+    var found = [];
+    parts.forEach(function (part) {
+      var s = stem(part);
+      if (!DIGITS.test(part) && !L.stopwords.has(normalize(part)) && !L.stopwords.has(s)) found.push(s);
     });
-    return stems;
+    return found;
+  }
+
+  function titleStems(title) {
+    return stems(tokens(title));
   }
 
   // ------------------------------------------------------------------------ index
@@ -287,20 +292,16 @@ var RecipeSearch = (function () {
   function nameWords(index, text) {
     var alternatives = [];
     [tokens(text), text.split(LOOSE_SPLIT).filter(Boolean)].forEach(function (parts) {
-      var stems = [];
-      parts.forEach(function (part) {
-        var s = stem(part);
-        if (!DIGITS.test(part) && !L.stopwords.has(normalize(part)) && !L.stopwords.has(s)) stems.push(s);
-      });
+      var found = stems(parts);
       var seen = alternatives.some(function (alternative) {
-        return alternative.terms.join("\u0000") === stems.join("\u0000");
+        return alternative.terms.join("\u0000") === found.join("\u0000");
       });
-      if (stems.length && !seen) alternatives.push({ terms: stems, quality: P.quality.exact });
+      if (found.length && !seen) alternatives.push({ terms: found, quality: P.quality.exact });
     });
     var k = key(text);
     if (!alternatives.length && !HAS_LETTER.test(k)) return [];
-    var stems = alternatives.length ? alternatives[0].terms : [];
-    var word = makeWord(index, text, "name", stems, alternatives, k, 1);
+    var terms = alternatives.length ? alternatives[0].terms : [];
+    var word = makeWord(index, text, "name", terms, alternatives, k, 1);
     if (!word.matches.size) word.how = "unknown";
     return [word];
   }
