@@ -176,6 +176,8 @@ def test_intl_update_keeps_translations_after_a_source_edit(tmp_path):
     edited = next(e for e in after if e.msgid.startswith("The host needs the RBLN Driver. First check"))
     assert "fuzzy" in edited.flags
     assert edited.msgstr == before[changed.replace("\n", " ")]  # the old translation, kept for review
+    assert edited.previous_msgid == changed.replace("\n", " ")  # and the English it translated (#| msgid)
+    assert f'#| msgid "{changed.replace(chr(10), " ")}"' in (locale / "ko/LC_MESSAGES/install.po").read_text()
     gone = next(e for e in after if e.obsolete and e.msgid == removed)
     assert gone.msgstr == before[removed]
     for entry in after:
@@ -310,7 +312,7 @@ def test_a_page_without_translations_is_a_note_not_a_warning(make_app, rootdir, 
     assert "WARNING" not in app._warning.getvalue()
     status = app._status.getvalue()
     assert "page(s) in 'ko' show English where a message has no translation" in status, status
-    assert "  install: 2 message(s): 'Install'; 'The installation matrix.'" in status
+    assert "  install: 2 message(s) of locale/ko/LC_MESSAGES/install.po: 'Install'; 'The installation matrix.'" in status
     assert "install.html" in untranslated_pages(Path(app.outdir))
 
 
@@ -339,3 +341,40 @@ def test_a_one_line_source_change_is_a_small_catalog_diff(tmp_path):
     # the edited msgid (new), its fuzzy mark, and the old entry kept as obsolete at the end
     assert len(changed) <= 8, "\n".join(changed)
     assert any(line.startswith("+msgid") and word.upper() in line for line in changed)
+
+
+def test_the_note_names_every_recipe_label_a_korean_page_shows_in_english(make_app, rootdir, tmp_path):
+    """A label with no entry in recipe-labels.po is shown in English: the note names it with that catalog."""
+    import json
+
+    folder = tmp_path / "recipes"
+    folder.mkdir()
+    source = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")[0]
+    document = json.loads(source.read_text(encoding="utf-8"))
+    axis = next(a for a in document["axes"] if a.get("title"))
+    axis["title"] = "Zebra crossing mode"  # no catalog has it
+    axis["options"][0]["label"] = "Striped value"
+    (folder / source.name).write_text(json.dumps(document, ensure_ascii=False, indent=2), encoding="utf-8")
+    shutil.copy(ROOT / "recipes" / "schema.json", folder / "schema.json")
+    notes = {}
+    for language in ("ko", "en"):
+        srcdir = tmp_path / f"src-{language}"
+        shutil.copytree(rootdir / "test-recipes", srcdir)
+        app = make_app("html", srcdir=srcdir, confoverrides={"language": language, "recipebook_dir": str(folder)})
+        app.build()
+        warnings = [w for w in app._warning.getvalue().splitlines() if "already registered" not in w]
+        assert not any("WARNING" in w for w in warnings), warnings
+        notes[language] = app._status.getvalue()
+    catalog = "locale/ko/LC_MESSAGES/recipe-labels.po"
+    page = document["name"]
+    for label in ("Zebra crossing mode", "Striped value"):
+        assert f"  {page}: label {label!r}: msgid {label!r} in {catalog}" in notes["ko"], notes["ko"]
+        assert label not in notes["en"]
+    # a label the catalog translates is not named
+    translated = polib.pofile(str(LOCALE / "ko/LC_MESSAGES/recipe-labels.po")).translated_entries()
+    shown = {e.msgid for e in translated} & {
+        o["label"] for a in document["axes"] for o in a.get("options", []) if a is not axis
+    }
+    assert shown, "the recipe shows some translated label"
+    for label in shown:
+        assert f"label {label!r}:" not in notes["ko"]

@@ -14,7 +14,8 @@ written without rewrapping (WIDTH = 0): a message stays on one line however long
 editing one sentence changes one msgid/msgstr pair in the diff, not the paragraph around it.
 
 ``--update`` merges the templates into a language's catalogs, as ``sphinx-intl update``
-does, with that same width (``make intl-update``).
+does, with that same width, and keeps the previous English of a changed entry (``#| msgid``)
+(``make intl-update``).
 Usage: python -m recipebook_sphinx.i18n.catalogs OUTDIR | --update POTDIR LOCALEDIR LANG...
 """
 
@@ -22,13 +23,14 @@ from __future__ import annotations
 
 import ast
 import datetime
+import io
 import runpy
 import sys
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
-from babel.messages.pofile import write_po
+from babel.messages.pofile import normalize, read_po, write_po
 
 from recipebook import load
 
@@ -128,21 +130,51 @@ def write(catalog: Catalog, path: Path) -> None:
         write_po(handle, catalog, width=WIDTH, no_location=True, sort_output=True, omit_header=False)
 
 
-def update(pot_dir: Path, locale_dir: Path, languages: tuple[str, ...]) -> None:
-    """Merge the templates into the catalogs (kept translations, fuzzy, obsolete), unwrapped."""
-    from sphinx_intl import catalog as intl_catalog
-    from sphinx_intl.basic import update as intl_update
+def _read(path: Path) -> Catalog:
+    with path.open("rb") as handle:
+        return read_po(handle)
 
-    intl_update(str(locale_dir), str(pot_dir), languages, line_width=WIDTH, jobs=1)
-    # sphinx-intl leaves a catalog whose set of messages did not change as it was; write
-    # those unwrapped too, so every catalog has the one layout whatever wrote it last
-    for language in languages:
-        for po in sorted(Path(locale_dir, language, "LC_MESSAGES").glob("*.po")):
-            before = po.read_bytes()
-            intl_catalog.dump_po(str(po), intl_catalog.load_po(str(po)), width=WIDTH)
-            if po.read_bytes() == before:
+
+def _dump(path: Path, catalog: Catalog) -> None:
+    """A catalog as the translators see it: unwrapped, and a fuzzy entry with the English it had
+    before (``#| msgid``), so the translator sees what changed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=WIDTH)
+    text = buffer.getvalue().decode("utf-8")
+    # babel wraps a previous msgid at 76 columns like a comment, cutting the quoted string across
+    # lines msgfmt cannot read; written here as xgettext does, one quoted line per line of the string
+    for message in catalog:
+        if message.id and message.fuzzy and message.previous_id and isinstance(message.id, str):
+            entry = f"msgid {normalize(message.id, width=WIDTH)}\n"
+            previous = "".join(
+                f"#| {line}\n" for line in f"msgid {normalize(message.previous_id[0], width=WIDTH)}".split("\n")
+            )
+            at = text.find("\n" + entry)
+            if at >= 0 and message.previous_id[0] != message.id:
+                text = text[: at + 1] + previous + text[at + 1 :]
+    path.write_bytes(text.encode("utf-8"))
+
+
+def update(pot_dir: Path, locale_dir: Path, languages: tuple[str, ...]) -> None:
+    """Merge the templates into the catalogs, as ``sphinx-intl update`` does (translations kept, a
+    changed message fuzzy, a removed one obsolete), unwrapped and keeping each fuzzy entry's
+    previous English (``#| msgid``), which sphinx-intl drops."""
+    for pot in sorted(pot_dir.rglob("*.pot")):
+        template = _read(pot)
+        for language in languages:
+            po = Path(locale_dir, language, "LC_MESSAGES", pot.relative_to(pot_dir).with_suffix(".po"))
+            if not po.exists():
+                template.locale = language
+                _dump(po, template)
+                print(f"Create: {po}")
                 continue
-            print(f"Unwrapped: {po}")
+            before = po.read_bytes()
+            catalog = _read(po)
+            catalog.update(template)
+            _dump(po, catalog)
+            if po.read_bytes() != before:
+                print(f"Update: {po}")
 
 
 def main(argv: list[str]) -> int:

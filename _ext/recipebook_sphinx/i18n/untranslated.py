@@ -12,6 +12,7 @@ class this module has Sphinx put on them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from docutils import nodes
@@ -19,6 +20,7 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
+from sphinx.locale import get_translation, get_translator, is_translator_registered
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.nodes import NodeMatcher, extract_messages
@@ -27,6 +29,29 @@ from ..config import site_config
 
 logger = logging.getLogger(__name__)
 SHOWN = 3  # messages quoted per page in the note
+LABELS_CATALOG = "recipe-labels"
+_english_labels: list[str] = []  # labels shown untranslated by the document being read
+
+
+def _has_entry(catalog: str, text: str) -> bool:
+    """Whether the build language's catalog translates ``text`` (a translation may equal the English)."""
+    if not is_translator_registered(catalog):
+        return False
+    entries = getattr(get_translator(catalog), "_catalog", None)  # GNUTranslations; NullTranslations has none
+    return bool(entries and entries.get(text))
+
+
+def labels(catalog: str = LABELS_CATALOG) -> Callable[[str], str]:
+    """The catalog's translation of a label, remembering each label it has no entry for; the labels
+    go to the page being read, whose ``doctree-read`` collects them."""
+    translate = get_translation(catalog)
+
+    def label(text: str) -> str:
+        if text and not _has_entry(catalog, text):
+            _english_labels.append(text)
+        return translate(text)
+
+    return label
 
 
 def _translating(config: Config) -> bool:
@@ -55,6 +80,8 @@ def _configure(app: Sphinx, config: Config) -> None:
 
 
 def _collect(app: Sphinx, doctree: nodes.document) -> None:
+    shown_labels = list(dict.fromkeys(_english_labels))  # each once, in the page's order
+    _english_labels.clear()
     if not _translating(app.config) or app.builder.format != "html":
         return
     # a toctree is marked by the message of its last entry, whatever its caption's state
@@ -63,6 +90,7 @@ def _collect(app: Sphinx, doctree: nodes.document) -> None:
         for node in NodeMatcher(nodes.Element, translated=False).findall(doctree)
         if not isinstance(node, addnodes.toctree)
     ]
+    found += [(LABELS_CATALOG, label) for label in shown_labels]
     store = app.env.recipebook_untranslated = getattr(app.env, "recipebook_untranslated", {})
     if found:
         store[app.env.docname] = found
@@ -81,23 +109,37 @@ def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildE
             store[docname] = other.recipebook_untranslated[docname]
 
 
-def note(pages: dict[str, list[str]], language: str) -> str:
-    """The note listing the pages, their number of untranslated messages and the first few."""
+def catalog_of(docname: str, compact: bool = True) -> str:
+    """The catalog (domain) that holds a page's messages, as gettext_compact lays them out."""
+    return docname.split("/", 1)[0] if compact and "/" in docname else docname
+
+
+def note(pages: dict[str, list], language: str, compact: bool = True) -> str:
+    """The note listing the pages: the number of untranslated messages of each, the first few,
+    and every recipe label it shows in English, each with the catalog entry that fills it."""
     lines = [
         f"note: {len(pages)} page(s) in {language!r} show English where a message has no translation; "
         "run `make intl-update`, translate the new entries in locale/, then `make html` "
         "(`make test` fails until they are translated):"
     ]
-    for docname, messages in sorted(pages.items()):
-        quoted = "; ".join(repr(m[:60]) for m in messages[:SHOWN]) + ("; …" if len(messages) > SHOWN else "")
-        lines.append(f"  {docname}: {len(messages)} message(s): {quoted}")
+    folder = f"locale/{language}/LC_MESSAGES"
+    for docname, found in sorted(pages.items()):
+        messages = [m for m in found if isinstance(m, str)]
+        shown_labels = [label for _catalog, label in (m for m in found if not isinstance(m, str))]
+        if messages:
+            quoted = "; ".join(repr(m[:60]) for m in messages[:SHOWN]) + ("; …" if len(messages) > SHOWN else "")
+            lines.append(
+                f"  {docname}: {len(messages)} message(s) of {folder}/{catalog_of(docname, compact)}.po: {quoted}"
+            )
+        for label in shown_labels:
+            lines.append(f"  {docname}: label {label!r}: msgid {label!r} in {folder}/{LABELS_CATALOG}.po")
     return "\n".join(lines)
 
 
 def _report(app: Sphinx, exception: Exception | None) -> None:
     pages = getattr(app.env, "recipebook_untranslated", {})
     if exception is None and pages and app.builder.format == "html" and _translating(app.config):
-        logger.info(note(pages, app.config.language))
+        logger.info(note(pages, app.config.language, bool(app.config.gettext_compact)))
 
 
 def setup(app: Sphinx) -> None:

@@ -27,12 +27,14 @@ from recipebook.page import Axis, RecipePage, StrategyPage, TargetPage
 from recipebook.provenance import PACKAGES, Provenance
 
 from .. import config, store
+from ..i18n import untranslated
 from ..warnings_ import Subtype, warn
 from . import nodes as rb_nodes
 from .explorer import explorer_view
 
 _ = get_translation("recipebook")
-label_ = get_translation("recipe-labels")  # labels recipes give in English only
+# labels recipes give in English only; the build's note names those a translated page shows in English
+label_ = untranslated.labels()
 
 
 def slug(text: str) -> str:
