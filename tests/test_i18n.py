@@ -312,7 +312,9 @@ def test_a_page_without_translations_is_a_note_not_a_warning(make_app, rootdir, 
     assert "WARNING" not in app._warning.getvalue()
     status = app._status.getvalue()
     assert "page(s) in 'ko' show English where a message has no translation" in status, status
-    assert "  install: 2 message(s) of locale/ko/LC_MESSAGES/install.po: 'Install'; 'The installation matrix.'" in status
+    assert (
+        "  install: 2 message(s) of locale/ko/LC_MESSAGES/install.po: 'Install'; 'The installation matrix.'" in status
+    )
     assert "install.html" in untranslated_pages(Path(app.outdir))
 
 
