@@ -353,3 +353,42 @@ def test_a_suggestion_never_merely_extends_the_word(flag: str, cut: int) -> None
     if message and "did you mean" in message:
         suggestion = message.rsplit("did you mean ", 1)[1].strip("'?")
         assert not suggestion.startswith(word)
+
+
+# --------------------------------------------------------------------------- make crosscheck asks the parser
+
+
+def _crosscheck_spellings():
+    import importlib
+    import sys
+
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module("tools.crosscheck.spellings")
+
+
+def test_crosscheck_asks_every_kind_of_spelling() -> None:
+    probes = _crosscheck_spellings().probes()
+    known = vocabulary.pinned()
+    kinds = {known.reading(key).how for key in probes}
+    assert {"underscore", "alias", "abbreviation", "ambiguous", "unknown"} <= kinds
+    assert set(known.removed) <= set(probes)
+    assert any(known.reading(key).field for key in probes)
+
+
+def test_crosscheck_reports_where_the_engine_and_the_parser_disagree() -> None:
+    spellings = _crosscheck_spellings()
+    agree = {
+        "--tokenizer_mode": {"option": "--tokenizer-mode", "error": None},
+        "-ac.backend": {"option": "-ac", "error": None},
+        "--max-num": {"option": None, "error": "ambiguous option"},
+        "--device": {"option": "--device-ids", "error": None},  # removed: the engine refuses it, as it must
+    }
+    assert list(spellings.differences(agree)) == []
+    disagree = {
+        "--tokenizer_mode": {"option": None, "error": "unrecognized arguments"},
+        "--Tokenizer-Mode": {"option": "--tokenizer-mode", "error": None},
+    }
+    found = list(spellings.differences(disagree))
+    assert len(found) == 2 and found[0].startswith("--Tokenizer-Mode: the engine refuses it")
