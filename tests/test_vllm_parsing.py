@@ -117,6 +117,11 @@ def test_an_ambiguous_start_of_a_name_is_refused_as_vllm_refuses_it(tmp_path: Pa
     assert "--max-num-seqs" in problem.message and "--max-num-batched-tokens" in problem.message
 
 
+@pytest.mark.parametrize("key,text", [("-O3", "-O3"), ("-O", "-O 2"), ("-O", "-O=1")])
+def test_optimization_levels_as_vllm_converts_them(tmp_path: Path, key: str, text: str) -> None:
+    Changed(tmp_path, lambda data: base_args(data).update({key: text})).valid()
+
+
 def test_a_case_vllm_does_not_fold_stays_unknown(tmp_path: Path) -> None:
     changed = Changed(tmp_path, with_args(a="--Tokenizer-Mode mistral"))
     changed.one(f"{BASE}/--Tokenizer-Mode", "is not a flag of vllm serve")

@@ -303,6 +303,8 @@ class Vocabulary:
             return found  # a text the rules already reject
         assert reading.flag is not None
         entry = self.flags[reading.flag]
+        if reading.option == "-O" and key != "-O":
+            values = [key[2:].removeprefix("="), *values]  # -O3: the level is part of the word
         count = _count_problem(key, entry, values)
         if count:
             return [*found, (False, count)]
@@ -608,6 +610,9 @@ def _reading(vocabulary: Vocabulary, key: str) -> Reading:
         # FlexibleArgumentParser: "_" becomes "-" between "--" and the first "."
         name, _, field = key[2:].partition(".")
         option = "--" + name.replace("_", "-")
+    elif key.startswith("-O") and "--optimization-level" in vocabulary.options:
+        # vLLM turns -O3, -O=3 and -O 3 into --optimization-level 3
+        return Reading(key, "-O", "alias", "--optimization-level")
     elif key.startswith("-"):
         option, _, field = key.partition(".")
     else:

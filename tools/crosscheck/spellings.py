@@ -33,7 +33,7 @@ def probes(known: vocabulary.Vocabulary | None = None) -> list[str]:
             if len(start) > 4 and known.reading(start).how in ("abbreviation", "ambiguous"):
                 keys.append(start)
     keys += list(known.removed)
-    keys += ["--Tokenizer-Mode", "--max-num"]
+    keys += ["--Tokenizer-Mode", "--max-num", "-O3", "-O"]
     return list(dict.fromkeys(keys))
 
 
