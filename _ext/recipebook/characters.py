@@ -14,7 +14,8 @@ Where each is refused:
   string and key, the Korean texts included;
 - look-alikes: where a character carries meaning: shell text (arguments, environment
   values, router steps, the client and install lines), names, ids, keys and links, and
-  the code spans and links of a text. Prose (the texts, labels, titles, badges) may hold
+  the code spans and links of a text. The string values of a single-quoted JSON body in shell
+  text (a prompt: ``'{"content": "你好，世界"}'``) are text the program reads, so prose. Prose (the texts, labels, titles, badges) may hold
   typographic quotes, dashes and unusual spaces, as English and Korean typesetting do;
 - white space at either end of a name, id or key (``"skt/A.X-K2 "``).
 
@@ -31,6 +32,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+from . import shell
 from .problems import Problem, pointer_join
 from .source import Document
 
@@ -157,15 +159,18 @@ def _lookalike_message(ch: str, text: str, at: int) -> str | None:
     return None
 
 
-def _findings(text: str, *, meaning: bool, offset: int = 0) -> dict[str, list[int]]:
-    """Per message (with the character named first), the indices of the characters it is about."""
+def _findings(
+    text: str, *, meaning: bool, offset: int = 0, prose: list[tuple[int, int]] | None = None
+) -> dict[str, list[int]]:
+    """Per message (with the character named first), the indices of the characters it is about;
+    ``prose``: the spans of a shell text where look-alikes are characters of a text (a prompt)."""
     found: dict[str, list[int]] = {}
     pattern = _NOT_PLAIN if meaning else _INVISIBLE
     for match in pattern.finditer(text):
         ch, at = match.group(), match.start()
         if _INVISIBLE.match(ch):
             message = _invisible_message(ch)
-        elif meaning:
+        elif meaning and not (prose and any(start <= at < end for start, end in prose)):
             message = _lookalike_message(ch, text, at)
             if message is None:
                 continue
@@ -191,7 +196,8 @@ def _plain(text: str) -> bool:
 def text_problems(text: str, pointer: str, *, key: bool = False) -> Iterator[tuple[str, str]]:
     """(message, pointer) for each kind of character problem of one string of a recipe."""
     prose = not key and _PROSE.match(pointer) is not None
-    found = _findings(text, meaning=not prose)
+    shell_text = not key and _SHELL.search(pointer) is not None
+    found = _findings(text, meaning=not prose, prose=shell.json_prose_spans(text) if shell_text else None)
     if prose and _MARKUP.match(pointer):
         parts = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
         parts += [(m.start(m.lastindex), m.group(m.lastindex)) for m in _HREF.finditer(text)]

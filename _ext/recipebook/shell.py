@@ -7,6 +7,7 @@ import re
 import shlex
 import shutil
 import subprocess
+from collections.abc import Iterator
 
 CONTINUATION = " \\\n"
 ARG_INDENT = "    "
@@ -169,3 +170,58 @@ def _flag_words(text: str) -> tuple[str, tuple[str, ...]]:
         raise ValueError("an empty argument text")
     name, equals, inline = parts[0].partition("=")
     return name, ((inline,) if equals else ()) + parts[1:]
+
+
+def json_prose_spans(text: str) -> list[tuple[int, int]]:
+    """Where a shell text holds prose: the (start, end) of every JSON string value inside a
+    single-quoted JSON body (``'{"messages": [{"content": "你好，世界"}]}'``).
+
+    The shell passes such a body to its program as one word, and the program reads the value as
+    text: a fullwidth comma or a typographic quote in a prompt is a character of that text, not
+    shell or JSON syntax. Keys and everything outside the strings still carry meaning."""
+    spans: list[tuple[int, int]] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == '"':
+            end = _double_quoted_end(text, i + 1)
+            i = end + 1
+            continue
+        if ch != "'":
+            i += 1
+            continue
+        end = text.find("'", i + 1)
+        if end < 0:
+            break
+        body = text[i + 1 : end]
+        if body.lstrip().startswith(("{", "[")):
+            spans += [(i + 1 + start, i + 1 + stop) for start, stop in _json_string_values(body)]
+        i = end + 1
+    return spans
+
+
+def _double_quoted_end(text: str, i: int) -> int:
+    while i < len(text) and text[i] != '"':
+        i += 2 if text[i] == "\\" else 1
+    return i
+
+
+def _json_string_values(body: str) -> Iterator[tuple[int, int]]:
+    """The (start, end) of the contents of each JSON string of a body that is not an object's key."""
+    i, n = 0, len(body)
+    while i < n:
+        if body[i] != '"':
+            i += 1
+            continue
+        j = i + 1
+        while j < n and body[j] != '"':
+            j += 2 if body[j] == "\\" else 1
+        after = j + 1
+        while after < n and body[after] in " \t\r\n":
+            after += 1
+        if after >= n or body[after] != ":":
+            yield i + 1, min(j, n)
+        i = j + 1

@@ -12,7 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import commands, venv
+from recipebook import vocabulary
+
+from . import commands, spellings, venv
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "_ext" / "recipebook" / "data"
@@ -78,11 +80,21 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     plan = commands.collect(recipes)
     vocabulary_file = args.vocabulary or DATA_DIR / f"vllm-{args.vllm}.json"
-    answer = run_judge(python, plan.request(vocabulary_file))
+    request = plan.request(vocabulary_file)
+    probes = [] if args.parse_only else spellings.probes()
+    request["spellings"] = probes
+    answer = run_judge(python, request)
     if answer["vllm"] != args.vllm:
         raise SystemExit(f"crosscheck: the venv at {into} has vLLM {answer['vllm']}, not {args.vllm}")
 
     differences = [] if args.parse_only else answer["differences"]
+    if not args.parse_only:
+        differences += [f"spelling {line}" for line in spellings.differences(answer.get("spellings", {}))]
+        shipped = sorted(vocabulary.pinned().chat_templates)
+        if args.vllm == vocabulary.PINNED_VLLM and shipped != answer.get("chat_templates"):
+            differences.append(
+                f"removed-flags.json lists the chat templates {shipped}, vLLM installs {answer.get('chat_templates')}"
+            )
     for line in differences:
         print(f"crosscheck: {vocabulary_file.name}: {line}")
     found = commands.located(plan, answer, release)
@@ -97,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.parse_only
         else (
             f"{answer['options']} parser options and {len(json.loads(vocabulary_file.read_text(encoding='utf-8')).get('env_types', {}))} "
-            f"env types compared with {vocabulary_file.name}: {len(differences)} difference(s); "
+            f"env types compared with {vocabulary_file.name}, {len(probes)} spellings asked: "
+            f"{len(differences)} difference(s); "
         )
     )
     print(

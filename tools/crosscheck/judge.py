@@ -183,6 +183,52 @@ def env_type_differences(env_types: dict[str, Any], getters: dict[str, Any]) -> 
             yield f"{name}: {kind} extracted, but vLLM's getter refuses {good!r}: {error}"
 
 
+def spellings(parser: argparse.ArgumentParser, keys: list[str]) -> dict[str, dict[str, Any]]:
+    """What vLLM's parser makes of each arg key: vLLM's own conversion (``FlexibleArgumentParser.parse_args``
+    up to the point where it hands argparse the words), then argparse's lookup of the option (abbreviations
+    included). ``{"option": the option string found, or None, "error": why not}``."""
+    answers: dict[str, dict[str, Any]] = {}
+    handed: list[list[str]] = []
+
+    def capture(self: argparse.ArgumentParser, args: list[str] | None = None, namespace: Any = None) -> Any:
+        handed.append(list(args or []))
+        return argparse.Namespace()
+
+    original = argparse.ArgumentParser.parse_args
+    argparse.ArgumentParser.parse_args = capture  # type: ignore[method-assign]
+    try:
+        for key in keys:
+            handed.clear()
+            errors = io.StringIO()
+            try:
+                with contextlib.redirect_stderr(errors):
+                    type(parser).parse_args(parser, [key, "1"])
+                    words = handed[-1]
+                    option = next(w for w in words if w.startswith("-")).split("=", 1)[0]
+                    found = parser._parse_optional(option)
+                found = found[0] if isinstance(found, list) and found else found
+                action = found[0] if found else None
+                name = found[1] if found and action is not None else None
+                if action is not None and name not in action.option_strings:
+                    name = next((o for o in action.option_strings if o.startswith("--")), action.option_strings[0])
+                answers[key] = {"option": name, "error": None if name else "not an option"}
+            except SystemExit:
+                lines = [line for line in errors.getvalue().splitlines() if line.strip()]
+                answers[key] = {"option": None, "error": lines[-1] if lines else "refused"}
+            except Exception as error:  # a conversion that raises
+                answers[key] = {"option": None, "error": f"{type(error).__name__}: {error}"}
+    finally:
+        argparse.ArgumentParser.parse_args = original  # type: ignore[method-assign]
+    return answers
+
+
+def chat_templates() -> list[str]:
+    """The chat templates the installed vLLM ships (looked up by name when a path does not open)."""
+    from vllm.transformers_utils.chat_templates.registry import CHAT_TEMPLATES_DIR
+
+    return sorted(p.name for p in CHAT_TEMPLATES_DIR.glob("*.jinja"))
+
+
 def judge(request: dict[str, Any]) -> dict[str, Any]:
     start = time.monotonic()
     with open(request["vocabulary"], encoding="utf-8") as f:
@@ -206,6 +252,7 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
             envs.append({"known": False, "error": None})
         else:
             envs.append({"known": True, "error": _get(getters, name, value)})
+    answered_spellings = spellings(parser, request.get("spellings", []))
     import vllm
 
     try:
@@ -225,6 +272,8 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         "config_classes_skipped": skipped,
         "commands": commands,
         "envs": envs,
+        "spellings": answered_spellings,
+        "chat_templates": chat_templates(),
         "seconds": round(time.monotonic() - start, 1),
     }
 
