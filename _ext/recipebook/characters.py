@@ -31,6 +31,8 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+from confusable_homoglyphs import confusables
+
 from .problems import Problem, pointer_join
 from .source import Document
 
@@ -157,21 +159,62 @@ def _lookalike_message(ch: str, text: str, at: int) -> str | None:
     return None
 
 
+def _other_script_message(ch: str) -> str | None:
+    """A mark, a digit of another script or a letter that TR39 lists as confusable with an ASCII
+    character, in a place that carries meaning: what it is and the fix; None if nothing."""
+    category = unicodedata.category(ch)
+    if category.startswith("M"):
+        if "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
+            return (
+                "is a variation selector: it does not show but is part of the text (and of what is copied); remove it"
+            )
+        return "is a combining mark: it changes the character before it, which then is another than it looks; remove it"
+    if category == "Nd":
+        digit = str(unicodedata.decimal(ch))
+        return f"is a digit of another script, which the shell and vLLM do not read as {digit!r}; write {digit!r} ({describe(digit)})"
+    found = confusables.is_confusable(ch, preferred_aliases=[], greedy=True) or []
+    for entry in found:
+        plain = [g["c"] for g in entry["homoglyphs"] if len(g["c"]) == 1 and "!" <= g["c"] <= "~"]
+        if plain:
+            script = entry["alias"].title()
+            return (
+                f"is a {script} character that looks like {plain[0]!r} ({describe(plain[0])}): the text mixes "
+                f"scripts and reads as another name than it is; write {plain[0]!r}"
+            )
+    return None
+
+
+# a character reference as HTML (and a Markdown view of it) decodes it: &#8238; &#x202E; &nbsp;
+_REFERENCE = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,7};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
+
+
+def _message(ch: str, text: str, at: int, meaning: bool) -> str | None:
+    if _INVISIBLE.match(ch):
+        return _invisible_message(ch)
+    if meaning:
+        return _lookalike_message(ch, text, at) or _other_script_message(ch)
+    return None
+
+
 def _findings(text: str, *, meaning: bool, offset: int = 0) -> dict[str, list[int]]:
-    """Per message (with the character named first), the indices of the characters it is about."""
+    """Per message (with the character named first), the indices of the characters it is about;
+    a character written as a character reference is decoded first and named with it."""
     found: dict[str, list[int]] = {}
     pattern = _NOT_PLAIN if meaning else _INVISIBLE
     for match in pattern.finditer(text):
         ch, at = match.group(), match.start()
-        if _INVISIBLE.match(ch):
-            message = _invisible_message(ch)
-        elif meaning:
-            message = _lookalike_message(ch, text, at)
-            if message is None:
+        message = _message(ch, text, at, meaning)
+        if message is not None:
+            found.setdefault(f"{describe(ch)}\0{message}", []).append(at + offset)
+    if "&" in text:
+        for match in _REFERENCE.finditer(text):
+            decoded = html.unescape(match.group())
+            if decoded == match.group() or len(decoded) != 1 or not pattern.match(decoded):
                 continue
-        else:
-            continue
-        found.setdefault(f"{describe(ch)}\0{message}", []).append(at + offset)
+            message = _message(decoded, text, match.start(), meaning)
+            if message is not None:
+                named = f"{describe(decoded)} (written as the character reference {match.group()!r})"
+                found.setdefault(f"{named}\0{message}", []).append(match.start() + offset)
     return found
 
 
@@ -185,7 +228,11 @@ def _edge_message(text: str) -> str | None:
 
 def _plain(text: str) -> bool:
     """Printable ASCII and inner white space only: nothing to look at closer (most strings)."""
-    return _NOT_PLAIN.search(text) is None and not (text[:1].isspace() or text[-1:].isspace())
+    return (
+        _NOT_PLAIN.search(text) is None
+        and not (text[:1].isspace() or text[-1:].isspace())
+        and ("&" not in text or _REFERENCE.search(text) is None)
+    )
 
 
 def text_problems(text: str, pointer: str, *, key: bool = False) -> Iterator[tuple[str, str]]:
@@ -196,7 +243,7 @@ def text_problems(text: str, pointer: str, *, key: bool = False) -> Iterator[tup
         parts = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
         parts += [(m.start(m.lastindex), m.group(m.lastindex)) for m in _HREF.finditer(text)]
         for start, part in parts:
-            for message, indices in _findings(html.unescape(part), meaning=True, offset=start).items():
+            for message, indices in _findings(part, meaning=True, offset=start).items():
                 found.setdefault(message, []).extend(i for i in indices if i not in found.get(message, ()))
     what = "of the key" if key else "of the value"
     for message, indices in found.items():

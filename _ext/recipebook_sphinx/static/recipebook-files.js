@@ -259,6 +259,11 @@
   function archive(folder, files) {
     var encoder = new TextEncoder();
     var blocks = [];
+    // the same refusal as files.py archive(): a name longer than its field is never cut
+    if (encoder.encode(folder).length > 155 ||
+        Object.keys(files).some(function (name) { return encoder.encode(name).length > 100; })) {
+      throw new RangeError("a folder or file name is too long for a tar header");
+    }
     Object.keys(files).forEach(function (name) {
       var data = encoder.encode(files[name]);
       blocks.push(header(folder, name, data.length, /\.sh$/.test(name) ? 493 : 420));
