@@ -270,3 +270,102 @@ def test_a_shipped_recipe_passes_every_round3_check(tmp_path):
     for name in (GPT, AXK2):
         path, _ = write(tmp_path, shipped(name))
         assert check_file(path)[1] == []
+
+
+# -- 4. characters the checks did not see ------------------------------------------------------
+
+SEQS = f"{LATENCY}/base/0/args/--max-num-seqs"
+
+
+@pytest.mark.parametrize(
+    ("text", "named", "fragment"),
+    [
+        ("--max-num-seqs 8\ufe0f", "U+FE0F VARIATION SELECTOR-16 at character 17", "is a variation selector"),
+        ("--max-num-seqs 8\u0301", "U+0301 COMBINING ACUTE ACCENT at character 17", "is a combining mark"),
+        ("--max-num-seqs \u0668", "U+0668 ARABIC-INDIC DIGIT EIGHT at character 16", "write '8' (U+0038 DIGIT EIGHT)"),
+    ],
+)
+def test_marks_selectors_and_other_digits_are_named_in_a_value(tmp_path, text, named, fragment):
+    def mutate(data):
+        grid(data)["base"][0]["args"]["--max-num-seqs"] = text
+
+    checked = check_mutated(tmp_path, GPT, mutate)
+    found = checked.expect(SEQS, named)
+    assert fragment in found.message
+
+
+def test_a_model_id_that_mixes_scripts_is_refused_naming_the_character(tmp_path):
+    def mutate(data):
+        data["model"] = "openai/gpt-\u043ess-120b"
+
+    checked = check_mutated(tmp_path, GPT, mutate)
+    checked.expect(
+        "/model",
+        "U+043E CYRILLIC SMALL LETTER O at character 12 of the value is a Cyrillic character that looks like 'o' "
+        "(U+006F LATIN SMALL LETTER O): the text mixes scripts and reads as another name than it is; write 'o'",
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "added", "fragment"),
+    [
+        ("sub", " &#8238;x", "U+202E RIGHT-TO-LEFT OVERRIDE (written as the character reference '&#8238;')"),
+        ("sub", " &#x200B;x", "U+200B ZERO WIDTH SPACE (written as the character reference '&#x200B;')"),
+        ("tag", " <code>&#8209;&#8209;port</code>", "U+2011 NON-BREAKING HYPHEN (written as the character reference"),
+        ("tag", ' <a href="https://example.com/&#160;x">x</a>', "U+00A0 NO-BREAK SPACE (written as the character"),
+    ],
+)
+def test_a_character_reference_is_decoded_before_it_is_checked(tmp_path, field, added, fragment):
+    def mutate(data):
+        data["text"]["en"][field] += added
+
+    checked = check_mutated(tmp_path, GPT, mutate)
+    checked.expect(f"/text/en/{field}", fragment)
+
+
+def test_a_reference_in_prose_to_a_typographic_space_is_fine(tmp_path):
+    def mutate(data):
+        data["text"]["en"]["sub"] += " 10&#160;GB &amp; more &mdash; fine"
+
+    checked = check_mutated(tmp_path, GPT, mutate)
+    assert not [p for p in checked.problems if p.pointer == "/text/en/sub"], checked.problems
+
+
+# -- 6. translations that add what the English does not have ----------------------------------
+
+PO_HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n"Language: ko\\n"\n\n'
+
+
+@pytest.mark.parametrize(
+    ("translation", "fragment"),
+    [
+        (
+            "레시피 ![x](https://evil.example/p.png)",
+            "adds an image the English does not have: https://evil.example/p.png",
+        ),
+        ("레시피 https://evil.example/", "adds an address the English does not have: https://evil.example/"),
+        ("레시피\u202e", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("레\u200b시피", "U+200B ZERO WIDTH SPACE"),
+        ("레시피\\a", "U+0007 CONTROL CHARACTER"),
+    ],
+)
+def test_the_catalog_check_refuses_what_a_translation_adds(translation, fragment):
+    from recipebook_sphinx.i18n import po_check
+
+    body = f'msgid "Recipes"\nmsgstr "{translation}"\n'
+    found = [str(p) for p in po_check.check_text(PO_HEADER + body, "recipebook.po")]
+    assert len(found) == 1 and found[0].startswith("recipebook.po:7: msgstr: ") and fragment in found[0], found
+
+
+def test_the_translation_gate_stops_at_a_latin1_catalog_without_a_traceback(tmp_path):
+    folder = tmp_path / "ko" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    (folder / "recipebook.po").write_bytes((PO_HEADER + 'msgid "Cafe"\nmsgstr "Caf').encode() + b'\xe9"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "recipebook_sphinx.i18n.intl_check", str(tmp_path), "ko"],
+        env={"PYTHONPATH": str(REPO / "_ext"), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{folder / 'recipebook.po'}:7: not UTF-8 text" in result.stdout
