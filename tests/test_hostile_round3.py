@@ -369,3 +369,117 @@ def test_the_translation_gate_stops_at_a_latin1_catalog_without_a_traceback(tmp_
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert f"{folder / 'recipebook.po'}:7: not UTF-8 text" in result.stdout
+
+
+# -- 3. the config file, the env file and the command carry one value ------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PLAIN_VALUES = st.from_regex(r"[A-Za-z0-9._:/@%+=,-]{1,40}", fullmatch=True)
+TRICKY = ["on", "off", "yes", "010", "1:30", "@x", "0x1F", "1e3", ".inf", "null", "~", "-", "=", "%x", ",", "1_000"]
+
+
+def _same_value_in_yaml_and_command(arg: str, name: str, value: str) -> None:
+    import yaml
+
+    from recipebook import files, shell
+
+    key, entry = files.config_entry(arg)
+    filled_yaml = files.substitute(entry, {name: value})
+    filled_command = files.substitute(arg, {name: value})
+    words = shell.words(filled_command)
+    command_value = words[0].partition("=")[2] if "=" in words[0] else words[1]
+    loaded = yaml.safe_load(filled_yaml)[key]
+    # vLLM's --config passes str(value) to its parser (a bool only as the bare flag)
+    assert (not isinstance(loaded, bool) and str(loaded) == command_value) or (
+        isinstance(loaded, int) and int(command_value) == loaded
+    ), (arg, value, filled_yaml)
+
+
+@pytest.mark.parametrize("value", TRICKY)
+@pytest.mark.parametrize(
+    "arg",
+    ["--served-model-name '<NAME>'", "--host '<NAME>'", "--served-model-name='<NAME>'", "--max-num-seqs '<NAME>'"],
+)
+def test_a_value_yaml_would_retype_stays_the_command_s_value(arg, value):
+    from recipebook import files
+
+    if files.value_problem("NAME", value) == "":
+        _same_value_in_yaml_and_command(arg, "NAME", value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.one_of(PLAIN_VALUES, st.sampled_from(TRICKY)))
+def test_every_accepted_value_is_the_same_in_the_config_and_the_command(value):
+    from recipebook import files
+
+    if files.value_problem("NAME", value) == "":
+        for arg in ("--served-model-name '<NAME>'", '--kv-events-config \'{"endpoint": "tcp://<NAME>:5557"}\''):
+            _same_value_in_yaml_and_command(arg, "NAME", value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.one_of(PLAIN_VALUES, st.sampled_from(["010", "0", "65536", "8000", "1:30", "on"])))
+def test_a_port_placeholder_takes_only_a_port_and_stays_an_integer(value):
+    import yaml
+
+    from recipebook import files
+
+    verdict = files.value_problem("PREFILL_PORT", value)
+    is_port = value.isdigit() and not value.startswith("0") and int(value) <= 65535
+    assert (verdict == "") == is_port
+    if is_port:
+        _key, entry = files.config_entry("--port '<PREFILL_PORT>'")
+        assert yaml.safe_load(files.substitute(entry, {"PREFILL_PORT": value})) == {"port": int(value)}
+
+
+def test_numbers_are_written_as_the_flag_s_type():
+    import yaml
+
+    from recipebook import files
+
+    assert yaml.safe_load(files.config_entry("--max-num-seqs 010")[1]) == {"max-num-seqs": 10}
+    assert yaml.safe_load(files.config_entry("--gpu-memory-utilization 0.9")[1]) == {"gpu-memory-utilization": 0.9}
+    assert yaml.safe_load(files.config_entry("--served-model-name on")[1]) == {"served-model-name": "on"}
+    assert yaml.safe_load(files.config_entry("--served-model-name 1:30")[1]) == {"served-model-name": "1:30"}
+
+
+def test_the_page_checks_a_port_value_as_python_does():
+    from recipebook import files
+
+    samples = ["8000", "010", "0", "65535", "65536", "1:30", "on", "80a"]
+    script = (
+        "const f = require(process.argv[1]);"
+        f"console.log(JSON.stringify({json.dumps(samples)}.map((s) => f.valueProblem('EPP_PORT', s))));"
+    )
+    js = REPO / "_ext/recipebook_sphinx/static/recipebook-files.js"
+    out = subprocess.run(["node", "-e", script, str(js)], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [files.value_problem("EPP_PORT", s) for s in samples]
+
+
+# -- 5. a search link's query is bounded before any work --------------------------------------
+
+QUERIES = ["a" * 12000, "a" * 3000, " ".join(["word"] * 500), "x\ty\nz  " * 300, "가" * 5000, "\U0001f600" * 100, ""]
+
+
+def test_the_search_query_is_bounded_alike_in_both_twins():
+    from recipebook_sphinx.search import query
+
+    script = (
+        "const vm = require('vm'); const fs = require('fs');"
+        "const ctx = { RecipeSearchData: { params: {} }, RecipeSearchLanguage: { hangul: 'x' } }; vm.createContext(ctx);"
+        "vm.runInContext(fs.readFileSync(process.argv[1], 'utf8') + ';this.RS = RecipeSearch;', ctx);"
+        "const qs = JSON.parse(fs.readFileSync(0, 'utf8'));"
+        "console.log(JSON.stringify(qs.map((q) => ctx.RS.bounded(q))));"
+    )
+    js = REPO / "_ext/recipebook_sphinx/static/recipebook-search.js"
+    out = subprocess.run(
+        ["node", "-e", script, str(js)], input=json.dumps(QUERIES), capture_output=True, text=True, check=True
+    ).stdout
+    expected = [query.bounded(q) for q in QUERIES]
+    assert json.loads(out) == expected
+    for text in expected:
+        words = text.split()
+        assert len(words) <= query.MAX_WORDS and all(len(w) <= query.MAX_WORD for w in words)
+    assert expected[0] == "a" * query.MAX_WORD
