@@ -16,7 +16,14 @@ Where each is refused:
   values, router steps, the client and install lines), names, ids, keys and links, and
   the code spans and links of a text. Prose (the texts, labels, titles, badges) may hold
   typographic quotes, dashes and unusual spaces, as English and Korean typesetting do;
-- white space at either end of a name, id or key (``"skt/A.X-K2 "``).
+- white space at either end of a name, id or key (``"skt/A.X-K2 "``);
+- where a character carries meaning, also: combining marks and variation selectors, digits of
+  other scripts (``U+0668 ARABIC-INDIC DIGIT EIGHT`` for ``8``), and letters that Unicode's
+  confusables data (TR39, from the ``confusable_homoglyphs`` package) lists as looking like an
+  ASCII character, such as a Cyrillic ``о`` in ``openai/gpt-оss`` (the text mixes scripts).
+
+A character written as a character reference (``&#8238;``, ``&#x200B;``, ``&nbsp;``) is decoded
+first, as a page, a Markdown view or a feed would, and named with the reference it was written as.
 
 ``check`` reads the document before the schema does: a problem found here replaces any
 other problem at the same value (``load.check_file``), so ``—max-num-seqs`` is reported
