@@ -136,7 +136,7 @@ def test_unreadable_files_are_problems(tmp_path):
     for path, fragment in [
         (binary, "not UTF-8 text"),
         (missing, "cannot read file"),
-        (tmp_path, "cannot read file"),
+        (tmp_path, "not a regular file but a directory"),
     ]:
         document, problems = source.read(path)
         assert document is None

@@ -17,7 +17,14 @@ Where each is refused:
   the code spans and links of a text. The string values of a single-quoted JSON body in shell
   text (a prompt: ``'{"content": "你好，世界"}'``) are text the program reads, so prose. Prose (the texts, labels, titles, badges) may hold
   typographic quotes, dashes and unusual spaces, as English and Korean typesetting do;
-- white space at either end of a name, id or key (``"skt/A.X-K2 "``).
+- white space at either end of a name, id or key (``"skt/A.X-K2 "``);
+- where a character carries meaning, also: combining marks and variation selectors, digits of
+  other scripts (``U+0668 ARABIC-INDIC DIGIT EIGHT`` for ``8``), and letters that Unicode's
+  confusables data (TR39, from the ``confusable_homoglyphs`` package) lists as looking like an
+  ASCII character, such as a Cyrillic ``о`` in ``openai/gpt-оss`` (the text mixes scripts).
+
+A character written as a character reference (``&#8238;``, ``&#x200B;``, ``&nbsp;``) is decoded
+first, as a page, a Markdown view or a feed would, and named with the reference it was written as.
 
 ``check`` reads the document before the schema does: a problem found here replaces any
 other problem at the same value (``load.check_file``), so ``—max-num-seqs`` is reported
@@ -31,6 +38,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from typing import Any
+
+from confusable_homoglyphs import confusables
 
 from . import shell
 from .problems import Problem, pointer_join
@@ -159,24 +168,69 @@ def _lookalike_message(ch: str, text: str, at: int) -> str | None:
     return None
 
 
+def _other_script_message(ch: str) -> str | None:
+    """A mark, a digit of another script or a letter that TR39 lists as confusable with an ASCII
+    character, in a place that carries meaning: what it is and the fix; None if nothing."""
+    category = unicodedata.category(ch)
+    if category.startswith("M"):
+        if "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
+            return (
+                "is a variation selector: it does not show but is part of the text (and of what is copied); remove it"
+            )
+        return "is a combining mark: it changes the character before it, which then is another than it looks; remove it"
+    if category == "Nd":
+        digit = str(unicodedata.decimal(ch))
+        return f"is a digit of another script, which the shell and vLLM do not read as {digit!r}; write {digit!r} ({describe(digit)})"
+    found = confusables.is_confusable(ch, preferred_aliases=[], greedy=True) or []
+    for entry in found:
+        plain = [g["c"] for g in entry["homoglyphs"] if len(g["c"]) == 1 and "!" <= g["c"] <= "~"]
+        if plain:
+            script = entry["alias"].title()
+            return (
+                f"is a {script} character that looks like {plain[0]!r} ({describe(plain[0])}): the text mixes "
+                f"scripts and reads as another name than it is; write {plain[0]!r}"
+            )
+    return None
+
+
+# a character reference as HTML (and a Markdown view of it) decodes it: &#8238; &#x202E; &nbsp;
+_REFERENCE = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,7};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
+
+
+def _message(ch: str, text: str, at: int, meaning: bool) -> str | None:
+    if _INVISIBLE.match(ch):
+        return _invisible_message(ch)
+    if meaning:
+        return _lookalike_message(ch, text, at) or _other_script_message(ch)
+    return None
+
+
 def _findings(
     text: str, *, meaning: bool, offset: int = 0, prose: list[tuple[int, int]] | None = None
 ) -> dict[str, list[int]]:
     """Per message (with the character named first), the indices of the characters it is about;
-    ``prose``: the spans of a shell text where look-alikes are characters of a text (a prompt)."""
+    a character written as a character reference is decoded first and named with it; ``prose``:
+    the spans of a shell text where look-alikes are characters of a text (a prompt)."""
+
+    def in_prose(at: int) -> bool:
+        return bool(prose) and any(start <= at < end for start, end in prose)
+
     found: dict[str, list[int]] = {}
     pattern = _NOT_PLAIN if meaning else _INVISIBLE
     for match in pattern.finditer(text):
         ch, at = match.group(), match.start()
-        if _INVISIBLE.match(ch):
-            message = _invisible_message(ch)
-        elif meaning and not (prose and any(start <= at < end for start, end in prose)):
-            message = _lookalike_message(ch, text, at)
-            if message is None:
+        message = _message(ch, text, at, meaning and not in_prose(at))
+        if message is not None:
+            found.setdefault(f"{describe(ch)}\0{message}", []).append(at + offset)
+    if "&" in text:
+        for match in _REFERENCE.finditer(text):
+            decoded = html.unescape(match.group())
+            if decoded == match.group() or len(decoded) != 1 or not pattern.match(decoded):
                 continue
-        else:
-            continue
-        found.setdefault(f"{describe(ch)}\0{message}", []).append(at + offset)
+            message = _message(decoded, text, match.start(), meaning and not in_prose(match.start()))
+            if message is not None:
+                named = f"{describe(decoded)} (written as the character reference {match.group()!r})"
+                found.setdefault(f"{named}\0{message}", []).append(match.start() + offset)
     return found
 
 
@@ -190,7 +244,11 @@ def _edge_message(text: str) -> str | None:
 
 def _plain(text: str) -> bool:
     """Printable ASCII and inner white space only: nothing to look at closer (most strings)."""
-    return _NOT_PLAIN.search(text) is None and not (text[:1].isspace() or text[-1:].isspace())
+    return (
+        _NOT_PLAIN.search(text) is None
+        and not (text[:1].isspace() or text[-1:].isspace())
+        and ("&" not in text or _REFERENCE.search(text) is None)
+    )
 
 
 def text_problems(text: str, pointer: str, *, key: bool = False) -> Iterator[tuple[str, str]]:
@@ -202,7 +260,7 @@ def text_problems(text: str, pointer: str, *, key: bool = False) -> Iterator[tup
         parts = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
         parts += [(m.start(m.lastindex), m.group(m.lastindex)) for m in _HREF.finditer(text)]
         for start, part in parts:
-            for message, indices in _findings(html.unescape(part), meaning=True, offset=start).items():
+            for message, indices in _findings(part, meaning=True, offset=start).items():
                 found.setdefault(message, []).extend(i for i in indices if i not in found.get(message, ()))
     what = "of the key" if key else "of the value"
     for message, indices in found.items():

@@ -9,13 +9,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from collections.abc import Mapping
 
 import yaml
 
-from . import shell
+from . import shell, vocabulary
 from .expansion import Command, Expansion
 
 # A value a reader fills in for a placeholder: one plain shell word (nothing that quotes,
@@ -28,18 +29,24 @@ _HOST = re.compile(
 )
 _IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
 _HOST_NAME = re.compile(r".*(_IP|_HOST|_ADDR|_ADDRESS)")
+_PORT_NAME = re.compile(r"(?:.*_)?PORT")
+# a port as the config file reads it too: no leading zero (YAML 1.1 reads 010 as 8)
+_PORT_VALUE = re.compile(r"[1-9][0-9]{0,4}")
 VALUE_KEY = re.compile(r"([A-Z][A-Z0-9_]*)(?:@([1-9][0-9]{0,2}))?")
 VALUE_PROBLEMS = {
     "plain": "use letters, digits and . - _ : / @ % + = , only (quotes, spaces, $ and other shell characters "
     "would change the command)",
     "host": "give a host name or an IPv4 address, such as 10.0.0.5",
+    "port": "give a port, a whole number from 1 to 65535",
 }
 
 
 def value_problem(name: str, value: object) -> str:
-    """Why a value may not stand in for a placeholder: "plain", "host", or "" when it may."""
+    """Why a value may not stand in for a placeholder: "plain", "host", "port", or "" when it may."""
     if not isinstance(value, str) or not _PLAIN.fullmatch(value):
         return "plain"
+    if _PORT_NAME.fullmatch(name):
+        return "" if _PORT_VALUE.fullmatch(value) and int(value) <= 65535 else "port"
     if _HOST_NAME.fullmatch(name) and not (
         _IPV4.fullmatch(value) or (_HOST.fullmatch(value) and not re.fullmatch(r"[\d.]+", value))
     ):
@@ -146,14 +153,49 @@ def serve_sh(expansion: Expansion, values: Mapping[str, str] | None = None) -> s
     return "\n".join(parts) + "\n"
 
 
+class _Quoted(str):
+    """A value that holds a placeholder: written in single quotes, so that any value a reader may
+    put in (value_problem: no quote, no space) stays the same string in the file."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Quoted, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", data, style="'"))
+_INT = re.compile(r"[+-]?[0-9]{1,18}")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?")
+
+
+def _typed(flag: str, word: str) -> object:
+    """A value as the flag's type reads it (vLLM's --config passes str(value) to its parser, so a
+    typed value gives the same as the command's text): int and float flags get numbers, every other
+    value stays a string; a value with a placeholder, a quoted string (see _Quoted), but a port's
+    placeholder alone in an int flag, which a port fills in (value_problem)."""
+    info = vocabulary.pinned().flag_info(flag)
+    kind = info["type"] if info else None
+    whole = shell.PLACEHOLDER.fullmatch(word)
+    if whole and kind == "int" and _PORT_NAME.fullmatch(whole.group(1)):
+        return word  # plain: a port's value is digits without a leading zero (value_problem), an int
+    if shell.PLACEHOLDER.search(word):
+        return _Quoted(word)
+    if kind == "int" and _INT.fullmatch(word):
+        return int(word)
+    if kind == "float" and _FLOAT.fullmatch(word) and math.isfinite(float(word)):
+        number = float(word)
+        return int(number) if number.is_integer() and "." not in word and "e" not in word.lower() else number
+    return word
+
+
 def config_entry(text: str) -> tuple[str, str]:
-    """One argument as a vllm --config entry: its key (the flag without dashes) and its YAML."""
+    """One argument as a vllm --config entry: its key (the flag without dashes) and its YAML,
+    written by the YAML library with each value of the flag's type (_typed)."""
     words = shell.words(text)
     flag, _sep, inline = words[0].partition("=")
-    values = ([inline] if _sep else []) + words[1:]
+    values = [_typed(flag, word) for word in ([inline] if _sep else []) + words[1:]]
     key = flag.lstrip("-")
     value: object = True if not values else values[0] if len(values) == 1 else values
-    return key, yaml.safe_dump({key: value}, sort_keys=False, allow_unicode=True, width=1000)
+    return key, yaml.dump({key: value}, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
 
 
 def config_yaml(command: Command, values: Mapping[str, str] | None = None, node: int | None = None) -> str:

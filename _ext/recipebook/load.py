@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import characters, rules, safety, schema, source, vocabulary
+from . import bounds, characters, commandtext, rules, safety, schema, source, vocabulary
 from .model import Recipe
 from .problems import Problem, RecipeError
 
@@ -22,13 +22,17 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
     if document is None:
         return None, problems
     named = characters.check(document)
+    bounded = bounds.check(document)  # rule 11 bounds the rules' work; these bound the page's
     problems += schema.check(document)
     if problems:
-        return None, _instead(problems, named)
+        return None, _instead([*problems, *bounded], named)
     recipe = Recipe.from_json(document.data, str(path))
     careless = safety.check(recipe, document)
     typed = vocabulary.check(recipe, document)
-    problems = _instead([*rules.check(recipe, document), *careless, *typed], named)
+    shown = commandtext.check(recipe, document)
+    problems = _instead([*rules.check(recipe, document), *careless, *typed, *shown, *bounded], named)
+    if not problems:  # what serve.sh runs, joined (needs a recipe whose commands expand)
+        problems = commandtext.joined_scripts(recipe, document)
     return (None if problems else recipe), problems
 
 

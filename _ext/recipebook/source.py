@@ -12,7 +12,9 @@ import bisect
 import dataclasses
 import functools
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,12 @@ _LITERALS = {"true": True, "false": False, "null": None}
 # reader (json's, this module's, the schema validator's) can run out of stack on it.
 MAX_DEPTH = 100
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# A recipe is tens of kilobytes; a file far larger is refused before it is read whole (a link to
+# /dev/zero would otherwise fill the memory). Numbers hold few digits; Python refuses to convert
+# an integer of more than 4,300 digits, and nothing in a recipe needs more than a few dozen.
+MAX_BYTES = 4 * 1024 * 1024
+MAX_DIGITS = 100
+_LONG_NUMBER = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[0-9]{' + str(MAX_DIGITS + 1) + ",}", re.DOTALL)
 # a string (its loop unrolled, so a multi-megabyte string is read in milliseconds), or a bracket
 _BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 
@@ -354,8 +362,22 @@ class _Positions(Mapping[str, tuple[int, int]]):
         return len(self._table())
 
 
+def _long_number(text: str) -> tuple[int, int] | None:
+    """The offset and length of the first run of more than MAX_DIGITS digits outside strings."""
+    for match in _LONG_NUMBER.finditer(text):
+        if match.group()[0] != '"':
+            return match.start(), len(match.group())
+    return None
+
+
 def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
     """Parse JSON text; return the document, or the problems that stop it."""
+    long_number = _long_number(text)
+    if long_number is not None:
+        offset, digits = long_number
+        line, column = _Reader(text).position(offset)
+        message = f"a number of {digits} digits; a number in a recipe has at most {MAX_DIGITS} digits"
+        return None, [Problem(file=path, line=line, column=column, pointer="", message=message, kind=Kind.JSON)]
     deep = _too_deep(text)
     if deep is not None:
         line, column = _Reader(text).position(deep)
@@ -408,8 +430,20 @@ def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
 def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
     """Read and parse a file; unreadable or non-UTF-8 files become problems too."""
     name = str(path)
+
+    def refused(message: str) -> tuple[None, list[Problem]]:
+        return None, [Problem(file=name, line=1, column=1, pointer="", message=message, kind=Kind.JSON)]
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        # the type first (a FIFO would block the read, a device never end it), then a capped read
+        kind = _not_regular(os.stat(path).st_mode)
+        if kind:
+            return refused(f"not a regular file but {kind}; a recipe is a JSON file")
+        with Path(path).open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            return refused(f"the file is larger than {MAX_BYTES // (1024 * 1024)} MiB; a recipe is far smaller")
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
     except UnicodeDecodeError as error:
         return None, [
             Problem(
@@ -428,3 +462,18 @@ def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
             )
         ]
     return parse(text, name)
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file that is not a regular file is, in words, or None for a regular file."""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    for test, words in kinds:
+        if test(mode):
+            return words
+    return None if stat.S_ISREG(mode) else "not a regular file"

@@ -124,11 +124,18 @@ def check(locale_dir: Path, language: str) -> list[str]:
     problems = []
     for path in files:
         compiled = subprocess.run(
-            ["msgfmt", "--check", "-o", "/dev/null", str(path)], capture_output=True, text=True, check=False
+            ["msgfmt", "--check", "-o", "/dev/null", str(path)],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
         )
         if compiled.returncode:
             problems += [f"msgfmt: {line}" for line in compiled.stderr.strip().splitlines()]
-        problems += [str(problem) for problem in po_check.check_file(path)]
+        read = po_check.check_file(path)
+        problems += [str(problem) for problem in read]
+        if any("not UTF-8 text" in problem.message for problem in read):
+            continue  # polib would stop on the bytes: the catalog is not read further
         for entry in polib.pofile(str(path)):
             problems += [f"{path}:{entry.linenum}: {p}" for p in entry_problems(entry)]
     return problems

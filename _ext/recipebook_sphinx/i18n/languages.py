@@ -92,6 +92,9 @@ def add_ui_strings(app: Sphinx) -> None:
         "Enter a host name or an IPv4 address, such as 10.0.0.5.": _(
             "Enter a host name or an IPv4 address, such as 10.0.0.5."
         ),
+        "Enter a port: a whole number from 1 to 65535, such as 8000.": _(
+            "Enter a port: a whole number from 1 to 65535, such as 8000."
+        ),
         "Use letters, digits and . - _ : / only: quotes, spaces, $, backquotes and other shell characters would "
         "change the command.": _(
             "Use letters, digits and . - _ : / only: quotes, spaces, $, backquotes and other shell characters would "

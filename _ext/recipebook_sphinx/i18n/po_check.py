@@ -16,7 +16,9 @@ This module reads a ``.po`` file line by line and reports, as ``FILE:LINE: messa
   and a MyST role such as ``{doc}`` is lost), HTML the English does not have (a
   ``</script><script>`` in a theme string or a page would run on every page), and, in the
   catalogs theme templates write into attributes unescaped (``sphinx.po``, ``recipebook.po``),
-  a quotation mark the English does not have.
+  a quotation mark the English does not have; an image or an address the English does not have
+  (a page would load it, or send its reader there), and characters a reader does not see
+  (bidirectional and zero-width characters, controls, variation selectors), named by code point.
 
 Pure Python, nothing of Sphinx: the build calls ``check_language`` at ``config-inited``,
 before it compiles or reads a catalog; the translation gate (``intl_check``) and
@@ -30,6 +32,7 @@ import os
 import re
 import string
 import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -446,6 +449,53 @@ def _leading_newlines(source: str, translation: str) -> str | None:
     return None
 
 
+# an address or a Markdown image: what a page would fetch or send its reader to
+_ADDRESS = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//[^\s<>\"'()\[\]`]+|\bwww\.[^\s<>\"'()\[\]`]+")
+_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)")
+
+
+def _hidden(text: str) -> Counter:
+    """The characters of a text that do not show: format, control (but tab and newline), line and
+    paragraph separators, and variation selectors."""
+    return Counter(
+        ch
+        for ch in text
+        if (unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp") and ch not in "\t\n")
+        or "\ufe00" <= ch <= "\ufe0f"
+        or "\U000e0100" <= ch <= "\U000e01ef"
+    )
+
+
+def _characters(source: str, translation: str) -> str | None:
+    """Invisible, bidirectional or control characters a translation adds, named by code point."""
+    added = _hidden(translation) - _hidden(source)
+    if not added:
+        return None
+    named = ", ".join(f"U+{ord(ch):04X} {unicodedata.name(ch, 'CONTROL CHARACTER')}" for ch in sorted(added))
+    return (
+        f"the translation has characters the English does not have and a reader does not see: {named} "
+        "(a bidirectional control reorders the text, a zero-width or control character changes what is copied "
+        "and searched); remove them"
+    )
+
+
+def _addresses(source: str, translation: str) -> str | None:
+    """A link or an image a translation adds: the page would fetch it or send its reader there."""
+    added = Counter(_ADDRESS.findall(translation)) - Counter(_ADDRESS.findall(source))
+    images = Counter(_IMAGE.findall(translation)) - Counter(_IMAGE.findall(source))
+    if images:
+        return (
+            f"the translation adds an image the English does not have: {', '.join(sorted(images))}; "
+            "a page would load it from there; keep only the English's images"
+        )
+    if added:
+        return (
+            f"the translation adds an address the English does not have: {', '.join(sorted(added))}; "
+            "keep only the English's links"
+        )
+    return None
+
+
 def _translation_problems(entry: _Entry, path: str) -> Iterator[CatalogProblem]:
     if entry.obsolete or entry.damaged or "fuzzy" in entry.flags or not entry.text("msgid"):
         return
@@ -456,7 +506,7 @@ def _translation_problems(entry: _Entry, path: str) -> Iterator[CatalogProblem]:
         if not field.text:
             continue  # not translated yet: the English is shown
         english = source if (plural is None or index == 0) else plural
-        checks = [_leading_newlines, _placeholders, _markup]
+        checks = [_leading_newlines, _placeholders, _markup, _characters, _addresses]
         if "python-format" in entry.flags:
             checks.append(_python_format)
         if in_attributes:

@@ -597,8 +597,22 @@ class Searcher:
         return [_hit(index, titles, words, doc, score, coverage) for score, coverage, doc in scored]
 
     def search(self, query: str) -> tuple[list[Word], list[Hit]]:
-        words = self.analyse(query)
+        words = self.analyse(bounded(query))
         return words, self.rank(words)
+
+
+# A query is bounded before any work (recipebook-search.js bounded is its twin): a link may carry
+# any text, and one word of thousands of letters took the tab minutes.
+MAX_QUERY = 400
+MAX_WORDS = 16
+MAX_WORD = 64
+_QUERY_BLANKS = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def bounded(query: str) -> str:
+    """The query cut to MAX_QUERY characters, MAX_WORDS words and MAX_WORD letters a word."""
+    words = [word for word in _QUERY_BLANKS.split(query[:MAX_QUERY]) if word]
+    return " ".join(word[:MAX_WORD] for word in words[:MAX_WORDS])
 
 
 def _hit(index: Index, titles: _Titles, words: list[Word], doc: int, score: int, coverage: int) -> Hit:

@@ -20,12 +20,16 @@
   var IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
   var PLAIN = /^[A-Za-z0-9._:\/@%+=,-]{1,253}$/;  // nothing that quotes, splits or expands in a shell word
   var HOST_NAME = /(_IP|_HOST|_ADDR|_ADDRESS)$/;
+  var PORT_NAME = /^(?:.*_)?PORT$/;
+  var PORT_VALUE = /^[1-9][0-9]{0,4}$/;  // no leading zero: YAML 1.1 reads 010 as 8
 
   // Why a value may not stand in for a placeholder ("" when it may): "plain" when it is not
-  // one plain shell word, "host" when a host's placeholder gets something that is not a host.
+  // one plain shell word, "host" when a host's placeholder gets something that is not a host,
+  // "port" when a port's placeholder gets something that is not a port (1-65535).
   // files.py value_problem is its twin.
   function valueProblem(name, value) {
     if (typeof value !== "string" || !PLAIN.test(value)) { return "plain"; }
+    if (PORT_NAME.test(name)) { return PORT_VALUE.test(value) && Number(value) <= 65535 ? "" : "port"; }
     if (HOST_NAME.test(name) && !(IPV4.test(value) || (HOST.test(value) && !/^[\d.]+$/.test(value)))) {
       return "host";
     }
@@ -259,6 +263,11 @@
   function archive(folder, files) {
     var encoder = new TextEncoder();
     var blocks = [];
+    // the same refusal as files.py archive(): a name longer than its field is never cut
+    if (encoder.encode(folder).length > 155 ||
+        Object.keys(files).some(function (name) { return encoder.encode(name).length > 100; })) {
+      throw new RangeError("a folder or file name is too long for a tar header");
+    }
     Object.keys(files).forEach(function (name) {
       var data = encoder.encode(files[name]);
       blocks.push(header(folder, name, data.length, /\.sh$/.test(name) ? 493 : 420));

@@ -557,8 +557,19 @@ var RecipeSearch = (function () {
     };
   }
 
+  // A query is bounded before any work (query.py bounded is its twin): a link may carry any text,
+  // and one word of thousands of letters took the tab minutes (typo edits grow with its length).
+  var MAX_QUERY = 400;
+  var MAX_WORDS = 16;
+  var MAX_WORD = 64;
+
+  function bounded(query) {
+    var words = Array.from(String(query)).slice(0, MAX_QUERY).join("").split(/[ \t\n\r\f\v]+/).filter(Boolean);
+    return words.slice(0, MAX_WORDS).map(function (word) { return Array.from(word).slice(0, MAX_WORD).join(""); }).join(" ");
+  }
+
   function search(query, raw) {
-    var words = analyse(query, raw);
+    var words = analyse(bounded(query), raw);
     return { words: words, hits: rank(words, raw) };
   }
 
@@ -788,6 +799,7 @@ var RecipeSearch = (function () {
 
   return {
     analyse: analyse,
+    bounded: bounded,
     rank: rank,
     search: search,
     pageText: pageText,

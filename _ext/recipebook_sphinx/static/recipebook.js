@@ -203,6 +203,7 @@
       return say("Use letters, digits and . - _ : / only: quotes, spaces, $, backquotes and other shell characters would change the command.");
     }
     if (why === "host") { return say("Enter a host name or an IPv4 address, such as 10.0.0.5."); }
+    if (why === "port") { return say("Enter a port: a whole number from 1 to 65535, such as 8000."); }
     return "";
   }
 
