@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import characters, rules, safety, schema, source, vocabulary
+from . import characters, rules, safety, schema, sharing, source, vocabulary
 from .model import Recipe
 from .problems import Problem, RecipeError
 
@@ -24,11 +24,14 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
     named = characters.check(document)
     problems += schema.check(document)
     if problems:
+        return None, sharing.finish(document, _instead(problems, named))
+    written, problems = sharing.resolve(document)  # grids written once, written out for every target
+    if problems:
         return None, _instead(problems, named)
-    recipe = Recipe.from_json(document.data, str(path))
-    careless = safety.check(recipe, document)
-    typed = vocabulary.check(recipe, document)
-    problems = _instead([*rules.check(recipe, document), *careless, *typed], named)
+    recipe = Recipe.from_json(written.data, str(path))
+    careless = safety.check(recipe, written)
+    typed = vocabulary.check(recipe, written)
+    problems = sharing.finish(written, _instead([*rules.check(recipe, written), *careless, *typed], named))
     return (None if problems else recipe), problems
 
 
