@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,16 @@ def test_sharing_mistakes_are_located(tmp_path, mutate, pointer, fragment):
     found = [p for p in problems if p.pointer == pointer and fragment in p.message]
     assert len(found) == 1, "\n".join(map(str, problems))
     assert (found[0].line, found[0].column) in (dumped.values[pointer], dumped.keys.get(pointer))
+
+
+def test_shared_fixture_builds_the_page_of_its_written_out_form(make_app, rootdir, tmp_path):
+    pages = {}
+    for form in ("recipes", "written"):
+        srcdir = tmp_path / form
+        shutil.copytree(rootdir / "test-recipes", srcdir)
+        app = make_app("html", srcdir=srcdir, confoverrides={"recipebook_dir": str(SHARING / form)})
+        app.build()
+        assert "[recipebook" not in app._warning.getvalue(), app._warning.getvalue()
+        pages[form] = Path(app.outdir, "shared-model.html").read_text(encoding="utf-8")
+    assert pages["recipes"] == pages["written"]
+    assert "tensor-parallel-size" in pages["recipes"] and "max-num-seqs" in pages["recipes"]
