@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 BUILD  := _build
 SPHINXOPTS ?= -j auto
-SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -c . $(SPHINXOPTS)
+SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -c $(CONFDIR) $(SPHINXOPTS)
 # The site's facts live in conf.py (recipebook_languages, recipebook_versions); read them from there.
 CONF = $(shell $(PYTHON) -c "import runpy; c = runpy.run_path('conf.py'); print(c['$(1)'] if '$(2)' == '' else c['$(1)']['$(2)'])")
 LANGUAGES := $(shell $(PYTHON) -c "import runpy; print(*runpy.run_path('conf.py')['recipebook_languages'])")
@@ -30,11 +30,17 @@ $(STAMP): requirements.txt
 # The languages build side by side (one sphinx-build each, on their own cores);
 # LANGUAGE_JOBS=1 builds them one after the other, with the same output.
 LANGUAGE_JOBS ?= $(words $(LANGUAGES))
+# A recipe's problems are printed once, at the end, in `make validate`'s words (each language's
+# build fails on them without repeating them: recipebook_problems=fail).
+SOURCEDIR ?= source
+CONFDIR   ?= .
+RECIPES   ?= recipes
 html: $(STAMP)
-	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES))
+	@status=0; $(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES)) RECIPE_PROBLEMS=fail || status=$$?; \
+	$(BIN)/python -m recipebook validate $(filter-out %/schema.json,$(wildcard $(RECIPES)/*.json)) || status=1; exit $$status
 
 $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
-	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* $(SITEOPTS) source $(BUILD)/html/$*
+	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* $(SITEOPTS) $(if $(RECIPE_PROBLEMS),-D recipebook_problems=$(RECIPE_PROBLEMS)) $(SOURCEDIR) $(BUILD)/html/$*
 
 livehtml: $(STAMP)
 	$(BIN)/sphinx-autobuild -c . -d $(BUILD)/doctrees/live --watch recipes --watch _ext source $(BUILD)/live

@@ -87,7 +87,11 @@ UNKNOWN_KEY_PLACES = [
     (GPT_NAME, "/strategies/0", "label, nodes, options, slug, tag, variant"),
     (GPT_NAME, "/strategies/0/options/1", "attn, features, grid, label"),
     (GPT_NAME, "/strategies/0/options/1/features", "api, mm, text"),
-    (GPT_NAME, "/strategies/0/options/1/grid", "base, deltas, excluded, model, modes"),
+    (
+        GPT_NAME,
+        "/strategies/0/options/1/grid",
+        "add_deltas, add_excluded, add_router_steps, base, change_base, del_deltas",
+    ),
     (GPT_NAME, "/strategies/0/options/1/grid/base/0", "args, envs, launcher, ranks, role, scale, varies"),
     (GPT_NAME, "/strategies/0/options/1/grid/deltas/tool_calling=off/main", "add_args, add_envs, del_args, del_envs"),
     (AXK2_NAME, f"{AXK2_PD}/base/1", "args, envs, launcher"),

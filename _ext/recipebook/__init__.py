@@ -14,7 +14,7 @@ def forget() -> None:
     """Drop what the engine remembers about texts it has read (each argument text's words,
     each text's check, each command's flags, each router step's bash -n), as in a new process.
     """
-    from . import client, rules, safety, shell
+    from . import client, rules, safety, shell, vocabulary
 
     for remembered in (
         shell._words,
@@ -25,6 +25,7 @@ def forget() -> None:
         safety.near_placeholder,
         safety.port_messages,
         client._flags,
+        vocabulary._reading,
     ):
         remembered.cache_clear()
 

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import drift, expansion, files, page, rules, safety, schema, source, vocabulary
+from . import drift, expansion, files, page, rules, safety, schema, sharing, source, vocabulary
 from .load import check_file
 from .model import Recipe
 from .problems import Problem, SelectionError
@@ -207,6 +207,8 @@ def cmd_drift(args: argparse.Namespace) -> int:
         recipe = None
         if document is not None:
             problems += schema.check(document)
+            if not problems:
+                document, problems = sharing.resolve(document)
             if not problems:
                 recipe = Recipe.from_json(document.data, str(path))
                 problems = sorted({*rules.check(recipe, document), *old.check(recipe, document)})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import bounds, characters, commandtext, rules, safety, schema, source, vocabulary
+from . import bounds, characters, commandtext, rules, safety, schema, sharing, source, vocabulary
 from .model import Recipe
 from .problems import Problem, RecipeError
 
@@ -25,14 +25,19 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
     bounded = bounds.check(document)  # rule 11 bounds the rules' work; these bound the page's
     problems += schema.check(document)
     if problems:
+        return None, sharing.finish(document, _instead([*problems, *bounded], named))
+    written, problems = sharing.resolve(document)  # grids written once, written out for every target
+    if problems:
         return None, _instead([*problems, *bounded], named)
-    recipe = Recipe.from_json(document.data, str(path))
-    careless = safety.check(recipe, document)
-    typed = vocabulary.check(recipe, document)
-    shown = commandtext.check(recipe, document)
-    problems = _instead([*rules.check(recipe, document), *careless, *typed, *shown, *bounded], named)
+    recipe = Recipe.from_json(written.data, str(path))
+    careless = safety.check(recipe, written)
+    typed = vocabulary.check(recipe, written)
+    shown = commandtext.check(recipe, written)
+    problems = sharing.finish(
+        written, _instead([*rules.check(recipe, written), *careless, *typed, *shown, *bounded], named)
+    )
     if not problems:  # what serve.sh runs, joined (needs a recipe whose commands expand)
-        problems = commandtext.joined_scripts(recipe, document)
+        problems = sharing.finish(written, commandtext.joined_scripts(recipe, written))
     return (None if problems else recipe), problems
 
 

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .problems import pointer_join
+from .sharing import written_out
 
 Selection = Mapping[str, str]
 
@@ -265,6 +266,7 @@ class Recipe:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], path: str) -> Recipe:
+        data = written_out(data)  # every target's grid in full (sharing.py)
         badges = tuple(
             Badge(text=b, highlight=False)
             if isinstance(b, str)

@@ -38,12 +38,23 @@ def _configure(app: Sphinx, conf: Config) -> None:
 
 
 def _report(app: Sphinx) -> None:
-    """Check every recipe at the start of every build, so a bad one always fails it."""
+    """Check every recipe at the start of every build, so a bad one always fails it: each problem
+    a warning, or (recipebook_problems = "fail", as make html builds each language) none, the
+    build failing at its end; make html then prints them once, in make validate's words."""
     problems: list[Problem] = []
     for found in store.check_all(app.env, app.config.recipebook_dir).values():
         problems += found
+    if app.config.recipebook_problems == config.PROBLEMS_FAIL:
+        return
     for problem in sorted(problems):
         warn_problem(problem, os.path.relpath(problem.file, app.confdir))
+
+
+def _fail(app: Sphinx, exception: Exception | None) -> None:
+    """recipebook_problems = "fail": a build with recipe problems ends with status 1."""
+    failing = exception is None and app.config.recipebook_problems == config.PROBLEMS_FAIL
+    if failing and any(store.check_all(app.env, app.config.recipebook_dir).values()):
+        app.statuscode = 1
 
 
 def _add_assets(app: Sphinx) -> None:
@@ -125,6 +136,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-check-consistency", _pages)
     app.connect("env-get-outdated", store.pages_changed)
     app.connect("build-finished", _write_explorer_css)
+    app.connect("build-finished", _fail)
     env_version = ENV_VERSION << 32 | data_version()  # a word list's edit re-reads every page
     return {"version": "1.0", "env_version": env_version, "parallel_read_safe": True, "parallel_write_safe": True}
 

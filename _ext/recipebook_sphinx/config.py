@@ -19,6 +19,9 @@ from sphinx.config import Config
 from sphinx.errors import ConfigError
 
 RENDER_FULL, RENDER_RECOMMENDED = "full", "recommended"
+# recipebook_problems: "warn" each recipe problem (a build on its own), or "fail" the build without
+# repeating them (make html builds each language so, and prints them once, as make validate does)
+PROBLEMS_WARN, PROBLEMS_FAIL = "warn", "fail"
 VERSION_KEYS = ("rebel-compiler", "vllm-rbln", "vllm", "arctic-inference")
 INDEX_KEYS = ("rbln_index", "vllm_cpu_index", "torch_cpu_index")
 PAGE_KEYS = ("recipe", "install", "configuration")
@@ -61,6 +64,7 @@ class SiteConfig:
 def register(app: Sphinx) -> None:
     app.add_config_value("recipebook_dir", "recipes", "env", types=(str,))
     app.add_config_value("recipebook_render", RENDER_FULL, "env", types=(str,))
+    app.add_config_value("recipebook_problems", PROBLEMS_WARN, "", types=(str,))
     app.add_config_value(
         "recipebook_pages",
         {"recipe": "recipes/{name}", "install": "install", "configuration": "configuration"},
@@ -80,6 +84,10 @@ def _problems(config: Config) -> list[str]:
     if config.recipebook_render not in (RENDER_FULL, RENDER_RECOMMENDED):
         problems.append(
             f"recipebook_render is {config.recipebook_render!r}; use {RENDER_FULL!r} or {RENDER_RECOMMENDED!r}"
+        )
+    if config.recipebook_problems not in (PROBLEMS_WARN, PROBLEMS_FAIL):
+        problems.append(
+            f"recipebook_problems is {config.recipebook_problems!r}; use {PROBLEMS_WARN!r} or {PROBLEMS_FAIL!r}"
         )
     pages = config.recipebook_pages
     missing = [key for key in PAGE_KEYS if not isinstance(pages.get(key), str) or not pages[key]]

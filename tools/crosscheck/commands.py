@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import recipebook
-from recipebook import rules, schema, shell, source, vocabulary
+from recipebook import rules, schema, sharing, shell, source, vocabulary
 from recipebook.model import Grid, Recipe, Target
 from recipebook.problems import Kind, Problem, pointer_join
 
@@ -180,7 +180,7 @@ class Locator:
             document, problems = source.read(path)
             if document is None:
                 raise SystemExit("\n".join(map(str, problems)))
-            self.documents[path] = document
+            self.documents[path] = sharing.resolve(document)[0]  # a shared grid's value where it was written
         return self.documents[path]
 
     def command_refusals(self, planned: Planned, answer: Mapping[str, Any]) -> Iterator[tuple[str, str, str, Use]]:
@@ -255,6 +255,8 @@ def load_recipes(paths: Iterable[Path]) -> tuple[list[tuple[str, Recipe]], list[
         document, found = source.read(path)
         if document is not None and not found:
             found = schema.check(document)
+        if document is not None and not found:
+            document, found = sharing.resolve(document)
         if document is None or found:
             problems += found
             continue
