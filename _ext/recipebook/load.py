@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import characters, rules, safety, schema, source, vocabulary
+from . import characters, facts, rules, safety, schema, source, vocabulary
 from .model import Recipe
 from .problems import Problem, RecipeError
 
@@ -28,7 +28,7 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
     recipe = Recipe.from_json(document.data, str(path))
     careless = safety.check(recipe, document)
     typed = vocabulary.check(recipe, document)
-    problems = _instead([*rules.check(recipe, document), *careless, *typed], named)
+    problems = _instead([*rules.check(recipe, document), *facts.check(recipe, document), *careless, *typed], named)
     return (None if problems else recipe), problems
 
 
