@@ -233,7 +233,8 @@ def fit_text(result: expansion.Expansion, figures: memory.Fit) -> str:
         lines.append(f"caveat: {caveat}")
     for advice in figures.advice:
         value = "" if advice.value is None else f" (to {advice.value:,})"
-        lines.append(f"to fit: {advice.knob} {advice.direction}{value}")
+        reading = " if the KV cache is kept on every chiplet" if advice.replicated else ""
+        lines.append(f"to fit{reading}: {advice.knob} {advice.direction}{value}")
     return "\n".join(lines) + "\n"
 
 

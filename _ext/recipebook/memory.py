@@ -182,6 +182,7 @@ class Advice:
     knob: str  # "--max-model-len", "--max-num-seqs", "devices"
     direction: str  # "down" or "up"
     value: int | None = None
+    replicated: bool = False  # advice for the reading where the KV cache is kept on every chiplet
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -313,16 +314,26 @@ def rank_fits(
 
 
 def _longest_fitting(
-    facts: Facts, sku: Sku, command: Command, flags: Flags, block_size: int, max_num_seqs: int, upto: int
+    facts: Facts,
+    sku: Sku,
+    command: Command,
+    flags: Flags,
+    block_size: int,
+    max_num_seqs: int,
+    upto: int,
+    *,
+    replicated: bool = False,
 ) -> int | None:
     """The longest --max-model-len (a multiple of the block size, below ``upto``) at which every
-    rank of the command fits under either reading; None when not even one block does."""
+    rank of the command fits (with ``replicated``, with the KV cache counted on every chiplet);
+    None when not even one block does."""
 
     def fits(length: int) -> bool:
         ranks = rank_fits(
             facts, sku, command, flags, max_model_len=length, block_size=block_size, max_num_seqs=max_num_seqs
         )
-        return all(r.free_bytes is not None and r.free_bytes >= 0 for r in ranks)
+        free = [r.free_if_replicated_bytes if replicated else r.free_bytes for r in ranks]
+        return all(f is not None and f >= 0 for f in free)
 
     low, high = 0, max(0, (upto - 1) // block_size)  # in blocks
     while low < high:
@@ -379,15 +390,21 @@ def fit(
             caveats.append("sliding-stages")
         if flags.kv_cache_dtype in FP8_KV and not device.fp8_kv:
             caveats.append("fp8-kv")
-        if any(r.fits is False for r in found):
-            longest = _longest_fitting(facts, device, command, flags, block, seqs, length)
+        verdicts = {r.fits for r in found}
+        if False in verdicts or (None in verdicts and all(r.weights_bytes is not None for r in found)):
+            replicated = False not in verdicts  # open: advice for the reading that does not fit
+            longest = _longest_fitting(facts, device, command, flags, block, seqs, length, replicated=replicated)
             if longest:
                 prior = advice.get("--max-model-len")
                 value = longest if prior is None else min(prior.value or longest, longest)
-                advice["--max-model-len"] = Advice(knob="--max-model-len", direction="down", value=value)
+                advice["--max-model-len"] = Advice(
+                    knob="--max-model-len", direction="down", value=value, replicated=replicated
+                )
             if seqs > cdiv(length, block):  # the decode batch, not one long request, sizes the pool
-                advice["--max-num-seqs"] = Advice(knob="--max-num-seqs", direction="down", value=cdiv(length, block))
-            advice["devices"] = Advice(knob="devices", direction="up")
+                advice["--max-num-seqs"] = Advice(
+                    knob="--max-num-seqs", direction="down", value=cdiv(length, block), replicated=replicated
+                )
+            advice["devices"] = Advice(knob="devices", direction="up", replicated=replicated)
     open_questions = ("rsd-replication",) if any(r.kv_replicas > 1 for r in ranks) else ()
     return Fit(
         sku=name,
