@@ -357,3 +357,13 @@ def test_cli_fit_selection_errors_exit_2(args):
     result = run("fit", f"recipes/{AXK2_NAME}.json", *args)
     no_traceback(result)
     assert result.returncode == 2 and result.stderr
+
+
+def test_the_page_model_has_figures_only_with_facts(tmp_path, axk2):
+    for target in page.page_of(axk2).targets:
+        for chosen in target.table.offered:
+            fit = target.memory_at(chosen)
+            expected = memory.fit(axk2.facts, target.target.skus, target.commands_at(chosen))
+            assert fit == expected
+    checked = check_mutated(tmp_path, AXK2_NAME, lambda data: data.pop("facts"))
+    assert all(t.memory == () and t.memory_at(t.opening) is None for t in page.page_of(checked.recipe).targets)
