@@ -200,6 +200,13 @@ FIT_MISSING = {
 }
 
 
+def _span(numbers: list[int]) -> str:
+    """0, 1, 2, 3 -> "0-3"; 0, 2 -> "0,2"."""
+    if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"{numbers[0]}-{numbers[-1]}"
+    return ",".join(map(str, numbers))
+
+
 def fit_text(result: expansion.Expansion, figures: memory.Fit) -> str:
     head = f"{result.recipe} / {result.strategy} / {result.target} on {figures.sku}"
     if figures.missing:
@@ -208,7 +215,9 @@ def fit_text(result: expansion.Expansion, figures: memory.Fit) -> str:
     lines = [f"{head}, --max-model-len {figures.max_model_len}, --block-size {figures.block_size}"]
     for group in memory.groups(figures):
         r = group.figures
-        which = ", ".join(f"dp{dp}/pp{pp}" for dp, pp in group.ranks)
+        dps = sorted({dp for dp, _pp in group.ranks})
+        pps = sorted({pp for _dp, pp in group.ranks})
+        which = f"dp {_span(dps)}, pp {_span(pps)}"
         weights = "unknown" if r.weights_bytes is None else f"{r.weights_bytes:,} B ({memory.gib(r.weights_bytes)})"
         free = "unknown" if r.free_bytes is None else f"{r.free_bytes:,} B ({memory.gib(r.free_bytes)})"
         verdict = {True: "fits", False: "does not fit", None: "open"}[r.fits]

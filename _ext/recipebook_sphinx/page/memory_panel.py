@@ -132,7 +132,7 @@ def _summary(fit: memory.Fit, _: Translate) -> str:
     ).format(
         length=f"{fit.max_model_len:,}" if fit.max_model_len else "—",
         block=f"{fit.block_size:,}" if fit.block_size else "—",
-        available=memory.gib(rank.available_bytes),
+        available=" / ".join(memory.gib(a) for a in sorted({r.available_bytes for r in fit.ranks})),  # by role
         device=memory.gib(rank.device_bytes),
     )
     return f"{verdict} {assumed}"
