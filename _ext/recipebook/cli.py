@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import drift, expansion, files, page, rules, safety, schema, sharing, source, vocabulary
+from . import drift, expansion, files, memory, page, rules, safety, schema, sharing, source, vocabulary
 from .load import check_file
 from .model import Recipe
 from .problems import Problem, SelectionError
@@ -181,6 +181,102 @@ def cmd_files(args: argparse.Namespace) -> int:
     return 0
 
 
+def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict:
+    """One selection's memory figures per rank: the shape tools consume."""
+    return {
+        "recipe": result.recipe,
+        "strategy": result.strategy,
+        "target": result.target,
+        "selection": dict(result.selection),
+        **figures.to_json(),
+    }
+
+
+FIT_MISSING = {
+    "facts": "the recipe has no model facts (facts), so there are no memory figures",
+    "sku": "the SKU is not in the engine's table (memory.SKUS: {known}), so there are no memory figures",
+    "block-size": "a command sets no --block-size and vllm-rbln's default is not in the sources: no KV cache figure",
+    "max-model-len": "a command sets no --max-model-len: no KV cache figure",
+}
+
+
+def _span(numbers: list[int]) -> str:
+    """0, 1, 2, 3 -> "0-3"; 0, 2 -> "0,2"."""
+    if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"{numbers[0]}-{numbers[-1]}"
+    return ",".join(map(str, numbers))
+
+
+def fit_text(result: expansion.Expansion, figures: memory.Fit) -> str:
+    head = f"{result.recipe} / {result.strategy} / {result.target} on {figures.sku}"
+    if figures.missing:
+        reason = FIT_MISSING[figures.missing].format(known=", ".join(memory.SKUS))
+        return f"{head}: {reason}\n"
+    lines = [f"{head}, --max-model-len {figures.max_model_len}, --block-size {figures.block_size}"]
+    for group in memory.groups(figures):
+        r = group.figures
+        dps = sorted({dp for dp, _pp in group.ranks})
+        pps = sorted({pp for _dp, pp in group.ranks})
+        which = f"dp {_span(dps)}, pp {_span(pps)}"
+        weights = "unknown" if r.weights_bytes is None else f"{r.weights_bytes:,} B ({memory.gib(r.weights_bytes)})"
+        free = "unknown" if r.free_bytes is None else f"{r.free_bytes:,} B ({memory.gib(r.free_bytes)})"
+        verdict = {True: "fits", False: "does not fit", None: "open"}[r.fits]
+        lines += [
+            f"  {r.role} rank(s) {which}: {r.layers} layers, tp {r.tp_size}",
+            f"    weights        {weights}",
+            f"    KV cache       {r.kv_cache_bytes:,} B ({memory.gib(r.kv_cache_bytes)}), {r.kv_blocks} blocks",
+            f"    runtime        {r.runtime_bytes:,} B ({memory.gib(r.runtime_bytes)})",
+            f"    available      {r.available_bytes:,} B ({memory.gib(r.available_bytes)})",
+            f"    free           {free}: {verdict}",
+        ]
+        if r.kv_replicas > 1 and r.free_if_replicated_bytes is not None:
+            lines.append(
+                f"    if the KV cache is kept on each of {r.kv_replicas} chiplets: "
+                f"{r.free_if_replicated_bytes:,} B ({memory.gib(r.free_if_replicated_bytes)}) free"
+            )
+    for question in figures.open_questions:
+        lines.append(
+            f"open question: {question} (vllm-rbln's estimator divides the KV memory by max(1, 4 // kv_heads))"
+        )
+    for caveat in figures.caveats:
+        lines.append(f"caveat: {caveat}")
+    for advice in figures.advice:
+        value = "" if advice.value is None else f" (to {advice.value:,})"
+        reading = " if the KV cache is kept on every chiplet" if advice.replicated else ""
+        lines.append(f"to fit{reading}: {advice.knob} {advice.direction}{value}")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    """The memory figures of one selection, per rank; --max-model-len and --max-num-seqs ask what if."""
+    recipe = _load_one(args.file)
+    if recipe is None:
+        return 1
+    try:
+        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+    except SelectionError as error:
+        print(f"{args.file}: {error}", file=sys.stderr)
+        return 2
+    target = expansion.find(recipe, args.strategy, args.target)[1]
+    for name, value in (("--max-model-len", args.max_model_len), ("--max-num-seqs", args.max_num_seqs)):
+        if value is not None and value < 1:
+            print(f"{args.file}: {name} must be a positive number, not {value}", file=sys.stderr)
+            return 2
+    figures = memory.fit(
+        recipe.facts,
+        target.skus,
+        result.commands,
+        max_model_len=args.max_model_len,
+        max_num_seqs=args.max_num_seqs,
+        sku=args.sku,
+    )
+    if args.format == "json":
+        print(json.dumps(fit_json(result, figures), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(fit_text(result, figures))
+    return 0
+
+
 def _selection_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("file", metavar="FILE")
     command.add_argument("--strategy", required=True, metavar="SLUG")
@@ -259,6 +355,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(a value each node has, such as its own address); repeatable",
     )
     write.set_defaults(run=cmd_files)
+    sizing = sub.add_parser("fit", help="the NPU memory of one selection per rank: weights, KV cache, what is left")
+    _selection_arguments(sizing)
+    sizing.add_argument("--max-model-len", type=int, metavar="N", help="what if the commands served N tokens")
+    sizing.add_argument("--max-num-seqs", type=int, metavar="N", help="what if the commands batched N sequences")
+    sizing.add_argument("--sku", metavar="SKU", help="the device (default: the target's first SKU)")
+    sizing.add_argument("--format", choices=("text", "json"), default="text")
+    sizing.set_defaults(run=cmd_fit)
     report = sub.add_parser(
         "drift",
         help="what another vLLM release breaks in the recipes (flags, values, JSON fields, env names)",

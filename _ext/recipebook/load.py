@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import bounds, characters, commandtext, rules, safety, schema, sharing, source, vocabulary
+from . import bounds, characters, commandtext, facts, rules, safety, schema, sharing, source, vocabulary
 from .model import Recipe
 from .problems import Problem, RecipeError
 
@@ -34,7 +34,10 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
     typed = vocabulary.check(recipe, written)
     shown = commandtext.check(recipe, written)
     problems = sharing.finish(
-        written, _instead([*rules.check(recipe, written), *careless, *typed, *shown, *bounded], named)
+        written,
+        _instead(
+            [*rules.check(recipe, written), *facts.check(recipe, written), *careless, *typed, *shown, *bounded], named
+        ),
     )
     if not problems:  # what serve.sh runs, joined (needs a recipe whose commands expand)
         problems = sharing.finish(written, commandtext.joined_scripts(recipe, written))

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from .facts import Facts
 from .problems import pointer_join
 from .sharing import written_out
 
@@ -263,6 +264,7 @@ class Recipe:
     axes: Mapping[str, AxisInfo]
     text: Mapping[str, Texts]
     strategies: tuple[Strategy, ...]
+    facts: Facts | None = None  # model facts for the memory figures (facts.py); None: no figures
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], path: str) -> Recipe:
@@ -303,6 +305,7 @@ class Recipe:
             strategies=tuple(
                 Strategy.from_json(s, pointer_join("", "strategies", i)) for i, s in enumerate(data["strategies"])
             ),
+            facts=None if data.get("facts") is None else Facts.from_json(data["facts"]),
         )
 
     def strategy(self, slug: str) -> Strategy | None:

@@ -22,7 +22,7 @@ import functools
 import types
 from collections.abc import Iterator, Mapping, Sequence
 
-from . import client, shell, table, vocabulary
+from . import client, memory, shell, table, vocabulary
 from .expansion import Command, Expansion, base_selection, by_role, default_selection, find, resolve
 from .model import Grid, Recipe, Strategy, Target
 from .problems import SelectionError
@@ -94,6 +94,14 @@ class Serving:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class MemoryGroup:
+    """The memory figures (``memory.fit``) the selections of ``when`` share."""
+
+    when: tuple[Product, ...]  # () for every selection of the target
+    fit: memory.Fit
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class TargetPage:
     """The explorer of one strategy and target."""
 
@@ -111,6 +119,7 @@ class TargetPage:
     nodes: tuple[Node, ...]
     placeholders: tuple[Placeholder, ...]
     provenance: Provenance  # with which releases it was verified, against the pinned ones
+    memory: tuple[MemoryGroup, ...] = ()  # the memory figures per set of selections; () without facts
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -146,6 +155,10 @@ class TargetPage:
 
     def opening_selection(self) -> dict[str, str]:
         return self.selection(self.opening)
+
+    def memory_at(self, chosen: Sequence[int]) -> memory.Fit | None:
+        """The memory figures of an offered selection (None when the recipe has no facts)."""
+        return next((g.fit for g in self.memory if not g.when or any(table.admits(p, chosen) for p in g.when)), None)
 
     def serving_at(self, chosen: Sequence[int]) -> Serving:
         """The serving group of an offered selection."""
@@ -329,6 +342,25 @@ def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ..
     )
 
 
+def _memory(recipe: Recipe, target: Target, lines: Table) -> tuple[MemoryGroup, ...]:
+    """The memory figures of every offered selection, grouped: selections whose commands agree
+    on what the figures read share one computation and one group."""
+    if recipe.facts is None:
+        return ()
+    figures: dict[tuple, memory.Fit] = {}
+    bits: dict[memory.Fit, int] = {}
+    for bit, chosen in enumerate(lines.offered):
+        commands = lines.commands(chosen)
+        key = tuple((c.role, c.launcher, c.model, memory.Flags.of(c)) for c in commands)
+        if key not in figures:
+            figures[key] = memory.fit(recipe.facts, target.skus, commands)
+        fit = figures[key]
+        bits[fit] = bits.get(fit, 0) | 1 << bit
+    return tuple(
+        MemoryGroup(when=() if len(bits) == 1 else lines.products(mask), fit=fit) for fit, mask in bits.items()
+    )
+
+
 def _placeholders(
     recipe: Recipe, lines: Table, router: tuple[tuple[str, str], ...], serving: tuple[Serving, ...]
 ) -> tuple[Placeholder, ...]:
@@ -378,6 +410,7 @@ def target_page(
         nodes=_nodes(tuple(role.role for role in grid.base), strategy.nodes),
         placeholders=_placeholders(recipe, lines, router, serving),
         provenance=provenance(target, pinned),
+        memory=_memory(recipe, target, lines),
     )
 
 

@@ -81,6 +81,7 @@ def target_document(target: TargetPage, files: str | None = None) -> dict:
             for group in target.serving
         ],
         "verified": target.provenance.to_json(),
+        "memory": [{"when": [_product(p) for p in group.when], **group.fit.to_json()} for group in target.memory],
         "files": files,
     }
 

@@ -15,7 +15,7 @@ from recipebook.problems import Problem
 from . import config, store
 from .i18n import languages as i18n
 from .i18n import untranslated
-from .page import codewrap, directives, markup, navigation
+from .page import codewrap, directives, markup, memory_role, navigation
 from .page import nodes as rb_nodes
 from .paths import LOCALE, STATIC, TEMPLATES
 from .publishing import markdown as mdview
@@ -28,7 +28,7 @@ from .search.words import data_version
 from .warnings_ import Subtype, warn, warn_problem
 
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 5  # raised when pages written from an unchanged environment would differ
+ENV_VERSION = 6  # raised when pages written from an unchanged environment would differ
 
 
 def _configure(app: Sphinx, conf: Config) -> None:
@@ -122,6 +122,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-client", directives.ClientDirective)
     app.add_directive("recipe-catalogue", directives.CatalogueDirective)
     app.add_directive("recipe-flags", directives.FlagsDirective)
+    app.add_role("recipe-memory", memory_role.MemoryRole())
     i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))
     app.add_message_catalog("recipebook", os.fspath(LOCALE))
     app.add_message_catalog("recipe-labels", os.fspath(LOCALE))

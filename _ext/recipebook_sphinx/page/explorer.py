@@ -31,6 +31,8 @@ from recipebook.client import RolePlan
 from recipebook.page import Axis, Placeholder, Serving, TargetPage
 from recipebook.table import Axes, Product, RoleTable, TableLine, admits
 
+from . import memory_panel
+
 Translate = Callable[[str], str]
 AxisText = Callable[[Axis], tuple[str, dict[str, str]]]
 
@@ -156,6 +158,7 @@ class ExplorerView:
     long_code_label: str  # names a code block that scrolls
     other_lines_title: str
     other_lines: tuple[str, ...]
+    memory: tuple = ()  # memory_panel.FitView per set of selections sharing figures; () without facts
 
 
 # -- classes -------------------------------------------------------------------------------
@@ -600,6 +603,7 @@ def explorer_view(
         long_code_label=_("A long step, in a box that scrolls; the copy button copies all of it"),
         other_lines_title=_("Other selections add or change these lines:"),
         other_lines=target.other_lines,
+        memory=memory_panel.fit_views(target, _),
     )
 
 
@@ -662,6 +666,7 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
             )
         )
     out.append(_para(v.opening))
+    out += memory_panel.text_form(v.memory)
     if v.inputs:
         out.append(_para(v.inputs_title))
         out.append(_list([f"{item.label}: {item.text}" for item in v.inputs]))

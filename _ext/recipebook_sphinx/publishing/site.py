@@ -42,6 +42,8 @@ from .. import store
 from ..config import language as config_language
 from ..config import site_config
 from ..i18n import languages as i18n
+from ..page import memory_panel
+from ..page.directives import label_
 from ..paths import LOCALE
 from ..paths import TEMPLATES as TEMPLATE_ROOT
 from . import markdown
@@ -218,6 +220,7 @@ def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[
     )
     pattern = app.config.recipebook_pages["recipe"]
     recipe_pages = {pattern.format(name=p.recipe.name): p.recipe for p in pages}
+    models = {pattern.format(name=p.recipe.name): p for p in pages}
 
     def title(docname: str) -> str:
         return escape(" ".join(env.titles[docname].astext().split()) if docname in env.titles else docname)
@@ -228,6 +231,7 @@ def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[
             texts = recipe.text.get(lang) or recipe.text["en"]
             sub = escape(inline.plain(inline.parse(texts.sub)[0]))
             lines.append(f"- [{title(page)}]({page}.md): {sub}")
+            lines += memory_panel.llms_lines(models[page], lambda label: escape(str(label_(label))), _)
     guides = [d for d in docnames if d not in recipe_pages and d in views]
     lines += ["", f"## {escape(str(_('Guides')))}"]
     lines += [f"- [{title(d)}]({d}.md)" for d in guides]

@@ -1,0 +1,208 @@
+"""Model facts: what a recipe says about its model's architecture and checkpoints, with the
+sources that say it, and the rules that keep the facts consistent.
+
+The memory figures (``memory.py``) are computed from these facts; a recipe without them is
+valid and simply has no figures. Every object keeps the JSON pointer it came from, so a rule
+points at the exact place in the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from .problems import Problem, pointer_join
+
+FACTS = "/facts"
+ARCHITECTURE = pointer_join(FACTS, "architecture")
+MLA, STANDARD = "mla", "standard"
+DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
+_MLA_ONLY = ("kvLoraRank", "qkRopeHeadDim", "indexHeadDim")
+_STANDARD_ONLY = ("kvHeads", "headDim", "slidingWindow")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Source:
+    id: str
+    title: str
+    url: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Architecture:
+    """The fields the KV cache and weight figures need (see the schema's descriptions)."""
+
+    ptr: str
+    layers: int
+    attention: str  # MLA or STANDARD
+    kv_dtype: str
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    index_head_dim: int | None = None
+    sliding_window: int | None = None
+    sliding_layers: int = 0
+    hidden_size: int | None = None
+    vocab_size: int | None = None
+    sources: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], ptr: str) -> Architecture:
+        window = data.get("slidingWindow") or {}
+        return cls(
+            ptr=ptr,
+            layers=data["layers"],
+            attention=data["attention"],
+            kv_dtype=data["kvDtype"],
+            kv_heads=data.get("kvHeads"),
+            head_dim=data.get("headDim"),
+            kv_lora_rank=data.get("kvLoraRank"),
+            qk_rope_head_dim=data.get("qkRopeHeadDim"),
+            index_head_dim=data.get("indexHeadDim"),
+            sliding_window=window.get("window"),
+            sliding_layers=window.get("layers", 0),
+            hidden_size=data.get("hiddenSize"),
+            vocab_size=data.get("vocabSize"),
+            sources=tuple(data["source"]),
+        )
+
+    @property
+    def full_layers(self) -> int:
+        return self.layers - self.sliding_layers
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Checkpoint:
+    ptr: str
+    model: str
+    bytes_by_dtype: Mapping[str, int] | None
+    size: int | None
+    sources: tuple[str, ...]
+
+    @property
+    def total(self) -> int | None:
+        if self.bytes_by_dtype:
+            return sum(self.bytes_by_dtype.values())
+        return self.size
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Facts:
+    architecture: Architecture
+    checkpoints: tuple[Checkpoint, ...]
+    sources: Mapping[str, Source]
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Facts:
+        checkpoints = tuple(
+            Checkpoint(
+                ptr=pointer_join(FACTS, "checkpoints", i),
+                model=c["model"],
+                bytes_by_dtype=None if c.get("bytes") is None else MappingProxyType(dict(c["bytes"])),
+                size=c.get("size"),
+                sources=tuple(c["source"]),
+            )
+            for i, c in enumerate(data.get("checkpoints", ()))
+        )
+        return cls(
+            architecture=Architecture.from_json(data["architecture"], ARCHITECTURE),
+            checkpoints=checkpoints,
+            sources=MappingProxyType(
+                {key: Source(id=key, title=s["title"], url=s["url"]) for key, s in data["sources"].items()}
+            ),
+        )
+
+    def checkpoint(self, model: str) -> Checkpoint | None:
+        return next((c for c in self.checkpoints if c.model == model), None)
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+
+def _given(data: Mapping[str, Any], names: tuple[str, ...]) -> list[str]:
+    return [name for name in names if name in data]
+
+
+def check(recipe, doc) -> Iterator[Problem]:
+    """The facts' consistency: what each attention kind needs and excludes, sliding-window
+    layers within the layers, one size per checkpoint, every checkpoint served, every source
+    named and every named source given."""
+    data = doc.data.get("facts")
+    if data is None or recipe.facts is None:
+        return
+    arch = data["architecture"]
+    if arch["attention"] == MLA:
+        missing = [name for name in ("kvLoraRank", "qkRopeHeadDim") if name not in arch]
+        if missing:
+            yield doc.problem(
+                pointer_join(ARCHITECTURE, "attention"),
+                "MLA attention needs the latent and rope widths: add " + " and ".join(missing),
+            )
+        for name in _given(arch, _STANDARD_ONLY):
+            yield doc.problem(
+                pointer_join(ARCHITECTURE, name),
+                f"{name} does not apply to MLA attention (its KV cache is the latent: kvLoraRank + qkRopeHeadDim)",
+                key=True,
+            )
+    else:
+        missing = [name for name in ("kvHeads", "headDim") if name not in arch]
+        if missing:
+            yield doc.problem(
+                pointer_join(ARCHITECTURE, "attention"),
+                "standard attention needs the KV heads and the head size: add " + " and ".join(missing),
+            )
+        for name in _given(arch, _MLA_ONLY):
+            yield doc.problem(
+                pointer_join(ARCHITECTURE, name),
+                f"{name} applies to MLA attention only; this architecture's attention is {arch['attention']!r}",
+                key=True,
+            )
+    window = arch.get("slidingWindow")
+    if window is not None and window["layers"] > arch["layers"]:
+        yield doc.problem(
+            pointer_join(ARCHITECTURE, "slidingWindow", "layers"),
+            f"{window['layers']} sliding-window layers, but the model has {arch['layers']} layers",
+        )
+    if ("hiddenSize" in arch) != ("vocabSize" in arch):
+        given = "hiddenSize" if "hiddenSize" in arch else "vocabSize"
+        other = "vocabSize" if given == "hiddenSize" else "hiddenSize"
+        yield doc.problem(
+            pointer_join(ARCHITECTURE, given),
+            f"{given} without {other}: the embedding and LM head need both",
+            key=True,
+        )
+    served = {recipe.model} | {target.grid.model for _s, target in recipe.targets()}
+    seen: set[str] = set()
+    for i, checkpoint in enumerate(data.get("checkpoints", ())):
+        ptr = pointer_join(FACTS, "checkpoints", i)
+        if ("bytes" in checkpoint) == ("size" in checkpoint):
+            yield doc.problem(ptr, "give the checkpoint's bytes by dtype or its size, one of the two")
+        if checkpoint["model"] in seen:
+            yield doc.problem(pointer_join(ptr, "model"), f"checkpoint {checkpoint['model']!r} is listed twice")
+        seen.add(checkpoint["model"])
+        if checkpoint["model"] not in served:
+            yield doc.problem(
+                pointer_join(ptr, "model"),
+                f"no target serves {checkpoint['model']!r} (served: {', '.join(sorted(served))})",
+            )
+    named: set[str] = set()
+    for ptr, ids in (
+        (pointer_join(ARCHITECTURE, "source"), arch["source"]),
+        *(
+            (pointer_join(FACTS, "checkpoints", i, "source"), c["source"])
+            for i, c in enumerate(data.get("checkpoints", ()))
+        ),
+    ):
+        for j, source in enumerate(ids):
+            named.add(source)
+            if source not in data["sources"]:
+                yield doc.problem(
+                    pointer_join(ptr, j),
+                    f"source {source!r} is not in facts.sources ({', '.join(sorted(data['sources']))})",
+                )
+    for source in data["sources"]:
+        if source not in named:
+            yield doc.problem(pointer_join(FACTS, "sources", source), f"source {source!r} backs no fact", key=True)

@@ -1,0 +1,249 @@
+"""The explorer's memory panel in words: the engine's figures (``recipebook.memory``, carried
+by the page model's ``TargetPage.memory``) per rank, the verdict, the open question and which
+knob to turn. Nothing here computes a figure; the browser shows one copy of the panel per set
+of selections that share figures, chosen by the explorer's hide classes like every other part.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from docutils import nodes
+
+from recipebook import memory
+from recipebook.page import RecipePage, TargetPage
+from recipebook.table import admits
+
+Translate = Callable[[str], str]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class FitRow:
+    label: str  # "Server, data-parallel ranks 0-7"
+    weights: str
+    kv_cache: str
+    free: str
+    verdict: str  # "ok", "no" or "open"
+    verdict_text: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class FitView:
+    classes: tuple[str, ...]  # hide classes: the selections this copy is for
+    opening: bool  # whether the opening selection shows this copy
+    title: str
+    summary: str  # the verdict and what the figures assume
+    headers: tuple[str, str, str, str, str]
+    rows: tuple[FitRow, ...]
+    notes: tuple[str, ...]  # open question, caveats, which knob to turn
+
+
+def _span(numbers: Sequence[int]) -> str:
+    """0, 1, 2, 3 -> "0–3"; 0, 2 -> "0, 2"."""
+    numbers = sorted(set(numbers))
+    if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"{numbers[0]}–{numbers[-1]}"
+    return ", ".join(map(str, numbers))
+
+
+def _label(group: memory.Group, role: str, dp: int, pp: int, _: Translate) -> str:
+    parts = [role]
+    dps = [d for d, _p in group.ranks]
+    pps = [p for _d, p in group.ranks]
+    if dp > 1:
+        parts.append(_("data-parallel ranks {ranks}").format(ranks=_span(dps)))
+    if pp > 1 and len(set(pps)) == 1:
+        parts.append(_("pipeline stage {stage} ({layers} layers)").format(stage=pps[0], layers=group.figures.layers))
+    elif pp > 1:
+        parts.append(
+            _("pipeline stages {stages} ({layers} layers each)").format(stages=_span(pps), layers=group.figures.layers)
+        )
+    return ", ".join(parts)
+
+
+VERDICTS = {True: "ok", False: "no", None: "open"}
+
+
+def _verdict_words(_: Translate) -> dict[str | None, str]:
+    return {"ok": _("fits"), "no": _("does not fit"), "open": _("open")}
+
+
+def _free(rank: memory.RankFit, _: Translate) -> str:
+    if rank.free_bytes is None:
+        return "—"
+    text = memory.gib(rank.free_bytes)
+    if rank.kv_replicas > 1 and rank.free_if_replicated_bytes is not None:
+        text += " " + _("({free} if on every chiplet)").format(free=memory.gib(rank.free_if_replicated_bytes))
+    return text
+
+
+def _notes(fit: memory.Fit, _: Translate) -> list[str]:
+    notes = []
+    replicas = max((r.kv_replicas for r in fit.ranks), default=1)
+    if "rsd-replication" in fit.open_questions:
+        notes.append(
+            _(
+                "Open question: vllm-rbln's memory estimate divides what is left for the KV cache by {n}, as if a "
+                "model with fewer than four KV heads (MLA counts as one) kept its KV cache on each of the {n} chiplets. "
+                "Nothing measured confirms it, so the figures in brackets count the KV cache {n} times and the "
+                "verdict says open where the two readings disagree."
+            ).format(n=replicas)
+        )
+    caveats = {
+        "expert-parallel": _(
+            "Weights: the checkpoint split evenly over the expert-parallel ranks. The dense layers are on every "
+            "rank, so the real figure is higher."
+        ),
+        "no-checkpoint": _("No size is given for this checkpoint: no weights figure and no verdict."),
+        "sliding-stages": _("Sliding-window layers are shared out over the pipeline stages in proportion."),
+        "fp8-kv": _("An fp8 KV cache is supported on RBLN-CR13 only."),
+    }
+    notes += [caveats[c] for c in fit.caveats if c in caveats]
+    for advice in fit.advice:
+        if advice.knob == "--max-model-len":
+            text = _("To fit, serve a shorter context: --max-model-len {value} or less.").format(
+                value=f"{advice.value:,}"
+            )
+        elif advice.knob == "--max-num-seqs":
+            text = _("To fit, batch fewer sequences: --max-num-seqs {value} or less.").format(value=advice.value)
+        else:
+            text = _(
+                "To fit, spread the model over more devices: a larger --pipeline-parallel-size, or "
+                "--data-parallel-size with expert parallelism."
+            )
+        if advice.replicated:
+            text = _("If the KV cache is on every chiplet: {advice}").format(advice=text)
+        notes.append(text)
+    return notes
+
+
+def _summary(fit: memory.Fit, _: Translate) -> str:
+    verdict = {
+        True: _("Fits: every rank has memory left."),
+        False: _("Does not fit: a rank needs more memory than its device has."),
+        None: _("Whether it fits depends on an open question (below)."),
+    }[fit.fits]
+    if any(r.weights_bytes is None for r in fit.ranks):
+        verdict = _("No verdict: the weights are not known.")
+    rank = fit.ranks[0]
+    assumed = _(
+        "{length} tokens (--max-model-len), blocks of {block}; each device may use {available} of its {device}."
+    ).format(
+        length=f"{fit.max_model_len:,}" if fit.max_model_len else "—",
+        block=f"{fit.block_size:,}" if fit.block_size else "—",
+        available=" / ".join(memory.gib(a) for a in sorted({r.available_bytes for r in fit.ranks})),  # by role
+        device=memory.gib(rank.device_bytes),
+    )
+    return f"{verdict} {assumed}"
+
+
+MISSING = ("sku", "block-size", "max-model-len")
+
+
+def _missing_text(fit: memory.Fit, _: Translate) -> str:
+    return {
+        "sku": _("No memory figures: {sku} is not in the site's table of devices.").format(sku=fit.sku),
+        "block-size": _("No memory figures: the commands set no --block-size, and vllm-rbln's default is not given."),
+        "max-model-len": _("No memory figures: the commands set no --max-model-len."),
+    }[fit.missing]
+
+
+def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
+    """One view per set of selections that share figures."""
+    from .explorer import hide_classes, role_title  # one module each way: explorer imports this one
+
+    axes = target.table.axes
+    views = []
+    headers = (_("Ranks"), _("Weights"), _("KV cache"), _("Free"), _("Verdict"))
+    words = _verdict_words(_)
+    for group in target.memory:
+        fit = group.fit
+        products = list(group.when) or [(None,) * len(axes)]
+        title = _("Memory per NPU on {sku}").format(sku=fit.sku or "—")
+        if fit.missing in MISSING:
+            rows, summary, notes = (), _missing_text(fit, _), ()
+        elif fit.missing:
+            continue
+        else:
+            rows = []
+            layout = {}
+            for command in target.commands_at(target.opening):
+                flags = memory.Flags.of(command)
+                layout[command.role] = (flags.dp, flags.pp)
+            for ranks in memory.groups(fit):
+                r = ranks.figures
+                dp, pp = layout.get(ranks.role, (1, 1))
+                verdict = VERDICTS[r.fits]
+                rows.append(
+                    FitRow(
+                        label=_label(ranks, role_title(ranks.role, _), dp, pp, _),
+                        weights="—" if r.weights_bytes is None else memory.gib(r.weights_bytes),
+                        kv_cache=memory.gib(r.kv_cache_bytes),
+                        free=_free(r, _),
+                        verdict=verdict,
+                        verdict_text=words[verdict],
+                    )
+                )
+            rows, summary, notes = tuple(rows), _summary(fit, _), tuple(_notes(fit, _))
+        for product in products:
+            views.append(
+                FitView(
+                    classes=tuple(hide_classes(product, axes)),
+                    opening=admits(product, target.opening),
+                    title=title,
+                    summary=summary,
+                    headers=headers,
+                    rows=rows,
+                    notes=notes,
+                )
+            )
+    return tuple(views)
+
+
+def _plain(node: nodes.Element) -> nodes.Element:
+    """Flags stay as written: no smart quotes or dashes (``--max-model-len`` is not an en dash)."""
+    for element in node.findall(nodes.Element):
+        element["support_smartquotes"] = False
+    return node
+
+
+def text_form(views: Sequence[FitView]) -> list[nodes.Element]:
+    """The opening selection's panel as text: a heading, the summary, one line per rank, the notes."""
+    from .explorer import _heading, _list, _para
+
+    for view in views:
+        if not view.opening:
+            continue
+        out: list[nodes.Element] = [_heading(view.title), _para(view.summary)]
+        if view.rows:
+            h = view.headers
+            out.append(
+                _list(
+                    [
+                        f"{row.label}: {h[1]} {row.weights}; {h[2]} {row.kv_cache}; {h[3]} {row.free}; {row.verdict_text}"
+                        for row in view.rows
+                    ]
+                )
+            )
+        if view.notes:
+            out.append(_list(view.notes))
+        return [_plain(node) for node in out]
+    return []
+
+
+def llms_lines(page: RecipePage, strategy_label: Callable[[str], str], _: Translate) -> list[str]:
+    """Per target, the opening selection's figures in one line (for llms.txt)."""
+    out = []
+    for target in page.targets:
+        fit = target.memory_at(target.opening)
+        if fit is None or fit.missing or not fit.ranks:
+            continue
+        verdict = {True: _("fits"), False: _("does not fit"), None: _("open")}[fit.fits]
+        kv = max(r.kv_cache_bytes for r in fit.ranks)
+        weights = [r.weights_bytes for r in fit.ranks if r.weights_bytes is not None]
+        text = _("{kv} KV cache, {weights} weights per NPU at most, on {sku}: {verdict}").format(
+            kv=memory.gib(kv), weights=memory.gib(max(weights)) if weights else "—", sku=fit.sku, verdict=verdict
+        )
+        out.append(f"  - {strategy_label(target.strategy.label)} / {target.target.target}: {text}")
+    return out

@@ -1,0 +1,35 @@
+"""The memory figures in the site's machine views: the API document, the Markdown view and
+llms.txt say what the engine computes for the opening selection (the A.X-K2 anchor from
+FIT-FACTS.md: 22,690,922,496 bytes of KV cache per data-parallel rank at 262,144 tokens)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recipe_support import AXK2_NAME
+
+DP = "aggregated-data-expert-parallel"
+ANCHOR = 22_690_922_496
+SHOWN = f"{ANCHOR / 2**30:.1f} GiB"
+
+
+def test_the_api_carries_the_figures_per_set_of_selections(site: Path):
+    document = json.loads((site / "api" / "recipes" / f"{AXK2_NAME}.json").read_text(encoding="utf-8"))
+    target = next(t for t in document["targets"] if t["strategy"] == DP)
+    assert target["memory"]
+    for group in target["memory"]:
+        assert {r["kv_cache_bytes"] for r in group["ranks"]} == {ANCHOR}
+        for rank in group["ranks"]:
+            assert {"weights_bytes", "available_bytes", "free_bytes", "fits"} <= rank.keys()
+
+
+@pytest.mark.parametrize(("language", "kv"), [("en", "KV cache"), ("ko", "KV 캐시")])
+def test_markdown_view_and_llms_txt_say_the_same(site: Path, language: str, kv: str):
+    view = (site / language / "recipes" / f"{AXK2_NAME}.md").read_text(encoding="utf-8")
+    assert f"{kv} {SHOWN}" in view
+    assert "--max-model-len" in view and "\u2013max-model-len" not in view  # flags keep their two hyphens
+    index = (site / language / "llms.txt").read_text(encoding="utf-8")
+    assert SHOWN in index
