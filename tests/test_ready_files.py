@@ -126,7 +126,7 @@ def test_the_browsers_scripts_pass_bash_n_and_shellcheck(tmp_path):
     folder.mkdir()
     written = []
     for n, (text, name) in enumerate(scripts.items()):
-        target = folder / f"{n}-{name}"
+        target = folder / f"{n}-{name.replace('/', '-')}"
         target.write_text(text)
         written.append(str(target))
         result = subprocess.run(["bash", "-n", str(target)], capture_output=True, text=True)
