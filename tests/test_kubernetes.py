@@ -180,3 +180,43 @@ def test_the_command_line_writes_the_kubernetes_folder(tmp_path):
     for role in target.roles:
         assert yaml.safe_load((folder / f"{role}.yaml").read_text())["kind"] == "Deployment"
     assert (folder / "router" / "install.sh").exists()
+
+
+# -- where readers get them: the page, its .md view, the page's download --------------------
+
+LANGUAGES = ("en", "ko")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_page_and_its_view_say_what_the_manifests_target(site: Path, language: str) -> None:
+    for path in PATHS:
+        html = (site / language / "recipes" / f"{path.stem}.html").read_text(encoding="utf-8")
+        view = (site / language / "recipes" / f"{path.stem}.md").read_text(encoding="utf-8")
+        for text in (html, view):
+            assert kubernetes.APPLY in text
+            for version in (kubernetes.KUBERNETES, kubernetes.DEVICE_PLUGIN, kubernetes.LLM_D, kubernetes.NPU_RESOURCE):
+                assert version in text, (path.stem, language, version)
+
+
+def test_the_pages_download_holds_the_kubernetes_folder(site: Path, server: str, browser, tmp_path: Path) -> None:
+    path = next(p for p in PATHS if "targetPorts" in p.read_text(encoding="utf-8"))
+    recipe = load(path)
+    target = next(t for t in page_of(recipe).targets if t.router)
+    expected = selection_files(expansion_at(recipe, target, target.opening))
+    for language in LANGUAGES:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{server}/{language}/recipes/{path.stem}.html")
+        form = page.locator(f'form.rb-grid[data-strategy="{target.strategy.slug}"]').first
+        form.evaluate("f => f.closest('[hidden]') && f.closest('[hidden]').removeAttribute('hidden')")
+        form.locator("a.rb-dl").dispatch_event("click")
+        links = form.locator(".rb-dl-files li:not(.rb-dl-all) a")
+        links.first.wait_for()
+        names = links.all_text_contents()
+        assert [n for n in names if n.startswith("kubernetes/")] == [n for n in expected if n.startswith("kubernetes/")]
+        note = form.locator("p.rb-k8s")
+        assert kubernetes.APPLY in note.text_content()
+        for width in (375, 1280):
+            page.set_viewport_size({"width": width, "height": 900})
+            note.scroll_into_view_if_needed()
+            page.screenshot(path=str(tmp_path / f"k8s-{language}-{width}.png"))
+        page.close()
