@@ -21,6 +21,7 @@ from recipebook import client, kubernetes, shell
 from recipebook.files import selection_files
 from recipebook.load import check_file, load
 from recipebook.page import expansion_at, page_of
+from test_browser_explorer import open_tabs
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
@@ -206,9 +207,12 @@ def test_the_pages_download_holds_the_kubernetes_folder(site: Path, server: str,
     for language in LANGUAGES:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(f"{server}/{language}/recipes/{path.stem}.html")
-        form = page.locator(f'form.rb-grid[data-strategy="{target.strategy.slug}"]').first
-        form.evaluate("f => f.closest('[hidden]') && f.closest('[hidden]').removeAttribute('hidden')")
-        form.locator("a.rb-dl").dispatch_event("click")
+        form = page.locator(
+            f'form.rb-grid[data-strategy="{target.strategy.slug}"][data-target="{target.target.target}"]'
+        ).first
+        gid = form.get_attribute("id")
+        open_tabs(page, gid)
+        form.locator("a.rb-dl").click()
         links = form.locator(".rb-dl-files li:not(.rb-dl-all) a")
         links.first.wait_for()
         names = links.all_text_contents()
