@@ -126,7 +126,7 @@ def test_the_browsers_scripts_pass_bash_n_and_shellcheck(tmp_path):
     folder.mkdir()
     written = []
     for n, (text, name) in enumerate(scripts.items()):
-        target = folder / f"{n}-{name}"
+        target = folder / f"{n}-{name.replace('/', '-')}"
         target.write_text(text)
         written.append(str(target))
         result = subprocess.run(["bash", "-n", str(target)], capture_output=True, text=True)
@@ -158,7 +158,8 @@ def test_the_command_line_writes_a_selections_files(tmp_path):
     result = files_command(PATHS[0], "--strategy", strategy.slug, "--target", target.target, *sets, "--out", str(out))
     assert result.returncode == 0, result.stderr
     expected = selection_files(expand_selection(recipe, strategy, target, selection))
-    assert sorted(p.name for p in out.iterdir()) == sorted(expected)
+    written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert written == sorted(expected)
     for name, text in expected.items():
         assert (out / name).read_text() == text
     assert (out / "serve.sh").stat().st_mode & 0o111

@@ -171,6 +171,7 @@ def cmd_files(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
         for name, text in written.items():
             path = out / name
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             if name.endswith(".sh"):
                 path.chmod(0o755)

@@ -152,6 +152,7 @@ class Expansion:
     commands: tuple[Command, ...]
     router: tuple[tuple[str, str], ...]
     nodes: Mapping[str, int] = dataclasses.field(default_factory=dict)  # role -> the node (from 1) it runs on
+    skus: tuple[str, ...] = ()  # the devices the target is verified on (kubernetes.py schedules by them)
 
     def roles(self) -> list[tuple[str, list[Command]]]:
         return by_role(self.commands)

@@ -5,6 +5,8 @@
   become environment variables the script asks for.
 - ``<command>.yaml`` is the command's arguments as a ``vllm serve --config`` file;
   ``<command>.env`` its environment, to source before ``vllm serve``.
+- ``kubernetes/``: a workload per role running the same commands, and for prefill/decode the
+  router's values and Helm steps (``kubernetes.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Mapping
 
 import yaml
 
-from . import shell, vocabulary
+from . import kubernetes, shell, vocabulary
 from .expansion import Command, Expansion
 
 # A value a reader fills in for a placeholder: one plain shell word (nothing that quotes,
@@ -274,4 +276,10 @@ def selection_files(expansion: Expansion, values: Mapping[str, str] | None = Non
         name, node = command.name, expansion.nodes.get(command.role)
         files[f"{name}.yaml"] = config_yaml(command, values, node)
         files[f"{name}.env"] = env_file(command, values, node)
+    where = kubernetes.Where(
+        recipe=expansion.recipe, strategy=expansion.strategy, target=expansion.target, skus=expansion.skus
+    )
+    manifests = kubernetes.manifests(where, expansion.roles(), expansion.nodes, [cmd for _n, cmd in expansion.router])
+    for name, text in manifests.items():
+        files[name] = substitute(text, values, kubernetes.node_of_file(name, expansion.nodes))
     return files

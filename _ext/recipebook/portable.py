@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from .expansion import API_VERSION
 from .files import config_entry
+from .kubernetes import line_fragment
 from .page import RecipePage, TargetPage
 from .table import Product, TableLine
 
@@ -30,10 +31,11 @@ def _line(line: TableLine) -> dict:
     entry["ranks"] = None if line.ranks is None else sorted(line.ranks)
     if line.kind == "arg":
         entry["config"] = list(config_entry(line.text))
+    entry["k8s"] = line_fragment(line.kind, line.text)
     return entry
 
 
-def target_document(target: TargetPage, files: str | None = None) -> dict:
+def target_document(target: TargetPage, files: str | None = None, recipe: str = "") -> dict:
     """One strategy and target: its axes, selections, line tables, nodes and serving groups,
     and with which releases it was verified (``verified.current`` false: not yet re-verified
     with the pinned ones)."""
@@ -83,6 +85,11 @@ def target_document(target: TargetPage, files: str | None = None) -> dict:
         "verified": target.provenance.to_json(),
         "memory": [{"when": [_product(p) for p in group.when], **group.fit.to_json()} for group in target.memory],
         "files": files,
+        # the Kubernetes files of each set of selections, with a marker line per container's args
+        # and env lines, which the lines' "k8s" fragments fill (kubernetes.fill)
+        "kubernetes": [
+            {"when": [_product(p) for p in when], "files": dict(texts)} for when, texts in target.kubernetes(recipe)
+        ],
     }
 
 
@@ -92,5 +99,7 @@ def recipe_document(page: RecipePage, files: Mapping[tuple[str, str], str] | Non
     return {
         "version": API_VERSION,
         "recipe": page.recipe.name,
-        "targets": [target_document(t, files.get((t.strategy.slug, t.target.target))) for t in page.targets],
+        "targets": [
+            target_document(t, files.get((t.strategy.slug, t.target.target)), page.recipe.name) for t in page.targets
+        ],
     }

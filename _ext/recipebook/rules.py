@@ -520,6 +520,34 @@ def router_chart(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             yield doc.problem_inside(pointer_join(steps[finding.step].ptr, "cmd"), finding.index, finding.message)
 
 
+def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """19. A router whose values select model servers reaches every prefill and decode server of
+    every selection on one of its targetPorts (kubernetes.router_problems); the problem points
+    at targetPorts in the values file of the router step."""
+    from . import kubernetes
+    from .expansion import by_role
+    from .page import grid_table
+
+    for _, target in recipe.targets():
+        steps = target.grid.router
+        if not steps or any(shell.bash_syntax_error(step.cmd) for step in steps):
+            continue
+        router = kubernetes.router_of(tuple(step.cmd for step in steps))
+        if router is None:
+            continue
+        lines, _wrong = grid_table(target.grid)
+        found: dict[str, None] = {}
+        for chosen in lines.offered:
+            for problem in kubernetes.router_problems(router, by_role(lines.commands(chosen))):
+                found.setdefault(problem)
+        for i, step in enumerate(steps):
+            at = step.cmd.find("targetPorts")
+            if at >= 0:
+                for problem in found:
+                    yield doc.problem_inside(pointer_join(steps[i].ptr, "cmd"), at, problem)
+                break
+
+
 def placeholder_scopes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     """14. A placeholder the recipe describes in ``placeholders`` appears in its commands; one
     each node fills in ("node") appears in no router step, which runs on no node."""
@@ -563,6 +591,7 @@ RULES = (
     router,
     router_chart,
     placeholder_scopes,
+    router_reaches_servers,
 )
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 from docutils import nodes
 
-from recipebook import client, shell
+from recipebook import client, kubernetes, shell
 from recipebook.client import RolePlan
 from recipebook.page import Axis, Placeholder, Serving, TargetPage
 from recipebook.table import Axes, Product, RoleTable, TableLine, admits
@@ -149,6 +149,7 @@ class ExplorerView:
     inputs_title: str
     inputs: tuple[Input, ...]
     files: tuple[str, str, str] | None  # (href, label, note)
+    kubernetes: tuple[str, str, str] | None = None  # (before, the kubectl command, after) under the files
     roles: tuple[RoleView, ...]
     router: tuple[str, str, tuple[Step, ...]] | None  # (title, note, steps)
     serving: tuple[ServingView, ...]
@@ -562,6 +563,22 @@ def explorer_view(
     files = None
     if files_href:
         files = (files_href, _("Ready-to-run files"), _("(serve.sh, a vLLM config and an env file per command)"))
+        versions = kubernetes.VERSIONS
+        k8s = (
+            _("Their kubernetes/ folder runs the same commands on a cluster:"),
+            kubernetes.APPLY,
+            _(
+                "The manifests target Kubernetes {kubernetes}, NPUs as {resource} (RBLN device plugin {plugin} or "
+                "later) and the llm-d router {llmd}."
+            ).format(
+                kubernetes=versions["kubernetes"],
+                resource=versions["npu_resource"],
+                plugin=versions["device_plugin"],
+                llmd=versions["llm_d"],
+            ),
+        )
+    else:
+        k8s = None
     return ExplorerView(
         gid=gid,
         strategy=target.strategy.slug,
@@ -585,6 +602,7 @@ def explorer_view(
         inputs_title=_("Replace the placeholders before you run a command:"),
         inputs=inputs(target, _),
         files=files,
+        kubernetes=k8s,
         roles=tuple(roles),
         router=router,
         serving=serving,
@@ -674,6 +692,11 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
         href, label, note = v.files
         para = nodes.paragraph()
         para += [nodes.reference(label, label, refuri=href), nodes.Text(" " + note)]
+        out.append(para)
+    if v.kubernetes:
+        before, command, after = v.kubernetes
+        para = nodes.paragraph()
+        para += [nodes.Text(before + " "), nodes.literal(command, command), nodes.Text(". " + after)]
         out.append(para)
     for role in v.roles:
         out.append(_heading(role.title))

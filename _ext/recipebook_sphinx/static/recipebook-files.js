@@ -142,10 +142,11 @@
       ranks.forEach(function (rank) {
         var lines = shown.filter(function (line) { return line.ranks === null || line.ranks.indexOf(rank) >= 0; });
         var args = lines.filter(function (l) { return l.kind === "arg"; });
+        var envLines = lines.filter(function (l) { return l.kind === "env"; });
         commands.push({
           role: role.role, rank: rank, node: role.node, launcher: role.launcher, model: role.model,
           envs: lines.filter(function (l) { return l.kind === "env"; }).map(function (l) { return l.text; }),
-          args: args.map(function (l) { return l.text; }), argLines: args,
+          args: args.map(function (l) { return l.text; }), argLines: args, envLines: envLines,
         });
       });
     });
@@ -209,6 +210,35 @@
     return command.envs.map(function (e) { return "export " + substitute(e, values, command.node) + "\n"; }).join("");
   }
 
+  // kubernetes.py _dns: a name Kubernetes takes (lower case, dashes)
+  function dnsName(text) {
+    return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 63).replace(/-+$/, "") || "x";
+  }
+
+  // The Kubernetes files of a selection: the skeletons its set of selections shares, each
+  // container's marker lines replaced by the fragments of its lines (kubernetes.py fill)
+  function kubernetesFiles(target, selection, commands, values) {
+    var chosen = target.axes.map(function (axis) { return axis[1].indexOf(selection[axis[0]]); });
+    var variant = (target.kubernetes || []).filter(function (v) {
+      return !v.when.length || v.when.some(function (product) { return admits(product, chosen); });
+    })[0];
+    var out = {};
+    if (!variant) { return out; }
+    var byName = {};
+    commands.forEach(function (command) { byName[dnsName(commandName(command))] = command; });
+    var nodes = {};
+    target.roles.forEach(function (role) { nodes["kubernetes/" + dnsName(role.role) + ".yaml"] = role.node; });
+    Object.keys(variant.files).forEach(function (name) {
+      var text = variant.files[name].replace(/^( *)- RECIPEBOOK-(ARGS|ENV)-([a-z0-9-]+)\n/gm, function (m, indent, kind, who) {
+        var lines = kind === "ARGS" ? byName[who].argLines : byName[who].envLines;
+        var body = lines.map(function (l) { return l.k8s; }).join("");
+        return body.split("\n").slice(0, -1).map(function (row) { return indent + row + "\n"; }).join("");
+      });
+      out[name] = substitute(text, values, Object.prototype.hasOwnProperty.call(nodes, name) ? nodes[name] : null);
+    });
+    return out;
+  }
+
   // Every file of one selection of one target document, by file name; only checked values are used
   function build(data, selection, values) {
     var target = data.target;
@@ -224,6 +254,8 @@
       files[name + ".yaml"] = configYaml(command, usable);
       files[name + ".env"] = envFile(command, usable);
     });
+    var manifests = kubernetesFiles(target, selection, commands, usable);
+    Object.keys(manifests).forEach(function (name) { files[name] = manifests[name]; });
     return files;
   }
 
