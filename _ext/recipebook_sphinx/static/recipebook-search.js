@@ -1,8 +1,37 @@
 /*
  * The site's search: a query pipeline and a scorer of its own on Sphinx's search index,
- * and summaries a reader can read. The twin of recipebook_sphinx/search/query.py, whose
- * docstring explains the steps; the tests run both on the built site and require the same
- * pages in the same order, so keep every step, number and tie-break in step with it.
+ * and summaries a reader can read. The one implementation: tests/js/*.test.js test it in
+ * Node.js (on small indexes and on a built site), tests/test_search_sets.py in Chromium.
+ *
+ * A query is cut into words (analyse):
+ *
+ * 1. Names with dots, hyphens or underscores between letters and digits (`A.X-K2`,
+ *    `gpt-oss-120b`, `--max-model-len`, `max_num_seqs`) stay one word; a page holds the
+ *    name if it holds all its parts, or if a page or section title contains it (`ax-k2`
+ *    is found in "Serving A.X-K2 ...").
+ * 2. Every other token is stemmed by the site's language (Korean particles and endings off,
+ *    Porter for Latin words, the glossary's spellings mapped to one key). Question words and
+ *    fillers (search/data/search_fillers.json: 어떻게, 몇, 법, how, does, need...) and stopwords are
+ *    left out, and so is a Korean word left a bare verb by its ending (켜려면, 띄워요: the
+ *    index holds nouns, the stemmer does not conjugate).
+ * 3. A word the index lacks is, in this order: split into index terms if it is an unspaced
+ *    Korean compound (설치매트릭스 → 설치 매트릭스, the fewest words, longest first);
+ *    matched to the terms it begins (파이프 → 파이프라인); matched to the terms one typo
+ *    away: one jamo (else one syllable) in a Korean word of three syllables or more, one
+ *    letter a typist confuses (ㅅ/ㅆ, ㅐ/ㅔ...) in a two-syllable one, one edit in an English
+ *    word (디코팅 → 디코딩, 캐씽 → 캐싱, speculatve → speculative); found in a title
+ *    (`gptoss`). Any other word stays, matching nothing, so that a question about
+ *    something the site lacks finds nothing.
+ *
+ * Each word weighs its inverse document frequency (a word on every page weighs almost
+ * nothing; an unknown word weighs as a word on one page). A page is shown if it holds at
+ * least RecipeSearchData.params (search/build.py PARAMS) `threshold` of the query's weight (`cover`: a word found only in
+ * the command explorer counts 0.75), and ranked by the weighted share it holds with each word
+ * counted by where (`rank`: page title 1, heading 0.85, text 0.7, explorer 0.5) and how
+ * (`quality`: 0.7 for a prefix, 0.8 for a typo, 0.9 for a title-only match), plus a bonus
+ * when all the query words stand together in the page title (0.5) or a section heading
+ * (0.3). A result links to the section whose heading holds more of the query than the page
+ * title.
  *
  * Reads RecipeSearchLanguage (language_data.js: the language's tokens, stemmer, glossary,
  * stopwords and fillers) and RecipeSearchData (recipebook-search-data.js: the scorer's
@@ -420,12 +449,13 @@ var RecipeSearch = (function () {
     return [makeWord(index, token, "unknown", [s], [])];
   }
 
-  function analyse(query, raw) {
+  /** Each name and token of the (NFC) query: [where it starts, its text, the words it gives (none: left out)]. */
+  function pieces(query, raw) {
     var index = prepare(raw);
     var text = query.normalize("NFC");
     var found = [];
     text.replace(NAME_RE, function (match, offset) {
-      found.push([offset, nameWords(index, match)]);
+      found.push([offset, match, nameWords(index, match)]);
       return match;
     });
     var blanked = text.replace(NAME_RE, function (match) {
@@ -433,16 +463,25 @@ var RecipeSearch = (function () {
     });
     var re = tokenRe();
     var m;
-    while ((m = re.exec(blanked)) !== null) found.push([m.index, tokenWords(index, m[0])]);
+    while ((m = re.exec(blanked)) !== null) found.push([m.index, m[0], tokenWords(index, m[0])]);
     found.sort(function (a, b) {
       return a[0] - b[0];
     });
+    return found;
+  }
+
+  function analyse(query, raw) {
     return [].concat.apply(
       [],
-      found.map(function (f) {
-        return f[1];
+      pieces(query, raw).map(function (f) {
+        return f[2];
       }),
     );
+  }
+
+  /** Whether a token is left out as a question word, a filler or a stopword (not as a bare verb). */
+  function leftOutAsFiller(token) {
+    return skipped(normalize(token), stem(token));
   }
 
   // ---------------------------------------------------------------------- ranking
@@ -787,6 +826,9 @@ var RecipeSearch = (function () {
   }
 
   return {
+    pieces: pieces,
+    leftOutAsFiller: leftOutAsFiller,
+    titleStems: titleStems,
     analyse: analyse,
     rank: rank,
     search: search,
