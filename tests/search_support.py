@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 NODE = shutil.which("node")
+# The pipeline as the extension ships it (a built tree holds a copy; the language's data is the tree's own).
+SEARCH_JS = Path(__file__).resolve().parents[1] / "_ext" / "recipebook_sphinx" / "static" / "recipebook-search.js"
 
 # Runs Sphinx's own searchtools.js, in the order the search page loads the scripts, and
 # prints the documents each query finds.
@@ -78,7 +80,7 @@ def _run_pipeline(tree: Path, queries: list[str], tokens: list[str]) -> dict:
     files = [
         static / "language_data.js",
         static / "recipebook-search-data.js",
-        static / "recipebook-search.js",
+        SEARCH_JS,
         tree / "searchindex.js",
     ]
     payload = json.dumps({"files": [str(f) for f in files], "queries": queries, "tokens": tokens})

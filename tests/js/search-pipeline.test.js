@@ -49,13 +49,59 @@ describe("scoring", () => {
   });
 
   test("a question about something the site lacks finds nothing", () => {
+    // its known words are on most pages; the words no page holds are most of its weight
     const raw = en.small({
       serving: { title: "Serving", body: "serve a model on the NPU" },
       install: { title: "Installation", body: "install the driver of the NPU" },
-      translating: { title: "Translating", body: "the catalogs of the site" },
+      translating: { title: "Translating", body: "the catalogs of the site, built for the NPU" },
+      routers: { title: "Routers", body: "serve behind a router on the NPU" },
+      caching: { title: "Caching", body: "serve with a prefix cache on the NPU" },
+      catalog: { title: "Catalogue", body: "every recipe for the NPU" },
     });
     assert.equal(en.ranked("how do I serve a model on the NPU", raw)[0], "serving");
     assert.deepEqual(en.ranked("how do I serve llama 3 70b on the NPU", raw), []); // no such page
+  });
+});
+
+describe("unknown words and ties", () => {
+  test("a word the index does not know lowers a result, it does not veto it", () => {
+    const raw = en.small({
+      caching: { title: "Prefix caching", body: "prefix caching keeps the cache" },
+      other: { title: "Translating", body: "the catalogs" },
+      third: { title: "Install", body: "the driver" },
+      fourth: { title: "Routers", body: "the router" },
+    });
+    assert.equal(en.ranked("prefix caching frobnicate", raw)[0], "caching");
+    const known = en.RecipeSearch.search("prefix caching", raw).hits[0].score;
+    const lowered = en.RecipeSearch.search("prefix caching frobnicate", raw).hits[0].score;
+    assert.ok(lowered < known, [lowered, known]);
+  });
+
+  test("equal scores go to the page whose headings hold the query, not to the first name", () => {
+    const raw = ko.small({
+      "a-guide": { title: "안내", body: "라우터 설명", headings: ["설치"] },
+      "b-recipe": { title: "레시피", headings: ["라우터 구성", "라우터 단계"], body: "내용" },
+      "c-other": { title: "기타", body: "라우터 내용" },
+    });
+    assert.equal(ko.ranked("라우터", raw)[0], "b-recipe");
+    // between pages alike but for their length, the shorter one: the word is more of it
+    const alike = en.small({
+      "a-long": { title: "Notes", body: "router and many other words about install driver catalogs cache" },
+      "b-short": { title: "More", body: "router" },
+    });
+    assert.deepEqual(en.ranked("router", alike), ["b-short", "a-long"]);
+  });
+
+  test("two swapped letters are one slip: gtp-oss finds gpt-oss", () => {
+    assert.equal(en.ranked("gtp-oss")[0], "recipes/gpt-oss-120b");
+  });
+
+  test("a word made only of question words and fillers is left out, not unknown", () => {
+    assert.deepEqual(ko.words("LMCache 켜는법"), [["LMCache", "exact"]]);
+    assert.deepEqual(en.words("howto install vllm-rbln"), [
+      ["install", "exact"],
+      ["vllm-rbln", "name"],
+    ]);
   });
 });
 

@@ -39,6 +39,8 @@ PARAMS: Final[dict[str, Any]] = {
     "rank": {"title": 1.0, "heading": 0.85, "body": 0.7, "explorer": 0.5},
     "quality": {"exact": 1.0, "prefix": 0.7, "typo": 0.8, "title": 0.9},
     "unknownDocs": 1,
+    # an unknown word weighs as a word on one page times this: it lowers a result, not vetoes it
+    "unknown": 0.7,
     "threshold": 0.5,
     "phraseTitle": 0.5,
     "phraseHeading": 0.3,

@@ -23,15 +23,20 @@
  *    (`gptoss`). Any other word stays, matching nothing, so that a question about
  *    something the site lacks finds nothing.
  *
+ * A word made only of question words and fillers (켜는법, 뭐하는거, howto) is left out.
+ *
  * Each word weighs its inverse document frequency (a word on every page weighs almost
- * nothing; an unknown word weighs as a word on one page). A page is shown if it holds at
+ * nothing; an unknown word weighs as a word on one page times `unknown`, 0.7: it lowers
+ * every result rather than vetoing it, and a query that is mostly such words finds nothing). A page is shown if it holds at
  * least RecipeSearchData.params (search/build.py PARAMS) `threshold` of the query's weight (`cover`: a word found only in
  * the command explorer counts 0.75), and ranked by the weighted share it holds with each word
  * counted by where (`rank`: page title 1, heading 0.85, text 0.7, explorer 0.5) and how
  * (`quality`: 0.7 for a prefix, 0.8 for a typo, 0.9 for a title-only match), plus a bonus
  * when all the query words stand together in the page title (0.5) or a section heading
- * (0.3). A result links to the section whose heading holds more of the query than the page
- * title.
+ * (0.3). Equal scores go to the page whose section headings hold more of the query, then to
+ * the shorter page (fewer index words); the index's order (by name) only between equal pages.
+ * A result links to the section whose heading holds more of the query than the page title.
+ * Typos: one edit, two neighbouring letters swapped counting as one (gtp-oss → gpt-oss).
  *
  * Reads RecipeSearchLanguage (language_data.js: the language's tokens, stemmer, glossary,
  * stopwords and fillers) and RecipeSearchData (recipebook-search-data.js: the scorer's
@@ -135,6 +140,16 @@ var RecipeSearch = (function () {
       }),
     );
     var vocabulary = new Set([].concat(Array.from(terms.keys()), Array.from(titleterms.keys())));
+    var size = docnames.map(function () {
+      return 0;
+    });
+    [terms, titleterms].forEach(function (map) {
+      map.forEach(function (docs) {
+        docs.forEach(function (doc) {
+          size[doc] += 1;
+        });
+      });
+    });
     var sortedTerms = Array.from(vocabulary).sort(byCodePoint);
     var hangul = new Map();
     sortedTerms.forEach(function (term) {
@@ -165,6 +180,7 @@ var RecipeSearch = (function () {
           return doc >= 0;
         }),
       vocabulary: vocabulary,
+      size: size,
       sortedTerms: sortedTerms,
       hangul: hangul,
       page: raw.titles.map(titleStems),
@@ -204,7 +220,12 @@ var RecipeSearch = (function () {
     var rest = function (x, from) {
       return x.slice(from).join(",");
     };
-    if (a.length === b.length) return rest(a, i + 1) === rest(b, i + 1);
+    if (a.length === b.length)
+      return (
+        rest(a, i + 1) === rest(b, i + 1) ||
+        // two neighbouring letters swapped (gtp for gpt) is one slip of the fingers
+        (i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] && rest(a, i + 2) === rest(b, i + 2))
+      );
     if (a.length > b.length) return rest(a, i + 1) === rest(b, i);
     return rest(a, i) === rest(b, i + 1);
   }
@@ -297,10 +318,14 @@ var RecipeSearch = (function () {
     return found;
   }
 
+  /** A word's weight: its inverse document frequency. A word no page holds weighs as a word on
+      one page, times params.unknown: it lowers every result, and only a query that is mostly
+      such words (a question about something the site lacks) finds nothing. */
   function weightOf(index, matches) {
     var pages = index.searchable.length;
     var holding = matches.size || P.unknownDocs;
-    return Math.log(1 + (pages - holding + 0.5) / (holding + 0.5));
+    var weight = Math.log(1 + (pages - holding + 0.5) / (holding + 0.5));
+    return matches.size ? weight : weight * P.unknown;
   }
 
   function makeWord(index, text, how, stems, alternatives, titleKey, keyQuality) {
@@ -350,23 +375,52 @@ var RecipeSearch = (function () {
     return index.vocabulary.has(s) && (part.length >= 2 || s !== part);
   }
 
-  function compound(index, word) {
-    if (!isHangul(word) || word.length < 2) return [];
+  /** The fewest parts an unspaced word is made of (null: none), each an index word or a filler;
+      a Latin word only of fillers and stopwords (howto, whatis). */
+  function split(index, word) {
+    var hangul = isHangul(word);
+    var ok = hangul
+      ? function (part) {
+          return partOk(index, part);
+        }
+      : function (part) {
+          return isFiller(part) || L.stopwords.has(part);
+        };
+    if (word.length < 2) return null;
     var best = new Array(word.length + 1).fill(null);
     best[word.length] = [];
     for (var start = word.length - 1; start >= 0; start--) {
       for (var end = word.length; end > start; end--) {
         var rest = best[end];
         var part = word.slice(start, end);
-        if (rest !== null && partOk(index, part)) {
+        if (rest !== null && ok(part)) {
           var candidate = [part].concat(rest);
           if (best[start] === null || candidate.length < best[start].length) best[start] = candidate;
         }
       }
     }
-    var parts = best[0] || [];
-    var contentful = parts.filter(function (p) { return !isFiller(p); });
-    return parts.length >= 2 && contentful.length ? contentful : [];
+    return best[0] && best[0].length >= 2 ? best[0] : null;
+  }
+
+  function compound(index, word) {
+    var parts = isHangul(word) ? split(index, word) || [] : [];
+    var contentful = parts.filter(function (p) {
+      return !isFiller(p);
+    });
+    return contentful.length ? contentful : [];
+  }
+
+  /** A word made only of question words and fillers (켜는법: 켜 + 법, 뭐하는거, howto): left out. */
+  function fillersOnly(index, lower, s) {
+    return [lower, s].some(function (word) {
+      var parts = split(index, word);
+      return (
+        parts !== null &&
+        parts.every(function (p) {
+          return isFiller(p) || L.stopwords.has(p);
+        })
+      );
+    });
   }
 
   function typos(index, lower, s, hangul) {
@@ -400,6 +454,7 @@ var RecipeSearch = (function () {
     var quality = P.quality;
     if (index.vocabulary.has(s)) return [exact(index, token, s)];
     var hangul = isHangul(s);
+    if (fillersOnly(index, lower, s)) return [];
     if (hangul) {
       var parts = compound(index, lower);
       if (!parts.length) parts = compound(index, s);
@@ -556,14 +611,28 @@ var RecipeSearch = (function () {
         })
       )
         score += P.phraseHeading;
-      scored.push([round(score), round(coverage), doc]);
+      scored.push([round(score), round(coverage), round(focus(index, doc, words)), index.size[doc], doc]);
     });
+    // equal scores: the page whose headings hold more of the query, then the shorter page (the
+    // words make more of it); the order of the index (by name) only between equal pages
     scored.sort(function (a, b) {
-      return b[0] - a[0] || b[1] - a[1] || a[2] - b[2];
+      return b[0] - a[0] || b[1] - a[1] || b[2] - a[2] || a[3] - b[3] || a[4] - b[4];
     });
     return scored.map(function (s) {
-      return hit(index, words, s[2], s[0], s[1]);
+      return hit(index, words, s[4], s[0], s[1]);
     });
+  }
+
+  /** How much of the query the page's section headings hold, each heading counted (the page is
+      about what many of its sections are about). */
+  function focus(index, doc, words) {
+    var sum = 0;
+    index.sectionStems[doc].forEach(function (section) {
+      words.forEach(function (word) {
+        if (holds(section, word)) sum += word.weight;
+      });
+    });
+    return sum;
   }
 
   function hit(index, words, doc, score, coverage) {
