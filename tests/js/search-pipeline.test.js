@@ -254,6 +254,11 @@ describe("the issue's questions on the built site", () => {
     assert.deepEqual(ko.ranked("텐서 병렬"), ["configuration"]);
   });
 
+  test("asking for a list finds the landing page's catalogue first", () => {
+    for (const query of ["model list", "supported models", "list of recipes"]) assert.equal(en.ranked(query)[0], "index", query);
+    for (const query of ["지원 모델", "모델 목록", "레시피 목록"]) assert.equal(ko.ranked(query)[0], "index", query);
+  });
+
   test("the guide that explains a feature ranks above the recipes that offer it", () => {
     assert.equal(ko.ranked("프리픽스 캐싱")[0], "configuration");
     assert.equal(en.ranked("prefix caching")[0], "configuration");
