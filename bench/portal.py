@@ -156,6 +156,10 @@ def recipe(item: Generated) -> dict[str, Any]:
     used = {axis for s in data["strategies"] for o in s["options"] for axis in o["grid"]["modes"]}
     used |= {axis for s in data["strategies"] for o in s["options"] for axis in o["grid"]["options"]}
     data["axes"] = [axis for axis in data["axes"] if axis["axis"] in used]
+    kinds = _kinds(item)
+    if kinds != "aggregated and prefill/decode disaggregated":  # the template's tag names both
+        data["text"]["en"]["tag"] = f"{kinds.capitalize()} vllm serve, verified on RBLN-CR13."
+        data["text"]["ko"]["tag"] = f"RBLN-CR13으로 검증된 {kinds} vllm serve 구성입니다."
     for language in data["text"].values():
         for key, value in language.items():
             language[key] = value.replace("RBLN-CR13", item.sku)
