@@ -23,6 +23,11 @@ the figures to _build/bench.json. Nothing here imports the Sphinx adapter.
   recipebook_render=recommended (only the selection it opens on).
 - Growth: bilingual generated sites of 10, 50 and 200 recipes (--curve), built once each:
   build time, per-recipe time, files and bytes of api/ and of the language trees.
+- Portals (bench/portal.py, project copies built with `make html`): one of --portal recipes
+  (default 200) of the shipped kind, ms a recipe; and portals of large recipes (--large-shape
+  tabs,targets each; default 20 tabs of 10 targets) at each of --large (default 10 and 100
+  recipes): seconds and output bytes a target, with the ratio of each to the first, from one run.
+  --only-portals measures these alone (with --json, the figures go to that file, e.g. _build/).
 """
 
 from __future__ import annotations
@@ -454,6 +459,77 @@ def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str) -> float:
     return time.perf_counter() - start
 
 
+# -- portals of bench/portal.py: many realistic recipes, and many large ones --------------------
+
+
+def portal_build(work: Path, count: int, large: tuple[int, int] | None = None) -> dict:
+    """A generated portal (bench/portal.py) of `count` recipes, built as `make html` builds it in
+    its project copy (both languages side by side): seconds, recipes, targets and output bytes."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import portal
+
+    project = work / f"portal-{count}{'-large' if large else ''}"
+    shutil.rmtree(project, ignore_errors=True)
+    portal.write(project, count, large=large)
+    paths = sorted(p for p in (project / "recipes").glob("*.json") if p.name != "schema.json")
+    targets = sum(1 for p in paths for _s, _t in load(p).targets())
+    make_env = {k: v for k, v in ENV.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "PYTHONPATH")}
+    start = time.perf_counter()
+    subprocess.run(
+        ["make", "-s", "html", "SPHINXOPTS="], check=True, cwd=project, env=make_env, stdout=subprocess.DEVNULL
+    )
+    seconds = time.perf_counter() - start
+    sizes = output_sizes(project / "_build" / "html")
+    output = sizes["api"]["bytes"] + sizes["trees"]["bytes"]
+    shutil.rmtree(project, ignore_errors=True)
+    return {"recipes": count, "targets": targets, "seconds": seconds, "bytes": output, "large": large}
+
+
+def portals(work: Path, count: int, large_counts: list[int], shape: tuple[int, int], log) -> dict:
+    """The portal of `count` recipes of the shipped kind (ms per recipe), and portals of large
+    recipes (`shape`: tabs, targets each) at each of `large_counts` (s and bytes per target)."""
+    found: dict = {"shipped_kind": None, "large": []}
+    if count:
+        found["shipped_kind"] = portal_build(work, count)
+        log(f"portal of {count}: {found['shipped_kind']['seconds']:.1f} s")
+    for n in large_counts:
+        found["large"].append(portal_build(work, n, large=shape))
+        log(f"large portal of {n}: {found['large'][-1]['seconds']:.1f} s")
+    return found
+
+
+def portal_lines(f: dict) -> list[str]:
+    """The portals' table: per recipe for the shipped kind, per target for the large ones; the last
+    row's ratio against the first says whether the cost grows with recipes, not faster."""
+    p = f["shipped_kind"]
+    lines = []
+    if p:
+        lines += [
+            "",
+            f"Portal of {p['recipes']} recipes of the shipped kind (bench/portal.py, both languages): "
+            f"{p['seconds']:.1f} s, {1000 * p['seconds'] / p['recipes']:.0f} ms a recipe (goal: 150 ms or less).",
+        ]
+    lines += [
+        "",
+        "| Large-recipe portal | Targets | Build | s / target | bytes / target |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    first = f["large"][0] if f["large"] else None
+    for row in f["large"]:
+        per_s, per_b = row["seconds"] / row["targets"], row["bytes"] / row["targets"]
+        ratio = ""
+        if first is not None and row is not first:
+            ratio = (
+                f" (x{per_s / (first['seconds'] / first['targets']):.2f},"
+                f" x{per_b / (first['bytes'] / first['targets']):.2f} of {first['recipes']})"
+            )
+        lines.append(
+            f"| {row['recipes']} recipes | {row['targets']:,} | {row['seconds']:.1f} s | {per_s:.3f}{ratio} "
+            f"| {kib(per_b)} |"
+        )
+    return lines
+
+
 def make_html(build: Path, *variables: str) -> float:
     make_env = {k: v for k, v in ENV.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
     shutil.rmtree(build, ignore_errors=True)
@@ -497,6 +573,16 @@ def main(argv: list[str] | None = None) -> int:
         default=2,
         help="builds per figure; the fastest counts (default 2; at least 3 for the interleaved extension rounds and the engine)",
     )
+    parser.add_argument(
+        "--portal", type=int, default=200, help="recipes in the generated portal (default 200; 0: none)"
+    )
+    parser.add_argument(
+        "--large", default="10,100", help="recipe counts of the large-recipe portals (default 10,100; empty: none)"
+    )
+    parser.add_argument(
+        "--large-shape", default="20,10", help="tabs and targets per tab of a large recipe (default 20,10)"
+    )
+    parser.add_argument("--only-portals", action="store_true", help="measure the portals only")
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (default: a temporary folder)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--readme", action="store_true", help="write the table into README.md")
@@ -509,6 +595,15 @@ def main(argv: list[str] | None = None) -> int:
     log = lambda text: print(f"# {text}", file=sys.stderr, flush=True)  # noqa: E731
     try:
         log(f"working in {work}")
+        shape = tuple(int(n) for n in args.large_shape.split(","))
+        large_counts = [int(n) for n in args.large.split(",") if n.strip()]
+        figures["portals"] = portals(work, args.portal, large_counts, shape, log)
+        if args.only_portals:
+            table = "\n".join(portal_lines(figures["portals"]))
+            print(table)
+            if args.json:
+                Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+            return 0
         # the shipped site as make html builds it: languages side by side, then one after the other
         make_html(work / "shipped")  # warm-up: catalogs compiled, caches filled; not counted
         side, turn = [], []
@@ -675,6 +770,8 @@ def report(f: dict) -> str:
             f"| {c['recipes']} | {c['selections']:,} | {c['seconds']:.1f} s | {1000 * c['seconds'] / c['recipes']:.0f} ms "
             f"| {c['api']['files']:,} | {kib(c['api']['bytes'])} | {c['trees']['files']:,} | {kib(c['trees']['bytes'])} |"
         )
+    if "portals" in f:
+        lines += portal_lines(f["portals"])
     return "\n".join(lines)
 
 

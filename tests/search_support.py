@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 NODE = shutil.which("node")
+# The pipeline as the extension ships it (a built tree holds a copy; the language's data is the tree's own).
+SEARCH_JS = Path(__file__).resolve().parents[1] / "_ext" / "recipebook_sphinx" / "static" / "recipebook-search.js"
 
 # Runs Sphinx's own searchtools.js, in the order the search page loads the scripts, and
 # prints the documents each query finds.
@@ -55,30 +57,46 @@ const context = vm.createContext({ Search: { setIndex: (data) => (index = data) 
 context.window = context;
 for (const file of input.files) vm.runInContext(fs.readFileSync(file, "utf8"), context, { filename: file });
 const RecipeSearch = vm.runInContext("RecipeSearch", context);
-process.stdout.write(JSON.stringify(input.queries.map((query) => {
+const word = (w) => ({ text: w.text, how: w.how, weight: w.weight, stems: [...w.stems],
+  pages: [...w.matches.keys()].sort((a, b) => a - b) });
+const results = input.queries.map((query) => {
   const result = RecipeSearch.search(query, index);
   return {
-    words: result.words.map((w) => ({ text: w.text, how: w.how, weight: w.weight,
-      pages: [...w.matches.keys()].sort((a, b) => a - b) })),
+    words: result.words.map(word),
     hits: result.hits.map((h) => [h.docname, h.anchor, h.score, h.coverage]),
+    pieces: RecipeSearch.pieces(query, index).map(([start, text, words]) => ({
+      start, text, words: words.map(word), filler: RecipeSearch.leftOutAsFiller(text) })),
   };
-})));
+});
+const fillers = Object.fromEntries((input.tokens || []).map((t) => [t, RecipeSearch.leftOutAsFiller(t)]));
+process.stdout.write(JSON.stringify({ results, fillers }));
 """
 
 
-def pipeline(tree: Path, queries: list[str]) -> dict[str, dict]:
-    """What the site's search page ranks for each query: its words and [docname, anchor, score, coverage]."""
+def _run_pipeline(tree: Path, queries: list[str], tokens: list[str]) -> dict:
     if NODE is None:
         pytest.fail("Node.js is not installed; run .ci/run or apt-get install nodejs")
     static = tree / "_static"
     files = [
         static / "language_data.js",
         static / "recipebook-search-data.js",
-        static / "recipebook-search.js",
+        SEARCH_JS,
         tree / "searchindex.js",
     ]
-    payload = json.dumps({"files": [str(f) for f in files], "queries": queries})
+    payload = json.dumps({"files": [str(f) for f in files], "queries": queries, "tokens": tokens})
     result = subprocess.run(
         [NODE, "-e", PIPELINE_RUNNER], input=payload, capture_output=True, text=True, check=True, timeout=300
     )
-    return dict(zip(queries, json.loads(result.stdout), strict=True))
+    return json.loads(result.stdout)
+
+
+def pipeline(tree: Path, queries: list[str]) -> dict[str, dict]:
+    """What the site's search page does with each query: its words, its hits ([docname, anchor,
+    score, coverage], best first) and its pieces (each name and token of the query: start, text,
+    the words it gave, whether it was left out as a filler)."""
+    return dict(zip(queries, _run_pipeline(tree, queries, [])["results"], strict=True))
+
+
+def left_out_as_filler(tree: Path, tokens: list[str]) -> dict[str, bool]:
+    """Whether the search page leaves each token out as a question word, a filler or a stopword."""
+    return _run_pipeline(tree, [], tokens)["fillers"]

@@ -35,7 +35,7 @@ from bs4 import BeautifulSoup
 
 import query_sets
 from recipebook_sphinx.search.korean import STOPWORDS, stem_spelling
-from recipebook_sphinx.search.query import Index, Language, Searcher
+from search_support import left_out_as_filler, pipeline
 
 HANGUL_WORD = re.compile(r"[\uac00-\ud7a3]+")
 # Kiwi's tags of content morphemes: nouns (common, proper, bound), numerals, pronouns, roots,
@@ -149,7 +149,7 @@ def test_the_check_finds_a_missing_ending(kiwi, tmp_path):
 # ------------------------------------------------------------- the query pipeline
 #
 # Every Hangul token of every Korean reader query (tests/search_sets) goes through the
-# site's query pipeline on the built site (recipebook_sphinx.search.query) and through Kiwi
+# site's query pipeline on the built site (recipebook-search.js, in Node.js) and through Kiwi
 # (the whole query, so Kiwi reads each word in its sentence). What the pipeline did with
 # the token is compared with Kiwi's analysis of its span:
 #
@@ -180,30 +180,34 @@ class _Span:
     start: int
 
 
-def query_findings(kiwi, searcher, queries: list[str]) -> Iterator[tuple[str, str, str, str, bool]]:
+def query_findings(kiwi, tree: Path, queries: list[str]) -> Iterator[tuple[str, str, str, str, bool]]:
     """(query, token, what the pipeline did, Kiwi's analysis of the token's span, by design) per Hangul token."""
-    for query in queries:
-        text = unicodedata.normalize("NFC", query)
-        analysis = kiwi.tokenize(text)
-        for start, token, words in searcher.pieces(text):
+    texts = [unicodedata.normalize("NFC", query) for query in queries]
+    ran = pipeline(tree, texts)
+    analyses = {text: kiwi.tokenize(text) for text in texts}
+    filler = left_out_as_filler(tree, sorted({t.form for analysis in analyses.values() for t in analysis}))
+    for query, text in zip(queries, texts, strict=True):
+        analysis = analyses[text]
+        for piece in ran[text]["pieces"]:
+            start, token, words = piece["start"], piece["text"], piece["words"]
             if not HANGUL_WORD.fullmatch(token):
                 continue
             span = [_Span(t.form, t.tag, t.start - start) for t in analysis if start <= t.start < start + len(token)]
             kiwi_text = " ".join(f"{t.form}/{t.tag}" for t in span)
             stem, used = analyser_stem(span)
             if not words:
-                if searcher.left_out_as_filler(token):
+                if piece["filler"]:
                     yield query, token, "left out (filler)", kiwi_text, True
                 else:
                     verb = any(t.tag in VERBS for t in span[:2])
                     yield query, token, "left out (verb)", kiwi_text, verb or token in REVIEWED_QUERIES
                 continue
-            how = words[0].how
+            how = words[0]["how"]
             if how == "typo":
-                yield query, token, f"typo → {words[0].stems[0]}", kiwi_text, True
+                yield query, token, f"typo → {words[0]['stems'][0]}", kiwi_text, True
             elif how == "compound":
-                parts = [word.text for word in words]
-                nouns = [t.form for t in span if t.tag in QUERY_NOUNS and not searcher.left_out_as_filler(t.form)]
+                parts = [word["text"] for word in words]
+                nouns = [t.form for t in span if t.tag in QUERY_NOUNS and not filler[t.form]]
                 agree = "".join(nouns) == "".join(parts) or token in REVIEWED_QUERIES
                 yield query, token, f"compound {' + '.join(parts)}", kiwi_text, agree
             else:
@@ -218,8 +222,7 @@ def korean_queries() -> list[str]:
 
 
 def test_every_korean_query_word_is_handled_as_the_analyser_reads_it(kiwi, site):
-    searcher = Searcher(Index.load(site / "ko"), Language.of("ko"))
-    found = list(query_findings(kiwi, searcher, korean_queries()))
+    found = list(query_findings(kiwi, site / "ko", korean_queries()))
     gaps = [f"{query!r}: {token}: {ours} (Kiwi: {analysis})" for query, token, ours, analysis, ok in found if not ok]
     print(f"{len(found)} Hangul words in {len(korean_queries())} Korean queries, {len(gaps)} not by design")
     for query, token, ours, analysis, ok in found:

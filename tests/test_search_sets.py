@@ -5,9 +5,8 @@ Each query of tests/search_sets is typed into ``en/search.html`` or ``ko/search.
 reader does (the page's URL), and the pages listed are scored against the set's
 expectations (tests/query_sets.py): recall@5, wrong first results, unanswerable queries
 that correctly find nothing. The floors below were set before the held-back parts were
-first measured; the README gives the figures. The pages the browser lists must also be the
-Python twin's (tests/test_search_pipeline.py checks the twin against the JavaScript in
-Node.js on every query; this checks it against the page itself).
+first measured; the README gives the figures. The pages the browser lists must also be the ones
+the same pipeline ranks in Node.js (where tests/js/ tests it), so those tests hold for the page.
 
 Summaries: the text a result's summary is cut from keeps the parts of a page apart (a
 selector's legend from its choices, a definition's term from its description), and leaves
@@ -22,7 +21,7 @@ import pytest
 
 import query_sets
 from browser_support import settle
-from recipebook_sphinx.search.query import Index, Language, Searcher
+from search_support import pipeline
 
 pytestmark = pytest.mark.browser
 
@@ -49,15 +48,15 @@ def page(browser):
 def test_reader_queries_find_their_pages_on_the_search_page(page, server, site, language, part):
     entries = query_sets.load(language, part)
     base = f"{server}/{language}"
-    twin = Searcher(Index.load(site / language), Language.of(language))
+    ranked = pipeline(site / language, [entry["query"] for entry in entries])
     results, differ = {}, []
     for entry in entries:
         query = entry["query"]
         items = query_sets.browser_search(page, base, query)
         shown = [(item["doc"], f"#{item['anchor']}" if item["anchor"] else "") for item in items]
-        expected = [(hit.docname, hit.anchor) for hit in twin.search(query)[1]]
+        expected = [(doc, anchor) for doc, anchor, _score, _coverage in ranked[query]["hits"]]
         if shown != expected:
-            differ.append(f"{query!r}: page {shown}, twin {expected}")
+            differ.append(f"{query!r}: page {shown}, Node.js {expected}")
         results[query] = [doc for doc, _anchor in shown]
     figures = query_sets.figures(entries, results, query_sets.page_texts(site / language))
     print(f"{language} {part} ({len(entries)} queries): {figures.line()}")

@@ -225,6 +225,23 @@ class CatalogueEntry:
     npus: tuple[int, ...]
     skus: tuple[str, ...]
     verified: str  # the latest verification date of any target
+    kinds: tuple[str, ...] = ()  # of CATALOGUE_KINDS: how its strategies serve
+    features: tuple[str, ...] = ()  # of CATALOGUE_FEATURES: what some selection turns on
+
+
+#: Kinds of strategy the catalogue can narrow to: one server role per target (aggregated), or
+#: prefill and decode roles (disaggregated).
+CATALOGUE_KINDS = ("aggregated", "disaggregated")
+#: Features the catalogue can narrow to, each by the engine flag that turns it on.
+CATALOGUE_FEATURES = {"speculative-decoding": "--speculative-config", "kv-offload": "--kv-transfer-config"}
+
+
+def catalogue_kinds(recipe: Recipe) -> tuple[str, ...]:
+    found = set()
+    for _s, target in recipe.targets():
+        roles = {role.role for role in target.grid.base}
+        found.add("disaggregated" if {"prefill", "decode"} <= roles else "aggregated")
+    return tuple(kind for kind in CATALOGUE_KINDS if kind in found)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -463,6 +480,8 @@ def build_page(recipe: Recipe, *, only_default: bool = False, pinned: Mapping[st
             npus=tuple(sorted({t.npus for _s, t in targets})),
             skus=tuple(sorted({sku for _s, t in targets for sku in t.skus})),
             verified=max(t.verified for _s, t in targets),
+            kinds=catalogue_kinds(recipe),
+            features=tuple(key for key, flag in CATALOGUE_FEATURES.items() if flag in flags_in_use(recipe)),
         ),
         strategies=strategies,
     )

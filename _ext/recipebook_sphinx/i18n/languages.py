@@ -100,6 +100,19 @@ def add_ui_strings(app: Sphinx) -> None:
             "Use letters, digits and . - _ : / only: quotes, spaces, $, backquotes and other shell characters would "
             "change the command."
         ),
+        # the catalogue's filters
+        "Narrow the list": _("Narrow the list"),
+        "Provider": _("Provider"),
+        "NPU": _("NPU"),
+        "NPU count": _("NPU count"),
+        "Strategy kind": _("Strategy kind"),
+        "Feature": _("Feature"),
+        "Any": _("Any"),
+        "Aggregated": _("Aggregated"),
+        "Prefill/decode disaggregated": _("Prefill/decode disaggregated"),
+        "Speculative decoding": _("Speculative decoding"),
+        "KV offload": _("KV offload"),
+        "{shown} of {total} recipes": _("{shown} of {total} recipes"),
     }
     app.add_js_file(None, body=f"window.RB_STRINGS = {script_json(strings)};")
     if current(app.config) != "en" and (script := _search_count_script()):

@@ -455,6 +455,10 @@ def every_page(directive: SphinxDirective) -> Iterator[RecipePage]:
             yield store.page(directive.env, recipe)
 
 
+# each column's class: the catalogue's filters (recipebook.js) read the provider, SKU and NPU cells
+CATALOGUE_COLUMNS = ("model", "provider", "facts", "strategies", "npus", "sku", "verified")
+
+
 class CatalogueDirective(SphinxDirective):
     """Every recipe in the recipes folder, linking its page."""
 
@@ -462,8 +466,10 @@ class CatalogueDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         rows: list[list[nodes.Node | str]] = []
+        row_classes: list[list[str]] = []
         for page in every_page(self):
             recipe, entry = page.recipe, page.catalogue
+            row_classes.append([f"rb-kind-{kind}" for kind in entry.kinds] + [f"rb-has-{f}" for f in entry.features])
             rows.append(
                 [
                     _para(recipe_link(self, recipe.name)),
@@ -479,10 +485,12 @@ class CatalogueDirective(SphinxDirective):
             return _untranslatable([_para(_("No recipes yet."))])
         headers = [_("Model"), _("Provider"), _("Facts"), _("Strategies"), _("NPUs"), _("SKU"), _("Verified")]
         table = _table(headers, rows, classes=("rb-catalogue",))
-        for row in table.findall(nodes.row):
-            if isinstance(row.parent, nodes.tbody):
-                for entry, header in zip(row.children, headers, strict=True):
-                    entry["rb_label"] = header
+        body_rows = [row for row in table.findall(nodes.row) if isinstance(row.parent, nodes.tbody)]
+        for row, classes in zip(body_rows, row_classes, strict=True):
+            row["classes"] += classes
+            for entry, header, column in zip(row.children, headers, CATALOGUE_COLUMNS, strict=True):
+                entry["rb_label"] = header
+                entry["classes"].append(f"rb-col-{column}")
         return _untranslatable([table])
 
 

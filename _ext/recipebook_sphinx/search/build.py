@@ -6,8 +6,9 @@
   scorer counts a word found only there below the same word in the page's text, so the
   guide that explains a feature ranks above the recipe pages that merely offer it.
 - On the search page only, :func:`page_context` writes ``_static/recipebook-search-data.js``
-  (those terms, the scorer's numbers of :data:`.query.PARAMS`, the page's translated
-  strings) and adds it and ``recipebook-search.js`` (the pipeline, twin of :mod:`.query`).
+  (those terms, the scorer's numbers of :data:`PARAMS`, the page's translated strings) and
+  adds it and ``recipebook-search.js`` (the query pipeline and scorer, whose head comment
+  explains the steps; tested in Node.js by ``tests/js/``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Set
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -27,9 +28,47 @@ from sphinx.search import SearchLanguage, languages
 from .. import store
 from ..config import language as current_language
 from ..page.nodes import recipe_explorer
-from .query import CONFUSABLE_JAMO, PARAMS
 
 _ = get_translation("recipebook")
+
+#: The scorer's numbers; read by the search page (``recipebook-search-data.js``).
+PARAMS: Final[dict[str, Any]] = {
+    # how much a word found in each place counts: towards showing the page at all (cover), and
+    # towards its rank (rank)
+    "cover": {"title": 1.0, "heading": 1.0, "body": 1.0, "explorer": 0.75},
+    "rank": {"title": 1.0, "heading": 0.85, "body": 0.7, "explorer": 0.5},
+    "quality": {"exact": 1.0, "prefix": 0.7, "typo": 0.8, "title": 0.9},
+    "unknownDocs": 1,
+    # an unknown word weighs as a word on one page times this: it lowers a result, not vetoes it
+    "unknown": 0.7,
+    "threshold": 0.5,
+    "phraseTitle": 0.5,
+    "phraseHeading": 0.3,
+    "minHangul": 2,  # syllables, for a prefix or a typo
+    "minLatin": 4,  # letters, for a prefix, a typo or a title match
+}
+
+#: Letters a Korean typist confuses: a consonant with its tense or aspirated partner (the
+#: tense ones are the shifted keys), vowels that sound alike or differ by the y-glide (ㅓ/ㅕ
+#: are neighbouring keys), final consonants pronounced alike. In a two-syllable word, a typo
+#: is one of these; a longer word may have any one letter wrong.
+CONFUSABLE_JAMO: Final = (
+    "\u1100\u1101\u110f",  # ㄱ ㄲ ㅋ
+    "\u1103\u1104\u1110",  # ㄷ ㄸ ㅌ
+    "\u1107\u1108\u1111",  # ㅂ ㅃ ㅍ
+    "\u1109\u110a",  # ㅅ ㅆ
+    "\u110c\u110d\u110e",  # ㅈ ㅉ ㅊ
+    "\u1161\u1163",  # ㅏ ㅑ
+    "\u1165\u1167",  # ㅓ ㅕ
+    "\u1169\u116d",  # ㅗ ㅛ
+    "\u116e\u1172",  # ㅜ ㅠ
+    "\u116e\u1173",  # ㅜ ㅡ
+    "\u1162\u1164\u1166\u1168",  # ㅐ ㅒ ㅔ ㅖ
+    "\u116b\u116c\u1170",  # ㅙ ㅚ ㅞ
+    "\u11a8\u11a9\u11bf",  # final ㄱ ㄲ ㅋ
+    "\u11ae\u11ba\u11bb\u11bd\u11be\u11c0\u11c2",  # final ㄷ ㅅ ㅆ ㅈ ㅊ ㅌ ㅎ
+    "\u11b8\u11c1",  # final ㅂ ㅍ
+)
 
 DATA_JS = "recipebook-search-data.js"
 SEARCH_JS = "recipebook-search.js"

@@ -2,8 +2,8 @@
 
 Sphinx's own English language stems the index with the Python Snowball "english"
 stemmer and the query with an older JavaScript build of it, and the two disagree on
-some words (see :mod:`.words`); the site's query pipeline (``recipebook-search.js``) also
-has a Python twin (:mod:`.query`) that must find what the browser finds. So the English
+some words (see :mod:`.words`), and the site's query pipeline (``recipebook-search.js``)
+must find in the browser what the index was built with. So the English
 site, like the Korean one, cuts text into the tokens of :mod:`.words`, stems them with
 Porter in both places, and maps the spellings of ``data/search_en_glossary.json``
 (``disagg`` → disaggregated, ``k8s`` → kubernetes) to one index key. Stopwords are

@@ -19,7 +19,7 @@ The same rules run in the browser: :func:`js_stemmer_code` and :func:`js_splitte
 generate the JavaScript ``Stemmer`` class and ``splitQuery`` function from the data in
 this module and the glossary file, so the index (built here) and the query (stemmed in
 the browser) agree; they also define ``RecipeSearchLanguage``, what the site's query
-pipeline (``recipebook-search.js``, twin of :mod:`.query`) needs of the language.  Latin
+pipeline (``recipebook-search.js``) needs of the language.  Latin
 words go through Porter on both sides (see :mod:`.words`).
 """
 

@@ -119,7 +119,7 @@ TOKEN_JS: Final = HANGUL_CLASS + "+|(?:(?!" + HANGUL_CLASS + r")[\p{L}\p{N}_])+"
 
 _LANGUAGE_JS: Final = """\
 /* What the site's query pipeline (recipebook-search.js) reads of the language; generated
-   by recipebook_sphinx.search.words, the twin of recipebook_sphinx.search.query's Language. */
+   by recipebook_sphinx.search.words. */
 var RecipeSearchLanguage = {
   code: @CODE@,
   hangul: @HANGUL@,

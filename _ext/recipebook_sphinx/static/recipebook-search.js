@@ -1,8 +1,42 @@
 /*
  * The site's search: a query pipeline and a scorer of its own on Sphinx's search index,
- * and summaries a reader can read. The twin of recipebook_sphinx/search/query.py, whose
- * docstring explains the steps; the tests run both on the built site and require the same
- * pages in the same order, so keep every step, number and tie-break in step with it.
+ * and summaries a reader can read. The one implementation: tests/js/*.test.js test it in
+ * Node.js (on small indexes and on a built site), tests/test_search_sets.py in Chromium.
+ *
+ * A query is cut into words (analyse):
+ *
+ * 1. Names with dots, hyphens or underscores between letters and digits (`A.X-K2`,
+ *    `gpt-oss-120b`, `--max-model-len`, `max_num_seqs`) stay one word; a page holds the
+ *    name if it holds all its parts, or if a page or section title contains it (`ax-k2`
+ *    is found in "Serving A.X-K2 ...").
+ * 2. Every other token is stemmed by the site's language (Korean particles and endings off,
+ *    Porter for Latin words, the glossary's spellings mapped to one key). Question words and
+ *    fillers (search/data/search_fillers.json: 어떻게, 몇, 법, how, does, need...) and stopwords are
+ *    left out, and so is a Korean word left a bare verb by its ending (켜려면, 띄워요: the
+ *    index holds nouns, the stemmer does not conjugate).
+ * 3. A word the index lacks is, in this order: split into index terms if it is an unspaced
+ *    Korean compound (설치매트릭스 → 설치 매트릭스, the fewest words, longest first);
+ *    matched to the terms it begins (파이프 → 파이프라인); matched to the terms one typo
+ *    away: one jamo (else one syllable) in a Korean word of three syllables or more, one
+ *    letter a typist confuses (ㅅ/ㅆ, ㅐ/ㅔ...) in a two-syllable one, one edit in an English
+ *    word (디코팅 → 디코딩, 캐씽 → 캐싱, speculatve → speculative); found in a title
+ *    (`gptoss`). Any other word stays, matching nothing, so that a question about
+ *    something the site lacks finds nothing.
+ *
+ * A word made only of question words and fillers (켜는법, 뭐하는거, howto) is left out.
+ *
+ * Each word weighs its inverse document frequency (a word on every page weighs almost
+ * nothing; an unknown word weighs as a word on one page times `unknown`, 0.7: it lowers
+ * every result rather than vetoing it, and a query that is mostly such words finds nothing). A page is shown if it holds at
+ * least RecipeSearchData.params (search/build.py PARAMS) `threshold` of the query's weight (`cover`: a word found only in
+ * the command explorer counts 0.75), and ranked by the weighted share it holds with each word
+ * counted by where (`rank`: page title 1, heading 0.85, text 0.7, explorer 0.5) and how
+ * (`quality`: 0.7 for a prefix, 0.8 for a typo, 0.9 for a title-only match), plus a bonus
+ * when all the query words stand together in the page title (0.5) or a section heading
+ * (0.3). Equal scores go to the page whose section headings hold more of the query, then to
+ * the shorter page (fewer index words); the index's order (by name) only between equal pages.
+ * A result links to the section whose heading holds more of the query than the page title.
+ * Typos: one edit, two neighbouring letters swapped counting as one (gtp-oss → gpt-oss).
  *
  * Reads RecipeSearchLanguage (language_data.js: the language's tokens, stemmer, glossary,
  * stopwords and fillers) and RecipeSearchData (recipebook-search-data.js: the scorer's
@@ -106,6 +140,16 @@ var RecipeSearch = (function () {
       }),
     );
     var vocabulary = new Set([].concat(Array.from(terms.keys()), Array.from(titleterms.keys())));
+    var size = docnames.map(function () {
+      return 0;
+    });
+    [terms, titleterms].forEach(function (map) {
+      map.forEach(function (docs) {
+        docs.forEach(function (doc) {
+          size[doc] += 1;
+        });
+      });
+    });
     var sortedTerms = Array.from(vocabulary).sort(byCodePoint);
     var hangul = new Map();
     sortedTerms.forEach(function (term) {
@@ -136,6 +180,7 @@ var RecipeSearch = (function () {
           return doc >= 0;
         }),
       vocabulary: vocabulary,
+      size: size,
       sortedTerms: sortedTerms,
       hangul: hangul,
       page: raw.titles.map(titleStems),
@@ -175,7 +220,12 @@ var RecipeSearch = (function () {
     var rest = function (x, from) {
       return x.slice(from).join(",");
     };
-    if (a.length === b.length) return rest(a, i + 1) === rest(b, i + 1);
+    if (a.length === b.length)
+      return (
+        rest(a, i + 1) === rest(b, i + 1) ||
+        // two neighbouring letters swapped (gtp for gpt) is one slip of the fingers
+        (i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] && rest(a, i + 2) === rest(b, i + 2))
+      );
     if (a.length > b.length) return rest(a, i + 1) === rest(b, i);
     return rest(a, i) === rest(b, i + 1);
   }
@@ -268,10 +318,14 @@ var RecipeSearch = (function () {
     return found;
   }
 
+  /** A word's weight: its inverse document frequency. A word no page holds weighs as a word on
+      one page, times params.unknown: it lowers every result, and only a query that is mostly
+      such words (a question about something the site lacks) finds nothing. */
   function weightOf(index, matches) {
     var pages = index.searchable.length;
     var holding = matches.size || P.unknownDocs;
-    return Math.log(1 + (pages - holding + 0.5) / (holding + 0.5));
+    var weight = Math.log(1 + (pages - holding + 0.5) / (holding + 0.5));
+    return matches.size ? weight : weight * P.unknown;
   }
 
   function makeWord(index, text, how, stems, alternatives, titleKey, keyQuality) {
@@ -321,23 +375,52 @@ var RecipeSearch = (function () {
     return index.vocabulary.has(s) && (part.length >= 2 || s !== part);
   }
 
-  function compound(index, word) {
-    if (!isHangul(word) || word.length < 2) return [];
+  /** The fewest parts an unspaced word is made of (null: none), each an index word or a filler;
+      a Latin word only of fillers and stopwords (howto, whatis). */
+  function split(index, word) {
+    var hangul = isHangul(word);
+    var ok = hangul
+      ? function (part) {
+          return partOk(index, part);
+        }
+      : function (part) {
+          return isFiller(part) || L.stopwords.has(part);
+        };
+    if (word.length < 2) return null;
     var best = new Array(word.length + 1).fill(null);
     best[word.length] = [];
     for (var start = word.length - 1; start >= 0; start--) {
       for (var end = word.length; end > start; end--) {
         var rest = best[end];
         var part = word.slice(start, end);
-        if (rest !== null && partOk(index, part)) {
+        if (rest !== null && ok(part)) {
           var candidate = [part].concat(rest);
           if (best[start] === null || candidate.length < best[start].length) best[start] = candidate;
         }
       }
     }
-    var parts = best[0] || [];
-    var contentful = parts.filter(function (p) { return !isFiller(p); });
-    return parts.length >= 2 && contentful.length ? contentful : [];
+    return best[0] && best[0].length >= 2 ? best[0] : null;
+  }
+
+  function compound(index, word) {
+    var parts = isHangul(word) ? split(index, word) || [] : [];
+    var contentful = parts.filter(function (p) {
+      return !isFiller(p);
+    });
+    return contentful.length ? contentful : [];
+  }
+
+  /** A word made only of question words and fillers (켜는법: 켜 + 법, 뭐하는거, howto): left out. */
+  function fillersOnly(index, lower, s) {
+    return [lower, s].some(function (word) {
+      var parts = split(index, word);
+      return (
+        parts !== null &&
+        parts.every(function (p) {
+          return isFiller(p) || L.stopwords.has(p);
+        })
+      );
+    });
   }
 
   function typos(index, lower, s, hangul) {
@@ -371,6 +454,7 @@ var RecipeSearch = (function () {
     var quality = P.quality;
     if (index.vocabulary.has(s)) return [exact(index, token, s)];
     var hangul = isHangul(s);
+    if (fillersOnly(index, lower, s)) return [];
     if (hangul) {
       var parts = compound(index, lower);
       if (!parts.length) parts = compound(index, s);
@@ -420,12 +504,13 @@ var RecipeSearch = (function () {
     return [makeWord(index, token, "unknown", [s], [])];
   }
 
-  function analyse(query, raw) {
+  /** Each name and token of the (NFC) query: [where it starts, its text, the words it gives (none: left out)]. */
+  function pieces(query, raw) {
     var index = prepare(raw);
     var text = query.normalize("NFC");
     var found = [];
     text.replace(NAME_RE, function (match, offset) {
-      found.push([offset, nameWords(index, match)]);
+      found.push([offset, match, nameWords(index, match)]);
       return match;
     });
     var blanked = text.replace(NAME_RE, function (match) {
@@ -433,16 +518,25 @@ var RecipeSearch = (function () {
     });
     var re = tokenRe();
     var m;
-    while ((m = re.exec(blanked)) !== null) found.push([m.index, tokenWords(index, m[0])]);
+    while ((m = re.exec(blanked)) !== null) found.push([m.index, m[0], tokenWords(index, m[0])]);
     found.sort(function (a, b) {
       return a[0] - b[0];
     });
+    return found;
+  }
+
+  function analyse(query, raw) {
     return [].concat.apply(
       [],
-      found.map(function (f) {
-        return f[1];
+      pieces(query, raw).map(function (f) {
+        return f[2];
       }),
     );
+  }
+
+  /** Whether a token is left out as a question word, a filler or a stopword (not as a bare verb). */
+  function leftOutAsFiller(token) {
+    return skipped(normalize(token), stem(token));
   }
 
   // ---------------------------------------------------------------------- ranking
@@ -517,14 +611,28 @@ var RecipeSearch = (function () {
         })
       )
         score += P.phraseHeading;
-      scored.push([round(score), round(coverage), doc]);
+      scored.push([round(score), round(coverage), round(focus(index, doc, words)), index.size[doc], doc]);
     });
+    // equal scores: the page whose headings hold more of the query, then the shorter page (the
+    // words make more of it); the order of the index (by name) only between equal pages
     scored.sort(function (a, b) {
-      return b[0] - a[0] || b[1] - a[1] || a[2] - b[2];
+      return b[0] - a[0] || b[1] - a[1] || b[2] - a[2] || a[3] - b[3] || a[4] - b[4];
     });
     return scored.map(function (s) {
-      return hit(index, words, s[2], s[0], s[1]);
+      return hit(index, words, s[4], s[0], s[1]);
     });
+  }
+
+  /** How much of the query the page's section headings hold, each heading counted (the page is
+      about what many of its sections are about). */
+  function focus(index, doc, words) {
+    var sum = 0;
+    index.sectionStems[doc].forEach(function (section) {
+      words.forEach(function (word) {
+        if (holds(section, word)) sum += word.weight;
+      });
+    });
+    return sum;
   }
 
   function hit(index, words, doc, score, coverage) {
@@ -557,7 +665,7 @@ var RecipeSearch = (function () {
     };
   }
 
-  // A query is bounded before any work (query.py bounded is its twin): a link may carry any text,
+  // A query is bounded before any work (tests/test_hostile_round3.py states the bounds): a link may carry any text,
   // and one word of thousands of letters took the tab minutes (typo edits grow with its length).
   var MAX_QUERY = 400;
   var MAX_WORDS = 16;
@@ -798,6 +906,9 @@ var RecipeSearch = (function () {
   }
 
   return {
+    pieces: pieces,
+    leftOutAsFiller: leftOutAsFiller,
+    titleStems: titleStems,
     analyse: analyse,
     bounded: bounded,
     rank: rank,

@@ -513,6 +513,7 @@
       grid.addEventListener("reset", function () { setTimeout(function () { remember(grid); }, 0); });
       grid.addEventListener("submit", function (event) { event.preventDefault(); });
     });
+    document.querySelectorAll("table.rb-catalogue").forEach(catalogueFilters);
     applyValues();
     followTabs();
     var landed = restore();
@@ -523,6 +524,85 @@
     });
     // values entered on another page (or tab) apply here too
     window.addEventListener("storage", function (event) { if (event.key === STORE) { syncPanels(); } });
+  }
+
+
+  // ---- the catalogue's filters (progressive enhancement: the table is whole without them) ----
+
+  // each filter: its label, what a row offers (a list), and the labels of the values it knows
+  var FILTERS = [
+    { key: "provider", label: "Provider", cells: ".rb-col-provider" },
+    { key: "sku", label: "NPU", cells: ".rb-col-sku" },
+    { key: "npus", label: "NPU count", cells: ".rb-col-npus" },
+    { key: "kind", label: "Strategy kind", prefix: "rb-kind-",
+      values: { aggregated: "Aggregated", disaggregated: "Prefill/decode disaggregated" } },
+    { key: "feature", label: "Feature", prefix: "rb-has-",
+      values: { "speculative-decoding": "Speculative decoding", "kv-offload": "KV offload" } },
+  ];
+
+  function rowValues(row, filter) {
+    if (filter.prefix) {
+      return Array.prototype.filter.call(row.classList, function (name) { return name.indexOf(filter.prefix) === 0; })
+        .map(function (name) { return name.slice(filter.prefix.length); });
+    }
+    var cell = row.querySelector(filter.cells);
+    return cell ? cell.textContent.split(",").map(function (v) { return v.trim(); }).filter(Boolean) : [];
+  }
+
+  function catalogueFilters(table) {
+    var rows = Array.prototype.slice.call(table.querySelectorAll("tbody > tr"));
+    if (rows.length < 2) { return; }
+    var form = document.createElement("form");
+    form.className = "rb-cat-filters";
+    form.setAttribute("role", "search");
+    form.setAttribute("aria-label", say("Narrow the list"));
+    var selects = [];
+    FILTERS.forEach(function (filter) {
+      var seen = {};
+      rows.forEach(function (row) { rowValues(row, filter).forEach(function (v) { seen[v] = true; }); });
+      var values = Object.keys(seen).sort(function (a, b) {
+        var x = Number(a), y = Number(b);
+        return isNaN(x) || isNaN(y) ? a.localeCompare(b) : x - y;
+      });
+      if (values.length < 2) { return; }
+      var label = document.createElement("label");
+      var select = document.createElement("select");
+      select.dataset.filter = filter.key;
+      label.appendChild(document.createTextNode(say(filter.label) + " "));
+      var any = document.createElement("option");
+      any.value = "";
+      any.textContent = say("Any");
+      select.appendChild(any);
+      values.forEach(function (value) {
+        var option = document.createElement("option");
+        option.value = value;
+        option.textContent = filter.values && filter.values[value] ? say(filter.values[value]) : value;
+        select.appendChild(option);
+      });
+      label.appendChild(select);
+      form.appendChild(label);
+      selects.push([filter, select]);
+    });
+    var status = document.createElement("p");
+    status.className = "rb-cat-count";
+    status.setAttribute("role", "status");
+    form.appendChild(status);
+    function apply() {
+      var shown = 0;
+      rows.forEach(function (row) {
+        var ok = selects.every(function (pair) {
+          return !pair[1].value || rowValues(row, pair[0]).indexOf(pair[1].value) >= 0;
+        });
+        row.hidden = !ok;
+        shown += ok ? 1 : 0;
+      });
+      status.textContent = say("{shown} of {total} recipes", { shown: String(shown), total: String(rows.length) });
+    }
+    form.addEventListener("change", apply);
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    var place = table.closest(".table-wrapper") || table;
+    place.parentNode.insertBefore(form, place);
+    apply();
   }
 
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", init); }

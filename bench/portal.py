@@ -1,0 +1,287 @@
+"""A realistic portal of many recipes, generated from the two shipped ones: `python bench/portal.py DIR N`.
+
+Writes a copy of the project into DIR (no build output, no caches), with N recipes in its
+``recipes/`` (the shipped two and N-2 generated), the page of each in ``source/recipes/``,
+and the Korean of each generated page's title and overview appended to its
+``locale/ko/LC_MESSAGES/recipes.po``; ``make html`` (or :func:`build`) builds it like the real
+site. The search evaluation (tests/test_portal_search.py, bench/search_report.py) and
+``make bench`` use it.
+
+Each generated recipe is one of the shipped ones (the templates) with:
+
+- a model of a real family and publisher, its name as Hugging Face writes it, often long
+  (``Llama-3.3-70B-Instruct``, ``DeepSeek-R1-Distill-Qwen-32B-Instruct-Preview-2506``);
+- the template's strategies, or some of them (A.X-K2's aggregated ones, its prefill/decode
+  one, or all three), so the kinds of strategy vary;
+- a device (RBLN-CR13, RBLN-CA22 or RBLN-CA25);
+- its features: speculative decoding or KV offload (LMCache) taken out of some.
+
+Every generated recipe is checked as `make validate` checks it; a generated recipe with a
+problem stops the generator with the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "_ext") not in sys.path:
+    sys.path.insert(0, str(ROOT / "_ext"))
+
+from recipebook import check_file  # noqa: E402
+
+SHIPPED = {"aggregated": "gpt-oss-120b", "disaggregated": "A.X-K2"}
+IGNORE = shutil.ignore_patterns(
+    ".git", ".venv", "node_modules", "_build", "__pycache__", "*.mo", ".pytest_cache", ".crosscheck", "tests"
+)
+
+# (publisher, name pattern with {size}, sizes, family words a reader types)
+FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("meta-llama", "Llama-3.3-{size}B-Instruct", ("70", "8", "405", "1", "3")),
+    ("Qwen", "Qwen2.5-Coder-{size}B-Instruct", ("32", "14", "7", "3", "1.5")),
+    ("mistralai", "Mistral-Small-3.2-{size}B-Instruct-2506", ("24", "12", "48", "8", "4")),
+    ("deepseek-ai", "DeepSeek-R1-Distill-Qwen-{size}B", ("32", "14", "70", "7", "1.5")),
+    ("google", "gemma-3-{size}b-it", ("27", "12", "4", "1", "2")),
+    ("LGAI-EXAONE", "EXAONE-4.0-{size}B-Instruct", ("32", "12", "2", "7.8", "2.4")),
+    ("microsoft", "Phi-4-reasoning-plus-{size}B", ("14", "7", "28", "3.8", "2")),
+    ("upstage", "solar-pro-{size}b-preview-instruct", ("22", "11", "44", "10", "30")),
+    ("naver-hyperclovax", "HyperCLOVAX-SEED-Think-{size}B", ("14", "32", "3", "1.5", "0.5")),
+    ("kakaocorp", "kanana-1.5-{size}b-instruct-2505", ("8", "2", "32", "2.1", "15")),
+    ("ibm-granite", "granite-3.3-{size}b-instruct", ("8", "2", "20", "34", "3")),
+    ("Qwen", "Qwen3-{size}B-A22B-Thinking-2507", ("235", "30", "480", "80", "120")),
+    ("mistralai", "Mixtral-{size}x22B-Instruct-v0.1", ("8", "4", "16", "2", "6")),
+    ("nvidia", "Llama-3.1-Nemotron-Ultra-{size}B-v1", ("253", "70", "49", "8", "340")),
+    ("01-ai", "Yi-1.5-{size}B-Chat-16K", ("34", "9", "6", "70", "12")),
+    ("tiiuae", "Falcon3-{size}B-Instruct", ("10", "7", "3", "1", "40")),
+    ("allenai", "OLMo-2-{size}B-Instruct-1124", ("13", "7", "32", "1", "65")),
+    ("CohereLabs", "c4ai-command-r-{size}b-08-2024", ("35", "104", "7", "12", "70")),
+    ("Qwen", "QwQ-{size}B-Preview", ("32", "72", "14", "7", "110")),
+    ("NousResearch", "Hermes-3-Llama-3.1-{size}B", ("70", "8", "405", "3", "14")),
+)
+SKUS = ("RBLN-CR13", "RBLN-CA22", "RBLN-CA25")
+# the template's strategies a generated recipe keeps (A.X-K2: aggregated twice, then prefill/decode)
+STRATEGY_SETS = ((0, 1, 2), (0, 1), (2,), (0, 2))
+# features a generated recipe may lose: the mode axis that offers it
+FEATURE_AXES = {"speculative decoding": "spec_decode", "KV offload": "lmcache"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Generated:
+    name: str
+    provider: str
+    template: str
+    sku: str
+    strategies: tuple[int, ...]  # the template's strategies kept, by index
+    without: tuple[str, ...]  # features taken out (keys of FEATURE_AXES)
+
+
+def plan(count: int) -> list[Generated]:
+    """The generated recipes of a portal of `count` recipes (the shipped two are not in it)."""
+    found: list[Generated] = []
+    names: set[str] = set()
+    index = 0
+    while len(found) < max(0, count - len(SHIPPED)):
+        publisher, pattern, sizes = FAMILIES[index % len(FAMILIES)]
+        round_ = index // len(FAMILIES)
+        size = sizes[round_ % len(sizes)]
+        name = pattern.format(size=size)
+        if round_ >= len(sizes):
+            name = f"{name}-r{round_ // len(sizes) + 1}"
+        template = "disaggregated" if index % 3 == 1 else "aggregated"
+        without = []
+        if index % 4 == 2:
+            without.append("speculative decoding")
+        if index % 5 == 3:
+            without.append("KV offload")
+        if name.lower() not in names:
+            names.add(name.lower())
+            found.append(
+                Generated(
+                    name=name,
+                    provider=publisher,
+                    template=template,
+                    sku=SKUS[index % len(SKUS)],
+                    strategies=STRATEGY_SETS[index % len(STRATEGY_SETS)] if template == "disaggregated" else (0,),
+                    without=tuple(without),
+                )
+            )
+        index += 1
+    return found
+
+
+def project_links(project: Path) -> None:
+    """The copy uses the project's virtual environment and Node packages (as a worktree does)."""
+    for name in (".venv", "node_modules"):
+        source = ROOT / name
+        if source.exists() and not (project / name).exists():
+            (project / name).symlink_to(source.resolve())
+
+
+def _drop_axis(grid: dict[str, Any], axis: str) -> None:
+    grid["modes"].pop(axis, None)
+    grid["deltas"] = {key: value for key, value in grid["deltas"].items() if not key.startswith(f"{axis}=")}
+    grid["excluded"] = [entry for entry in grid["excluded"] if axis not in entry]
+    grid["excluded"] = [entry for entry in grid["excluded"] if entry]
+    if grid.get("recommended"):
+        grid["recommended"].pop(axis, None)
+
+
+def recipe(item: Generated) -> dict[str, Any]:
+    """The recipe document of a generated recipe."""
+    template_name = SHIPPED[item.template]
+    text = (ROOT / "recipes" / f"{template_name}.json").read_text(encoding="utf-8")
+    template = json.loads(text)
+    model = f"{item.provider}/{item.name}"
+    text = text.replace(template["model"], model).replace(template_name, item.name)
+    data = json.loads(text)
+    data["provider"] = item.provider
+    data["hf"] = f"https://huggingface.co/{model}"
+    data["strategies"] = [data["strategies"][i] for i in item.strategies]
+    if "placeholders" in data:  # only the prefill/decode strategy's router steps hold them
+        held = json.dumps(data["strategies"])
+        data["placeholders"] = {key: value for key, value in data["placeholders"].items() if f"<{key}>" in held}
+        if not data["placeholders"]:
+            del data["placeholders"]
+    for strategy in data["strategies"]:
+        for option in strategy["options"]:
+            option["skus"] = [item.sku]
+            for feature in item.without:
+                _drop_axis(option["grid"], FEATURE_AXES[feature])
+    used = {axis for s in data["strategies"] for o in s["options"] for axis in o["grid"]["modes"]}
+    used |= {axis for s in data["strategies"] for o in s["options"] for axis in o["grid"]["options"]}
+    data["axes"] = [axis for axis in data["axes"] if axis["axis"] in used]
+    kinds = _kinds(item)
+    if kinds != "aggregated and prefill/decode disaggregated":  # the template's tag names both
+        data["text"]["en"]["tag"] = f"{kinds.capitalize()} vllm serve, verified on RBLN-CR13."
+        data["text"]["ko"]["tag"] = f"RBLN-CR13으로 검증된 {kinds} vllm serve 구성입니다."
+    for language in data["text"].values():
+        for key, value in language.items():
+            language[key] = value.replace("RBLN-CR13", item.sku)
+    return data
+
+
+def enlarge(data: dict[str, Any], tabs: int, targets: int) -> dict[str, Any]:
+    """A large recipe: each strategy repeated to `tabs` strategies (tabs of the page), each with
+    `targets` targets (copies of its own, renamed)."""
+    strategies = []
+    for copy in range(tabs):
+        strategy = json.loads(json.dumps(data["strategies"][copy % len(data["strategies"])]))
+        strategy["slug"] = f"{strategy['slug']}-{copy + 1}"
+        options = strategy["options"]
+        strategy["options"] = []
+        for number in range(targets):
+            option = json.loads(json.dumps(options[number % len(options)]))
+            option["target"] = f"{option['target']} {number + 1}"
+            strategy["options"].append(option)
+        strategies.append(strategy)
+    data["strategies"] = strategies
+    return data
+
+
+def _kinds(item: Generated) -> str:
+    if item.template == "aggregated":
+        return "aggregated"
+    kinds = {0: "aggregated", 1: "aggregated", 2: "prefill/decode disaggregated"}
+    return " and ".join(sorted({kinds[i] for i in item.strategies}))
+
+
+_KINDS_KO = {
+    "aggregated": "통합(aggregated)",
+    "prefill/decode disaggregated": "prefill/decode 분리(disaggregated)",
+    "aggregated and prefill/decode disaggregated": "통합(aggregated) 및 prefill/decode 분리(disaggregated)",
+}
+_FEATURES_KO = {"speculative decoding": "추측 디코딩", "KV offload": "KV 오프로드"}
+
+
+def page(item: Generated) -> tuple[str, list[tuple[str, str]]]:
+    """A generated recipe's page, and the Korean of its sentences that name the model."""
+    title = f"Serving {item.name} on RBLN NPU"
+    kinds = _kinds(item)
+    offered = [f for f in FEATURE_AXES if f not in item.without]
+    features = " and ".join(offered) if offered else "no optional features"
+    overview = (
+        f"{item.name} is a language model published by {item.provider}. On {item.sku}, the RBLN plugin for "
+        f"vLLM serves it {kinds}; the recipe offers {features}."
+    )
+    ko_features = " 및 ".join(_FEATURES_KO[f] for f in offered) if offered else "선택 기능 없음"
+    overview_ko = (
+        f"{item.name}는 {item.provider}가 공개한 언어 모델입니다. {item.sku}에서 vLLM용 RBLN 플러그인이 "
+        f"{_KINDS_KO[kinds]} 방식으로 서빙하며, 레시피는 {ko_features}을 제공합니다."
+    )
+    text = f"""# {title}
+
+```{{recipe-header}} {item.name}
+```
+
+## Prerequisites and installation
+
+```{{recipe-install}} {item.name}
+```
+
+## Serving commands
+
+Pick a strategy and a target, then the features you want. The commands follow your
+choice; the recommended combination is selected when the page opens.
+
+```{{recipe-explorer}} {item.name}
+```
+
+## Client example
+
+```{{recipe-client}} {item.name}
+```
+
+## Overview
+
+{overview}
+"""
+    return text, [(title, f"RBLN NPU에서 {item.name} 서빙"), (overview, overview_ko)]
+
+
+def _po_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def write(project: Path, count: int, large: tuple[int, int] | None = None) -> list[Generated]:
+    """A copy of the project in `project` (which must not exist) with a portal of `count` recipes;
+    with `large` (tabs, targets), every generated recipe is made that large (:func:`enlarge`)."""
+    shutil.copytree(ROOT, project, ignore=IGNORE, symlinks=True)
+    project_links(project)
+    items = plan(count)
+    catalog = project / "locale" / "ko" / "LC_MESSAGES" / "recipes.po"
+    entries = []
+    problems = []
+    for item in items:
+        path = project / "recipes" / f"{item.name}.json"
+        data = recipe(item) if large is None else enlarge(recipe(item), *large)
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        _recipe, found = check_file(path)
+        problems += [str(problem) for problem in found]
+        text, translations = page(item)
+        (project / "source" / "recipes" / f"{item.name}.md").write_text(text, encoding="utf-8")
+        entries += [f"\nmsgid {_po_string(en)}\nmsgstr {_po_string(ko)}\n" for en, ko in translations]
+    if problems:
+        raise SystemExit("generated recipes are not valid:\n" + "\n".join(problems[:20]))
+    with catalog.open("a", encoding="utf-8") as out:
+        out.write("".join(entries))
+    return items
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("project", type=Path, help="the folder to write (must not exist)")
+    parser.add_argument("count", type=int, help="recipes in the portal (the shipped two included)")
+    args = parser.parse_args(argv)
+    items = write(args.project, args.count)
+    print(f"{args.project}: {len(items) + len(SHIPPED)} recipes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,114 @@
+"""The catalogue of a portal of a hundred recipes (bench/portal.py), in Chromium: at 375, 1280 and
+1920 px, in both languages, the landing page never scrolls sideways and no catalogue cell is cut
+(long Hugging Face names wrap), with JavaScript and without it; the filters narrow the table.
+
+The portal is generated into a temporary project copy and built there (both languages).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from browser_support import settle
+from conftest import served
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import portal  # noqa: E402
+
+COUNT = 100
+# Cells cut or the page wider than the viewport: measured after layout, in CSS pixels.
+MEASURE = """() => {
+  const page = document.scrollingElement;
+  const cut = [...document.querySelectorAll('table.rb-catalogue td, table.rb-catalogue th')]
+    .filter((cell) => cell.offsetParent !== null && cell.scrollWidth > cell.clientWidth + 1)
+    .map((cell) => cell.textContent.trim().slice(0, 60));
+  const wrapper = document.querySelector('table.rb-catalogue').closest('.table-wrapper');
+  return {
+    page: page.scrollWidth - page.clientWidth,
+    wrapper: wrapper ? wrapper.scrollWidth - wrapper.clientWidth : 0,
+    cut,
+    rows: document.querySelectorAll('table.rb-catalogue tbody > tr').length,
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def portal_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("portal") / "project"
+    portal.write(project, COUNT)
+    build = project / "_build"
+    result = subprocess.run(
+        ["make", "-s", "html", "SPHINXOPTS=", f"BUILD={build}"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    return build / "html"
+
+
+@pytest.fixture(scope="module")
+def portal_server(portal_site: Path):
+    with served(portal_site) as base:
+        yield base
+
+
+@pytest.mark.parametrize("script", [True, False], ids=["js", "no-js"])
+@pytest.mark.parametrize("width", [375, 1280, 1920])
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_the_catalogue_of_a_hundred_recipes_fits_every_screen(browser, portal_server, language, width, script):
+    context = browser.new_context(viewport={"width": width, "height": 900}, java_script_enabled=script)
+    tab = context.new_page()
+    tab.goto(f"{portal_server}/{language}/index.html")
+    settle(tab)
+    found = tab.evaluate(MEASURE)
+    names = tab.eval_on_selector_all("table.rb-catalogue td.rb-col-model", "(cells) => cells.map((c) => c.textContent)")
+    context.close()
+    assert found["rows"] == COUNT
+    assert any(len(name.strip()) >= 30 for name in names)  # long names are there to wrap
+    assert found["page"] <= 0 and found["wrapper"] <= 0, found
+    assert not found["cut"], found
+
+
+def test_the_filters_narrow_the_table_and_say_how_many_are_left(browser, portal_server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    tab.goto(f"{portal_server}/ko/index.html")
+    settle(tab)
+    rows = "table.rb-catalogue tbody > tr"
+    total = tab.locator(rows).count()
+    shown = f"{rows}:not([hidden])"
+    selects = tab.eval_on_selector_all(".rb-cat-filters select", "(s) => s.map((x) => x.dataset.filter)")
+    assert selects == ["provider", "sku", "npus", "kind", "feature"]
+    labels = tab.inner_text(".rb-cat-filters")
+    assert "전략 종류" in labels and "추측 디코딩" in labels  # the labels are Korean on the Korean page
+
+    tab.select_option("select[data-filter=kind]", "disaggregated")
+    disaggregated = tab.locator(shown).count()
+    assert 0 < disaggregated < total
+    for row in tab.locator(shown).all():
+        assert "rb-kind-disaggregated" in row.get_attribute("class")
+
+    tab.select_option("select[data-filter=feature]", "speculative-decoding")
+    both = tab.locator(shown).count()
+    assert 0 < both <= disaggregated
+    for row in tab.locator(shown).all():
+        assert "rb-has-speculative-decoding" in row.get_attribute("class")
+
+    provider = tab.eval_on_selector("select[data-filter=provider] option:nth-child(2)", "(o) => o.value")
+    tab.select_option("select[data-filter=kind]", "")
+    tab.select_option("select[data-filter=feature]", "")
+    tab.select_option("select[data-filter=provider]", provider)
+    for row in tab.locator(shown).all():
+        assert row.locator("td.rb-col-provider").inner_text().strip() == provider
+    count = tab.locator(shown).count()
+    assert f"{total}개 중 {count}개" in tab.inner_text(".rb-cat-count")
+    context.close()
