@@ -5,7 +5,7 @@ Each query of tests/search_sets is typed into ``en/search.html`` or ``ko/search.
 reader does (the page's URL), and the pages listed are scored against the set's
 expectations (tests/query_sets.py): recall@5, wrong first results, unanswerable queries
 that correctly find nothing. The floors below were set before the held-back parts were
-first measured; the README gives the figures. The pages the browser lists must also be the
+first measured; `make search-report` gives the figures. The pages the browser lists must also be the
 Python twin's (tests/test_search_pipeline.py checks the twin against the JavaScript in
 Node.js on every query; this checks it against the page itself).
 
