@@ -82,16 +82,16 @@ test: $(STAMP) node_modules/.installed lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # Build and engine figures (bench/run.py), ratios measured in one run: prints the table, writes it
-# into README.md (between the bench markers) and the figures to _build/bench.json.
+# to _build/bench.md and the figures to _build/bench.json (never into README.md).
 bench: $(STAMP)
 	mkdir -p $(BUILD)
-	$(BIN)/python bench/run.py --readme --json $(BUILD)/bench.json $(BENCH_ARGS)
+	$(BIN)/python bench/run.py --markdown $(BUILD)/bench.md --json $(BUILD)/bench.json $(BENCH_ARGS)
 
 # The search's figures on the reader query sets and the summaries of ten common queries per
-# language, measured in Chromium on the built site (bench/search_report.py), written into
-# README.md between the search markers. SEARCH_ARGS=--before DIR adds another built tree's figures.
+# language, measured in Chromium on the built site (bench/search_report.py), written to
+# _build/search-report.md. SEARCH_ARGS=--before DIR adds another built tree's figures.
 search-report: html
-	$(BIN)/python bench/search_report.py --readme $(SEARCH_ARGS)
+	$(BIN)/python bench/search_report.py --out $(BUILD)/search-report.md $(SEARCH_ARGS)
 
 # Regenerate the vllm serve vocabulary (flags, JSON fields, env names) from the released
 # source of a vLLM / vllm-rbln pair; needs the network, unlike the build and the tests.

@@ -1,8 +1,9 @@
 """Benchmarks of the build and the engine: `make bench` (or python bench/run.py).
 
 Everything is measured in one run on this machine; ratios compare figures of that run.
-`make bench` prints the table, writes it into README.md (between the bench markers) and
-the figures to _build/bench.json. Nothing here imports the Sphinx adapter.
+`make bench` prints the table and writes it to _build/bench.md, the figures to
+_build/bench.json (generated figures never go into the README; the site's Benchmarks page
+says what each one measures). Nothing here imports the Sphinx adapter.
 
 - Shipped site: `make html` into fresh folders, the languages side by side (the default)
   and one after the other (LANGUAGE_JOBS=1), alternating, after one warm-up build; its
@@ -585,7 +586,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only-portals", action="store_true", help="measure the portals only")
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (default: a temporary folder)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
-    parser.add_argument("--readme", action="store_true", help="write the table into README.md")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the table as a Markdown document")
     args = parser.parse_args(argv)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="recipebook-bench-"))
     if work.exists() and args.keep:
@@ -693,8 +694,8 @@ def main(argv: list[str] | None = None) -> int:
     print(table)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-    if args.readme:
-        write_readme(table)
+    if args.markdown:
+        write_markdown(table, Path(args.markdown))
     return 0
 
 
@@ -775,18 +776,10 @@ def report(f: dict) -> str:
     return "\n".join(lines)
 
 
-BEGIN = "<!-- bench:begin -->"
-END = "<!-- bench:end -->"
-
-
-def write_readme(table: str) -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"README.md has no {BEGIN} ... {END} section to write the table into")
-    head, rest = text.split(BEGIN, 1)
-    _old, tail = rest.split(END, 1)
-    readme.write_text(f"{head}{BEGIN}\n{table}\n{END}{tail}", encoding="utf-8")
+def write_markdown(table: str, path: Path) -> None:
+    """The table as a document of its own (``make bench``: _build/bench.md)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# Benchmarks (make bench)\n\n{table}\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -5,10 +5,11 @@ through the built ``search.html`` of each language, as tests/test_search_sets.py
 prints recall@5, wrong first results and correct "no answer" per set; then the results of
 ten common queries per language with the summary under each, as the page shows them
 (highlighted words in bold). ``--before DIR`` measures another built tree the same way
-(for example the site before this search, with Sphinx's own), ``--readme`` writes the
-output into README.md between the search markers.
+(for example the site before this search, with Sphinx's own), ``--out FILE`` writes the
+output there as a Markdown document too (``make search-report``: _build/search-report.md;
+generated figures never go into the README).
 
-Usage: python bench/search_report.py [--html _build/html] [--before DIR] [--readme]
+Usage: python bench/search_report.py [--html _build/html] [--before DIR] [--out FILE]
 (``make search-report`` builds the site first).
 """
 
@@ -26,8 +27,6 @@ sys.path.insert(0, str(ROOT / "_ext"))
 import query_sets  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS, served  # noqa: E402
 
-BEGIN = "<!-- search:begin -->"
-END = "<!-- search:end -->"
 LANGUAGES = ("ko", "en")
 COMMON = {
     "ko": [
@@ -123,15 +122,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--html", type=Path, default=ROOT / "_build" / "html")
     parser.add_argument("--before", type=Path)
-    parser.add_argument("--readme", action="store_true")
+    parser.add_argument("--out", type=Path, help="also write the report to this file")
     args = parser.parse_args(argv)
     text = report(args.html, args.before)
     print(text)
-    if args.readme:
-        readme = ROOT / "README.md"
-        old = readme.read_text(encoding="utf-8")
-        start, end = old.index(BEGIN) + len(BEGIN), old.index(END)
-        readme.write_text(old[:start] + "\n" + text + old[end:], encoding="utf-8")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text("# Search report (make search-report)\n\n" + text, encoding="utf-8")
     return 0
 
 

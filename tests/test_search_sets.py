@@ -5,7 +5,7 @@ Each query of tests/search_sets is typed into ``en/search.html`` or ``ko/search.
 reader does (the page's URL), and the pages listed are scored against the set's
 expectations (tests/query_sets.py): recall@5, wrong first results, unanswerable queries
 that correctly find nothing. The floors below were set before the held-back parts were
-first measured; the README gives the figures. The pages the browser lists must also be the ones
+first measured; `make search-report` gives the figures. The pages the browser lists must also be the ones
 the same pipeline ranks in Node.js (where tests/js/ tests it), so those tests hold for the page.
 
 Summaries: the text a result's summary is cut from keeps the parts of a page apart (a

@@ -1,13 +1,17 @@
 """Semantic rules: what the schema cannot say about a recipe.
 
-Each rule is a function that yields problems; ``check`` runs them all. The numbers
-in the docstrings are the rule numbers of the README.
+Each rule is a function that yields problems; ``check`` runs them all. A rule's
+docstring is its statement for readers, in Markdown, starting with its number: the site's
+rules page lists them (``statements``; the ``recipe-rules`` directive), so each rule is
+written once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
+import inspect
 import itertools
 import json
 import re
@@ -15,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from . import helmcharts, inline, shell
+from . import characters, helmcharts, inline, safety, shell
 from .expansion import (
     MAX_COMBINATIONS,
     MAX_SELECTIONS,
@@ -47,8 +51,8 @@ def _last(items: list[str] | tuple[str, ...], item: str) -> int:
 
 
 def unique_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """1. Strategy slugs are unique in a recipe; targets are unique within a strategy
-    (and roles within a grid, since deltas and the commands name them)."""
+    """1. Strategy slugs are unique in a recipe, targets within a strategy, roles within a grid
+    (deltas and the commands name them)."""
     seen: set[str] = set()
     for strategy in recipe.strategies:
         if strategy.slug in seen:
@@ -70,14 +74,15 @@ def unique_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def file_name(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """The recipe's name is its file name, so that pages and links can be found."""
+    """The file name is the recipe's `name` plus `.json`, so that its page and links can be
+    found."""
     stem = Path(recipe.path).name.removesuffix(".json")
     if stem != recipe.name:
         yield doc.problem("/name", f"name {recipe.name!r} must match the file name {stem!r}.json")
 
 
 def dates(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """Verification dates are real calendar dates."""
+    """`verified` is a real calendar date."""
     for _, target in recipe.targets():
         try:
             datetime.date.fromisoformat(target.verified)
@@ -86,7 +91,8 @@ def dates(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def delta_keys(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """2. Delta keys are axis=value of this grid; their roles exist in grid.base."""
+    """2. A delta key is `axis=value` with an axis of that grid and one of its values, and it
+    names only roles that are in `grid.base`."""
     for _, target in recipe.targets():
         grid = target.grid
         axes, roles = grid.axes, {r.role for r in grid.base}
@@ -115,7 +121,7 @@ def delta_keys(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def deleted_keys(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """3. del_args and del_envs name keys present in that role's base."""
+    """3. `del_args` and `del_envs` name keys that are in that role's base command."""
     for _, target in recipe.targets():
         roles = {r.role: r for r in target.grid.base}
         for per_role in target.grid.deltas.values():
@@ -201,7 +207,12 @@ def text_error(kind: str, key: str, text: str) -> str | None:
 
 
 def texts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """4. Arg and env texts start with their key, split as shell words, and hold valid JSON."""
+    """4. An arg's text starts with its key (`--flag`, `--flag value` or `--flag=value`); an
+    env's text is `KEY=value`, one shell word. Every text splits into shell words, and a quoted
+    JSON object or array parses as JSON. Outside quotes a text holds no shell operators, `$`,
+    comments, file-name patterns (`*`, `?`, `[`), braces or a leading `~`; `!` only inside
+    single quotes; inside double quotes no `$` or backquote. Single quotes are the safe way to
+    write any value."""
     for kind, pointer, mapping in _args_and_envs(recipe):
         for key, text in mapping.items():
             error = text_error(kind, key, text)
@@ -210,7 +221,8 @@ def texts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def labels(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """5. Mode axes and their values have labels; axis values are unique."""
+    """5. Every mode axis and each of its values has a label in `axes`; the values of an axis
+    are non-empty and unique; an axis is a mode or an option, not both."""
     data_axes = doc.data["axes"]
     for axis in _duplicates([a["axis"] for a in data_axes]):
         index = max(i for i, a in enumerate(data_axes) if a["axis"] == axis)
@@ -270,7 +282,10 @@ def _selection_problems(
 
 
 def recommendation(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """6. recommended, option_base and excluded name valid axes and values."""
+    """6. `recommended` (when not null) gives a valid value for every axis and is not
+    excluded; `option_base` gives a valid value for every option axis; `excluded` entries name
+    valid axes and values. With `recommended: null` every mode axis needs a value that leaves
+    the base command unchanged, and that base selection must not be excluded."""
     for _, target in recipe.targets():
         grid = target.grid
         for i, entry in enumerate(grid.excluded):
@@ -308,7 +323,7 @@ def recommendation(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def cap(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """11. The number of offered selections per target is capped."""
+    """11. A target offers at most 4096 selections (after exclusions)."""
     for _, target in recipe.targets():
         grid = target.grid
         count = offered_count(grid)
@@ -392,8 +407,13 @@ def _digests(table: Table) -> list[int]:
 
 
 def same_commands(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """12. Two values of one axis never give identical commands in an offered selection
-    (a forgotten or copied delta). The commands are the line table's (``page.grid_table``)."""
+    """12. Two values of one axis never give identical commands in an offered selection (a
+    forgotten or copied delta: "Prefix Caching: Off" showing `--enable-prefix-caching`).
+
+    The problem is at the second value in `grid.modes` or `grid.options`, names both values
+    and the selection of the other axes, and is reported once per pair. Each selection's
+    commands are read from the target's line table (`page.grid_table`) and compared by a hash
+    of their lines."""
     for _, target in recipe.targets():
         grid = target.grid
         count = offered_count(grid)
@@ -431,7 +451,9 @@ def _rank_keys(role: Role) -> tuple[set[str], set[str]]:
 
 
 def ranks(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """8. scale agrees with the ranks, varies is exactly what differs, deltas leave rank keys alone."""
+    """8. A role with ranks has a `scale` equal to its number of ranks, and `varies` is
+    exactly the set of keys whose text differs between ranks; a delta does not change a key
+    that the ranks set. A role without ranks has `scale` and `varies` null."""
     for _, target in recipe.targets():
         grid = target.grid
         for role in grid.base:
@@ -485,7 +507,15 @@ def _varies(doc: Document, grid: Grid, role: Role, target: Target) -> Iterator[P
 
 
 def markup(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """9. text has en and ko with the same keys; text fields hold only allowed inline markup."""
+    """9. `text` has `en` and `ko` with the same fields. Texts (and target notes) hold only
+    inline `<strong>`, `<em>`, `<code>` and `<a href>`; any other element, attribute or
+    comment is an error.
+
+    A link is `http://` or `https://` with a host, or a path on the site (`install.html#gpu`,
+    `/guide`): `//host/path`, other schemes (`javascript:`, `data:`, `mailto:`), a backslash,
+    white space or a control character in it are errors. A text is judged as it is read, with
+    its character references decoded: `&lt;script&gt;` is the markup `<script>` (refused
+    outside `<code>`), and `&#106;avascript:` is `javascript:`."""
     text = doc.data["text"]
     languages = sorted(text)
     for lang in languages:
@@ -500,7 +530,7 @@ def markup(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def router(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """10. Router steps pass bash -n."""
+    """10. Router steps pass `bash -n`, without warnings."""
     for _, target in recipe.targets():
         for step in target.grid.router:
             error = shell.bash_syntax_error(step.cmd)
@@ -509,9 +539,17 @@ def router(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def router_chart(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """13. A router's Helm steps install a chart the router vocabulary knows, at its release, with
-    values it reads, its required values given, each of the type the chart has (helmcharts.py);
-    each problem at the very character of the step's text."""
+    """13. A router's Helm steps match the chart they install, as the committed vocabulary
+    of that chart (`data/chart-*.json`, `helmcharts.py`) records it.
+
+    The chart reference resolves (`oci://ghcr.io/llm-d/charts/llm-d-router-gateway`, not a
+    bare name that names no repository) and `--version` is the release the vocabulary is of.
+    Every key of each values file a step writes (`cat > FILE <<'EOF'`) and of each `--set` is
+    one the chart reads, with a "did you mean" that names the chart's key; a key the chart
+    refuses gets the chart's own message; required values are given, and each value has the
+    type of the chart's default. The chart has no `values.schema.json`, so Helm itself would
+    drop an unknown key silently. Each problem points at the key inside the step's text and
+    names the line of the values file."""
     for _, target in recipe.targets():
         steps = target.grid.router
         if any(shell.bash_syntax_error(step.cmd) for step in steps):
@@ -549,8 +587,9 @@ def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def placeholder_scopes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """14. A placeholder the recipe describes in ``placeholders`` appears in its commands; one
-    each node fills in ("node") appears in no router step, which runs on no node."""
+    """14. A placeholder named in `placeholders` appears in some command or router step; one
+    that each node fills in (`"scope": "node"`) appears in no router step, which runs on no
+    node."""
     used: set[str] = set()
     for _, target in recipe.targets():
         grid = target.grid
@@ -593,6 +632,31 @@ RULES = (
     placeholder_scopes,
     router_reaches_servers,
 )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Statement:
+    """A rule as readers read it: its number (None for the unnumbered ones) and its text."""
+
+    number: int | None
+    text: str
+
+
+_NUMBERED = re.compile(r"(\d+)\.\s+")
+
+
+def statements() -> tuple[Statement, ...]:
+    """Every rule a recipe keeps, numbered ones in order and then the others, each the
+    docstring of the function that checks it (rules 15-18 are checked in characters.py and
+    safety.py)."""
+    checkers = (*RULES, characters.check, *safety.RULES, safety.names_differ_in_more_than_case)
+    found = []
+    for checker in checkers:
+        text = inspect.cleandoc(checker.__doc__ or "")
+        match = _NUMBERED.match(text)
+        number = int(match.group(1)) if match else None
+        found.append(Statement(number=number, text=text[match.end() :] if match else text))
+    return tuple(sorted(found, key=lambda s: (s.number is None, s.number or 0)))
 
 
 def check(recipe: Recipe, doc: Document) -> list[Problem]:

@@ -73,7 +73,9 @@ def near_placeholder(text: str) -> str | None:
 
 
 def placeholders(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """A placeholder is <NAME>; near-placeholders are refused with the name they should be."""
+    """16. A placeholder is `<NAME>`: capital letters, digits and `_` in angle brackets,
+    starting with a letter. Text in a command or router step that looks meant as one
+    (`'<POD IP>'`, `<pod_ip>`, `<POD-IP>`) is an error that gives the placeholder to write."""
     for _, pointer, _, text in _texts(recipe):
         message = near_placeholder(text)
         if message:
@@ -157,7 +159,11 @@ def port_messages(kind: str, key: str, text: str) -> tuple[str, ...]:
 
 
 def ports(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """Ports are 1-65535: port flags, *_PORT variables, JSON port fields, scheme://host:PORT."""
+    """17. A port is a whole number from 1 to 65535, or a placeholder: the value of `--port`
+    and of every `*-port` flag of the vLLM vocabulary (aliases such as `-dpp` too), of an
+    environment variable named `*_PORT` (but `VLLM_RBLN_AUTO_PORT`, an on/off switch), of a
+    JSON field `port` or `*_port` inside a value, and the port of a `scheme://host:PORT`
+    address in a value."""
     for kind, pointer, key, text in _texts(recipe):
         if kind != "router":  # a router step is a script, not one command's words
             for message in port_messages(kind, key, text):
@@ -173,8 +179,9 @@ def check(recipe: Recipe, doc: Document) -> list[Problem]:
 
 
 def names_differ_in_more_than_case(paths: Iterable[str | Path]) -> list[Problem]:
-    """Each recipe file whose name differs from another's in its folder only in case, at its
-    name (both files of a pair are named when both are checked)."""
+    """18. Recipe names differ in more than case across the recipes folder (`Foo.json` and
+    `foo.json` would be one page on a file system or web server that ignores case); both files
+    are named, each at its `name`."""
     problems = []
     for path in map(Path, paths):
         siblings = [p for p in path.parent.glob("*.json") if p.name != "schema.json" and p.name != path.name]

@@ -17,6 +17,7 @@ from .i18n import languages as i18n
 from .i18n import untranslated
 from .page import codewrap, directives, markup, memory_role, navigation
 from .page import nodes as rb_nodes
+from .page import rules as rb_rules
 from .paths import LOCALE, STATIC, TEMPLATES
 from .publishing import markdown as mdview
 from .publishing import notfound
@@ -123,6 +124,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-catalogue", directives.CatalogueDirective)
     app.add_directive("recipe-flags", directives.FlagsDirective)
     app.add_role("recipe-memory", memory_role.MemoryRole())
+    app.add_directive("recipe-rules", rb_rules.RulesDirective)
     i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))
     app.add_message_catalog("recipebook", os.fspath(LOCALE))
     app.add_message_catalog("recipe-labels", os.fspath(LOCALE))
