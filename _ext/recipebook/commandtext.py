@@ -321,7 +321,12 @@ RULES = (shown_commands, launchers, router_steps, function_names)
 
 
 def check(recipe: Recipe, doc: Document) -> list[Problem]:
-    """Every problem of what is shown as a command and what serve.sh joins."""
+    """21. Every text shown as a command runs as the page says: the install line and the client
+    example are one plain command each (no `;`, `&`, `|`, redirection, second line, or `$` or
+    backquote outside single quotes, quotes balanced, placeholders in single quotes); a launcher
+    is the program alone (`vllm serve`, no `sudo` or other wrapper); a router step does not end
+    in a backslash and keeps its placeholders in quotes; no two commands get one function name
+    in `serve.sh`; and each target's joined `serve.sh` passes `bash -n`."""
     return sorted({problem for rule in RULES for problem in rule(recipe, doc)})
 
 

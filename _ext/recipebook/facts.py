@@ -127,9 +127,11 @@ def _given(data: Mapping[str, Any], names: tuple[str, ...]) -> list[str]:
 
 
 def check(recipe, doc) -> Iterator[Problem]:
-    """The facts' consistency: what each attention kind needs and excludes, sliding-window
-    layers within the layers, one size per checkpoint, every checkpoint served, every source
-    named and every named source given."""
+    """20. The model facts (`facts`) agree with each other: an attention kind has the widths it
+    needs and none of the other kind's, sliding-window layers are no more than the layers, a
+    checkpoint gives its bytes by dtype or its size (one of the two), every checkpoint is one
+    a target serves, and every fact names a source that `sources` gives, each source backing
+    some fact. A recipe without facts is valid and shows no memory figures."""
     data = doc.data.get("facts")
     if data is None or recipe.facts is None:
         return

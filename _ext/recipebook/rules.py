@@ -559,9 +559,10 @@ def router_chart(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """19. A router whose values select model servers reaches every prefill and decode server of
-    every selection on one of its targetPorts (kubernetes.router_problems); the problem points
-    at targetPorts in the values file of the router step."""
+    """19. A router whose values select model servers by their labels reaches every prefill and
+    decode server of every selection on one of the router's `targetPorts`, so that the
+    Kubernetes manifests of the selection give the router its endpoints; the problem points at
+    `targetPorts` in the values file of the router step."""
     from . import kubernetes
     from .expansion import by_role
     from .page import grid_table
@@ -648,8 +649,18 @@ _NUMBERED = re.compile(r"(\d+)\.\s+")
 def statements() -> tuple[Statement, ...]:
     """Every rule a recipe keeps, numbered ones in order and then the others, each the
     docstring of the function that checks it (rules 15-18 are checked in characters.py and
-    safety.py)."""
-    checkers = (*RULES, characters.check, *safety.RULES, safety.names_differ_in_more_than_case)
+    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py)."""
+    from . import bounds, commandtext, facts
+
+    checkers = (
+        *RULES,
+        characters.check,
+        *safety.RULES,
+        safety.names_differ_in_more_than_case,
+        facts.check,
+        commandtext.check,
+        bounds.check,
+    )
     found = []
     for checker in checkers:
         text = inspect.cleandoc(checker.__doc__ or "")
