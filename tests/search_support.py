@@ -35,7 +35,7 @@ process.stdout.write(JSON.stringify(input.queries.map((query) => {
 def search(tree: Path, queries: list[str]) -> dict[str, set[str]]:
     """What the search of a built language tree finds for each query (docnames)."""
     if NODE is None:
-        pytest.fail("Node.js is not installed; run .ci/run or apt-get install nodejs")
+        pytest.fail("Node.js is not installed; run make test (tools/system-packages) or apt-get install nodejs")
     files = [tree / "_static" / "searchtools.js", tree / "_static" / "language_data.js", tree / "searchindex.js"]
     payload = json.dumps({"files": [str(f) for f in files], "queries": queries})
     result = subprocess.run(
@@ -69,7 +69,7 @@ process.stdout.write(JSON.stringify(input.queries.map((query) => {
 def pipeline(tree: Path, queries: list[str]) -> dict[str, dict]:
     """What the site's search page ranks for each query: its words and [docname, anchor, score, coverage]."""
     if NODE is None:
-        pytest.fail("Node.js is not installed; run .ci/run or apt-get install nodejs")
+        pytest.fail("Node.js is not installed; run make test (tools/system-packages) or apt-get install nodejs")
     static = tree / "_static"
     files = [
         static / "language_data.js",

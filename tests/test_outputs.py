@@ -135,7 +135,7 @@ def test_serve_scripts_and_env_files_pass_bash_n_and_shellcheck(site):
         result = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True)
         assert result.returncode == 0, (path, result.stderr)
     shellcheck = shutil.which("shellcheck")
-    assert shellcheck, "shellcheck is installed by .ci/run"
+    assert shellcheck, "shellcheck is installed by make test (tools/system-packages)"
     result = subprocess.run([shellcheck, "-s", "bash", *map(str, scripts + envs)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[:3000]
 

@@ -51,3 +51,10 @@ def test_anyone_else_is_told_what_to_install(tmp_path, missing):
     result, calls = run(tmp_path, uid=1000, missing=set(missing))
     assert result.returncode == 1 and not calls
     assert f"apt-get install --no-install-recommends {' '.join(missing)}" in result.stderr
+
+
+def test_ci_runs_exactly_the_test_command_which_installs_the_packages_first():
+    commands = [line for line in (ROOT / ".ci/run").read_text(encoding="utf-8").splitlines() if line.startswith("make")]
+    assert commands == ["make test", "make crosscheck"]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "\ntest: system " in makefile and "\nsystem:\n\t@tools/system-packages\n" in makefile
