@@ -18,7 +18,7 @@ REPOSITORY_URL ?=
 SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL)) $(if $(REPOSITORY_URL),-D recipebook_repository_url=$(REPOSITORY_URL))
 export PYTHONPATH := $(CURDIR)/_ext
 
-.PHONY: html html-en html-ko livehtml test system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
+.PHONY: html html-en html-ko livehtml test test-batch system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
 
 venv: $(STAMP)
 
@@ -80,6 +80,11 @@ system:
 
 test: system $(STAMP) node_modules/.installed lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# `make test` in a temporary copy of the project with the recipes of tests/batch added (their
+# pages and Korean entries too): any valid recipe keeps the suite green (tests/batch/run.py).
+test-batch: $(STAMP) node_modules/.installed
+	$(BIN)/python tests/batch/run.py $(PYTEST_ARGS)
 
 # Build and engine figures (bench/run.py), ratios measured in one run: prints the table, writes it
 # into README.md (between the bench markers) and the figures to _build/bench.json.
