@@ -233,7 +233,7 @@ def test_the_issues_questions_find_their_page(ko, en):
     assert ranked(en, "speculatve decoding")
     assert "recipes/A.X-K2" in ranked(en, "dissagregated prefill decode router")
     assert ranked(ko, "gpt-oss-120b 서빙하는 법")[0] == "recipes/gpt-oss-120b"
-    assert ranked(ko, "텐서 병렬") == ["configuration"]
+    assert ranked(ko, "텐서 병렬")[0] == "configuration"  # the guide; recipes that offer it may follow
 
 
 def test_the_guide_that_explains_a_feature_ranks_above_the_recipes_that_offer_it(ko, en):
