@@ -18,7 +18,7 @@ REPOSITORY_URL ?=
 SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL)) $(if $(REPOSITORY_URL),-D recipebook_repository_url=$(REPOSITORY_URL))
 export PYTHONPATH := $(CURDIR)/_ext
 
-.PHONY: html html-en html-ko livehtml test validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
+.PHONY: html html-en html-ko livehtml test test-batch system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
 
 venv: $(STAMP)
 
@@ -74,12 +74,23 @@ lint: $(STAMP)
 # The outside judges from npm (axe-core, the Nu Html Checker), exactly as package-lock.json
 # pins them; install scripts are skipped (vnu-jar's would download a Java runtime; Debian's
 # is used, see .ci/run).
-node_modules/.installed: package.json package-lock.json
+node_modules/.installed: package.json package-lock.json | system
 	npm ci --no-audit --no-fund --ignore-scripts
 	touch $@
 
-test: $(STAMP) node_modules/.installed lint
+# The Debian packages the tests drive (Chromium, shellcheck, msgfmt, Java, a CJK font, Node.js and
+# npm, python3-venv): tools/system-packages installs the missing ones as root (apt-get), or says
+# which to install. `make test` alone is what a new machine and CI (.ci/run) run.
+system:
+	@tools/system-packages
+
+test: system $(STAMP) node_modules/.installed lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# `make test` in a temporary copy of the project with the recipes of tests/batch added (their
+# pages and Korean entries too): any valid recipe keeps the suite green (tests/batch/run.py).
+test-batch: $(STAMP) node_modules/.installed
+	$(BIN)/python tests/batch/run.py $(PYTEST_ARGS)
 
 # Build and engine figures (bench/run.py), ratios measured in one run: prints the table, writes it
 # to _build/bench.md and the figures to _build/bench.json (never into README.md).

@@ -15,8 +15,12 @@ from typing import Any
 # The fonts the page uses have loaded, and two frames have been laid out and painted since.
 # With JavaScript off (a no-JS context) the page runs no frame callback, so none is waited for
 # (it would never come): a <noscript> then parses its content as elements, not as text.
+# The layout forced first makes the browser request the web fonts the text needs: before any
+# layout has run, no font is loading yet and document.fonts.ready has already resolved.
 SETTLE = """async () => {
+  if (document.body) document.body.getBoundingClientRect();
   await document.fonts.ready;
+  await Promise.all([...document.fonts].filter(face => face.status === 'loading').map(face => face.loaded));
   const probe = document.createElement('noscript');
   probe.innerHTML = '<b></b>';
   if (probe.childElementCount) return;

@@ -128,11 +128,13 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium driven by Playwright; CI installs it (.ci/run), so it is never skipped."""
+    """Debian's Chromium driven by Playwright; make test installs it (tools/system-packages), so it is never skipped."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}; run .ci/run or apt-get install chromium")
+        pytest.fail(
+            f"Chromium is not installed at {CHROMIUM}; run make test (tools/system-packages) or apt-get install chromium"
+        )
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield instance

@@ -37,7 +37,7 @@ process.stdout.write(JSON.stringify(input.queries.map((query) => {
 def search(tree: Path, queries: list[str]) -> dict[str, set[str]]:
     """What the search of a built language tree finds for each query (docnames)."""
     if NODE is None:
-        pytest.fail("Node.js is not installed; run .ci/run or apt-get install nodejs")
+        pytest.fail("Node.js is not installed; run make test (tools/system-packages) or apt-get install nodejs")
     files = [tree / "_static" / "searchtools.js", tree / "_static" / "language_data.js", tree / "searchindex.js"]
     payload = json.dumps({"files": [str(f) for f in files], "queries": queries})
     result = subprocess.run(
@@ -75,7 +75,7 @@ process.stdout.write(JSON.stringify({ results, fillers }));
 
 def _run_pipeline(tree: Path, queries: list[str], tokens: list[str]) -> dict:
     if NODE is None:
-        pytest.fail("Node.js is not installed; run .ci/run or apt-get install nodejs")
+        pytest.fail("Node.js is not installed; run make test (tools/system-packages) or apt-get install nodejs")
     static = tree / "_static"
     files = [
         static / "language_data.js",

@@ -70,7 +70,7 @@ def test_bash_parses_every_command(scripts):
 def test_shellcheck_finds_nothing(scripts):
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
-        pytest.fail("shellcheck is not installed; .ci/run installs it")
+        pytest.fail("shellcheck is not installed; make test installs it (tools/system-packages)")
     options = ["-s", "bash", "--enable=all", "-f", "json1"]
     if EXCLUDE:
         options += ["-e", ",".join(EXCLUDE)]

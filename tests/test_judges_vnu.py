@@ -1,5 +1,5 @@
 """HTML judged by the Nu Html Checker (vnu.jar from npm, pinned in package-lock.json; the
-Java runtime comes from Debian, see .ci/run).
+Java runtime comes from Debian, see tools/system-packages).
 
 Every HTML file of the built site (both languages, the root, and the generated listings)
 in one run of the checker. The bar: no error. Warnings (info messages) are not counted.
@@ -20,7 +20,7 @@ from judge_support import html_pages, node_tool
 def test_no_html_errors_on_any_page(site):
     java = shutil.which("java")
     if java is None:
-        pytest.fail("java is not installed; .ci/run installs default-jre-headless")
+        pytest.fail("java is not installed; make test installs default-jre-headless (tools/system-packages)")
     jar = node_tool("vnu-jar/build/dist/vnu.jar")
     pages = html_pages(site)
     assert len(pages) > 18

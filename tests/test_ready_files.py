@@ -50,7 +50,9 @@ process.stdin.on("end", () => {
 def _node() -> str:
     node = shutil.which("node")
     if node is None:
-        pytest.fail("Node.js is needed to run the browser's file writer; .ci/run installs nodejs")
+        pytest.fail(
+            "Node.js is needed to run the browser's file writer; make test installs nodejs (tools/system-packages)"
+        )
     return node
 
 
@@ -132,7 +134,7 @@ def test_the_browsers_scripts_pass_bash_n_and_shellcheck(tmp_path):
         result = subprocess.run(["bash", "-n", str(target)], capture_output=True, text=True)
         assert result.returncode == 0, (name, result.stderr)
     shellcheck = shutil.which("shellcheck")
-    assert shellcheck, "shellcheck is installed by .ci/run"
+    assert shellcheck, "shellcheck is installed by make test (tools/system-packages)"
     result = subprocess.run([shellcheck, "-s", "bash", *written], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[:3000]
     assert any(name == "serve.sh" for name in scripts.values())

@@ -38,9 +38,9 @@ NODE = shutil.which("node")
 
 @pytest.fixture
 def node_available() -> None:
-    """Node.js runs the browser-side stemmer; CI installs it (.ci/run), so it is never skipped."""
+    """Node.js runs the browser-side stemmer; make test installs it (tools/system-packages), so it is never skipped."""
     if NODE is None:
-        pytest.fail("Node.js is not installed; run .ci/run or apt-get install nodejs")
+        pytest.fail("Node.js is not installed; run make test (tools/system-packages) or apt-get install nodejs")
 
 
 needs_node = pytest.mark.usefixtures("node_available")

@@ -256,7 +256,7 @@ describe("the issue's questions on the built site", () => {
     assert.ok(en.ranked("speculatve decoding").length);
     assert.ok(en.ranked("dissagregated prefill decode router").includes("recipes/A.X-K2"));
     assert.equal(ko.ranked("gpt-oss-120b 서빙하는 법")[0], "recipes/gpt-oss-120b");
-    assert.deepEqual(ko.ranked("텐서 병렬"), ["configuration"]);
+    assert.equal(ko.ranked("텐서 병렬")[0], "configuration"); // the guide; recipes that offer it may follow
   });
 
   test("asking for a list finds the landing page's catalogue first", () => {
