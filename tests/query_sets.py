@@ -140,12 +140,30 @@ class Figures:
         )
 
 
+def indexed_pages(tree: Path) -> set[str] | None:
+    """The docnames whose words the tree's search index holds (a page marked ``nosearch``, such as
+    404 or the reference, is listed among the docnames but gives no words), or None without an index."""
+    index = tree / "searchindex.js"
+    if not index.is_file():
+        return None
+    raw = index.read_text(encoding="utf-8")
+    data = json.loads(raw[raw.index("(") + 1 : raw.rindex(")")])
+    docs: set[int] = set()
+    for table in ("terms", "titleterms"):
+        for found in data[table].values():
+            docs.update(found if isinstance(found, list) else [found])
+    return {data["docnames"][i] for i in docs}
+
+
 def page_texts(tree: Path) -> dict[str, str]:
     """The text of each page's main article, by docname (the pages a search may find)."""
     texts = {}
+    indexed = indexed_pages(tree)  # a page marked nosearch (404, the reference) is not one a search may find
     for path in sorted(tree.rglob("*.html")):
         docname = path.relative_to(tree).with_suffix("").as_posix()
         if docname in ("search", "genindex", "404") or docname.startswith("_"):  # 404: kept out of search
+            continue
+        if indexed is not None and docname not in indexed:
             continue
         article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one('article[role="main"]')
         if article is None:

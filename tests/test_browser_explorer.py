@@ -165,7 +165,7 @@ def test_ready_to_run_files_follow_the_selection(browser, server, javascript):
         with page.expect_download() as info:
             links.nth(i).click()
         download = info.value
-        assert download.suggested_filename == name
+        assert download.suggested_filename == name.replace("/", "_")  # a browser saves a folder's file flat
         assert Path(download.path()).read_text() == expected[name], name
     # choosing another value rewrites the offered files
     click_value(page, gid, axis, default[axis])

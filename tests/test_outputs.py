@@ -108,7 +108,7 @@ def _static_dirs(site: Path):
 def test_each_target_publishes_the_files_of_its_opening_selection_only(site):
     documents = {name: _document(site, name) for name in RECIPES}
     for expansion, folder in _static_dirs(site):
-        names = {p.name for p in folder.iterdir()}
+        names = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
         assert names == {*selection_files(expansion), "index.html"}
         for file_name, text in selection_files(expansion).items():
             assert (folder / file_name).read_text() == text

@@ -14,10 +14,18 @@ import polib
 import pytest
 from bs4 import BeautifulSoup
 
-from recipebook import characters, rules, safety
+from recipebook import bounds, characters, commandtext, facts, rules, safety
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECKERS = (*rules.RULES, characters.check, *safety.RULES, safety.names_differ_in_more_than_case)
+CHECKERS = (
+    *rules.RULES,
+    characters.check,
+    *safety.RULES,
+    safety.names_differ_in_more_than_case,
+    facts.check,
+    commandtext.check,
+    bounds.check,
+)
 
 
 def plain(text: str) -> str:

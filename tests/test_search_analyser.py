@@ -65,11 +65,16 @@ def kiwi():
 
 
 def hangul_words(tree: Path) -> dict[str, str]:
-    """Every Hangul word of the main text of the pages, with the first page it is on."""
+    """Every Hangul word of the main text of the pages the search indexes, with the first page it is on."""
     words: dict[str, str] = {}
+    pages = query_sets.indexed_pages(tree)
     for path in sorted(tree.rglob("*.html")):
         rel = path.relative_to(tree).as_posix()
-        if rel.startswith("_") or rel in ("search.html", "genindex.html"):
+        if (
+            rel.startswith("_")
+            or rel in ("search.html", "genindex.html")
+            or (pages is not None and rel[: -len(".html")] not in pages)
+        ):
             continue
         article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one('article[role="main"]')
         for word in HANGUL_WORD.findall(article.get_text(" ") if article else ""):

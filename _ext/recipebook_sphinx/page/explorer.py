@@ -563,7 +563,7 @@ def explorer_view(
     files = None
     if files_href:
         files = (files_href, _("Ready-to-run files"), _("(serve.sh, a vLLM config and an env file per command)"))
-        versions = kubernetes.VERSIONS
+        k8s_versions = kubernetes.VERSIONS
         k8s = (
             _("Their kubernetes/ folder runs the same commands on a cluster:"),
             kubernetes.APPLY,
@@ -571,10 +571,10 @@ def explorer_view(
                 "The manifests target Kubernetes {kubernetes}, NPUs as {resource} (RBLN device plugin {plugin} or "
                 "later) and the llm-d router {llmd}."
             ).format(
-                kubernetes=versions["kubernetes"],
-                resource=versions["npu_resource"],
-                plugin=versions["device_plugin"],
-                llmd=versions["llm_d"],
+                kubernetes=k8s_versions["kubernetes"],
+                resource=k8s_versions["npu_resource"],
+                plugin=k8s_versions["device_plugin"],
+                llmd=k8s_versions["llm_d"],
             ),
         )
     else:

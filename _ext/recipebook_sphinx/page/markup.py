@@ -3,6 +3,8 @@
 - A toctree caption (sidebar, index page) is ``<p role="heading">``, which needs an
   ``aria-level``: a workaround of Sphinx issue #14030
   (https://github.com/sphinx-doc/sphinx/issues/14030); remove it once Sphinx writes one.
+- Furo's ``table-wrapper`` (a table wider than the screen scrolls in it) takes the keyboard's
+  focus, so a keyboard reader can scroll it too.
 - A catalogue cell names its column (``data-label``), for the stacked rows of a narrow screen.
 - sphinx-design puts ``aria-controls`` on each tab's ``<label for=...>``, which HTML does
   not allow on the label of a form control. The tab stays a radio button with its label,
@@ -28,6 +30,13 @@ class Translator(HTML5Translator):
         label = node.get("rb_label")
         if label and self.body[-1].endswith(">"):
             self.body[-1] = self.body[-1][:-1] + f' data-label="{self.attval(label)}">'
+
+    def starttag(self, node: nodes.Element, tagname: str, *args: Any, **attributes: Any) -> str:
+        # a table wider than the screen scrolls in Furo's wrapper: the keyboard must reach it to
+        # scroll it (axe: scrollable-region-focusable); sphinx-design writes containers, through here
+        if tagname == "div" and "table-wrapper" in node.get("classes", ()):
+            attributes.setdefault("tabindex", "0")
+        return super().starttag(node, tagname, *args, **attributes)
 
     def visit_title(self, node: nodes.title) -> None:
         # Sphinx #14030: the toctree caption's role="heading" lacks aria-level
