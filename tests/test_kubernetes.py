@@ -9,13 +9,18 @@ recipe whose router misses its servers is refused at the router's targetPorts.
 
 from __future__ import annotations
 
+import functools
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import kubernetes_validate
+import kubernetes_validate.utils
 import pytest
 import yaml
+from referencing import Registry, Resource
 
 from recipebook import client, kubernetes, shell
 from recipebook.files import selection_files
@@ -35,8 +40,36 @@ def _expected_word(word: str) -> str:
     return out
 
 
+@functools.cache
+def _validator(kind: str, api_version: str) -> jsonschema.Validator:
+    """kubernetes_validate.validate's strict validator for one kind, built once: it reads the
+    release's schema and its 5 MB of definitions on every call otherwise."""
+    version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    folder = f"kubernetes-json-schema/v{kubernetes.KUBERNETES_SCHEMAS}-local-strict"
+    read = kubernetes_validate.utils.schema_contents
+    schema = read(f"{folder}/{kind.lower()}-{version}.json", kubernetes.KUBERNETES_SCHEMAS)
+    definitions = read(f"{folder}/_definitions.json", kubernetes.KUBERNETES_SCHEMAS)
+    registry = Resource.from_contents(definitions) @ (Resource.from_contents(schema) @ Registry())
+    return jsonschema.validators.Draft202012Validator(schema, registry=registry)
+
+
 def _validate(manifest: dict) -> None:
+    try:
+        _validator(manifest["kind"], manifest["apiVersion"]).validate(manifest)
+    except jsonschema.ValidationError as error:
+        raise kubernetes_validate.ValidationError(error, version=kubernetes.KUBERNETES) from None
+
+
+def test_the_cached_validator_judges_as_kubernetes_validate_does():
+    path = next(p for p in PATHS if "targetPorts" in p.read_text(encoding="utf-8"))
+    _recipe, _target, expansion = next(_selections(path))
+    manifest = next(iter(_manifests(expansion).values()))
     kubernetes_validate.validate(manifest, kubernetes.KUBERNETES_SCHEMAS, strict=True)
+    _validate(manifest)
+    manifest["spec"]["template"]["spec"]["containers"][0]["npus"] = 1  # strict: an unknown field
+    for judge in (lambda m: kubernetes_validate.validate(m, kubernetes.KUBERNETES_SCHEMAS, strict=True), _validate):
+        with pytest.raises(kubernetes_validate.ValidationError):
+            judge(manifest)
 
 
 def _selections(path: Path, every: int = 1):
@@ -50,7 +83,7 @@ def _selections(path: Path, every: int = 1):
 def _manifests(expansion) -> dict[str, dict]:
     written = selection_files(expansion)
     return {
-        name: yaml.safe_load(text)
+        name: yaml.load(text, Loader=yaml.CSafeLoader)
         for name, text in written.items()
         if name.startswith(f"{kubernetes.FOLDER}/") and name.count("/") == 1
     }
@@ -109,12 +142,12 @@ def test_prefill_decode_pods_carry_the_routers_labels_and_ports(path):
         if router is None:
             continue
         written = selection_files(expansion)
-        values = yaml.safe_load(written[f"kubernetes/router/{router.values_name}"])
+        values = yaml.load(written[f"kubernetes/router/{router.values_name}"], Loader=yaml.CSafeLoader)
         labels = values["router"]["modelServers"]["matchLabels"]
         ports = {p["number"] for p in values["router"]["modelServers"]["targetPorts"]}
         served: set[int] = set()
         for role, _c in expansion.roles():
-            manifest = yaml.safe_load(written[f"kubernetes/{role}.yaml"])
+            manifest = yaml.load(written[f"kubernetes/{role}.yaml"], Loader=yaml.CSafeLoader)
             pod = manifest["spec"]["template"]
             assert labels.items() <= pod["metadata"]["labels"].items()
             front = pod["spec"].get("initContainers") or pod["spec"]["containers"]

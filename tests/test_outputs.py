@@ -212,7 +212,7 @@ def test_each_config_yaml_holds_the_commands_arguments():
             grid = target.grid
             for command in (c for role in grid.base for c in reference_role(grid, role, expansion.selection)):
                 stem = command.role if command.rank is None else f"{command.role}-rank{command.rank}"
-                config = yaml.safe_load(files[f"{stem}.yaml"]) or {}
+                config = yaml.load(files[f"{stem}.yaml"], Loader=yaml.CSafeLoader) or {}
                 assert _args_from_config(config) == [w for text in command.args for w in shlex.split(text)]
                 assert files[f"{stem}.env"] == "".join(f"export {e}\n" for e in command.envs)
                 checked += 1

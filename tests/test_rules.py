@@ -875,7 +875,7 @@ def test_forget_drops_what_the_engine_remembers_of_texts():
     import importlib
     import pkgutil
 
-    from recipebook import shell
+    from recipebook import kubernetes, shell
 
     modules = [
         importlib.import_module(f"recipebook.{m.name}")
@@ -893,6 +893,7 @@ def test_forget_drops_what_the_engine_remembers_of_texts():
     for name in NAMES:
         recipebook.page_of(recipebook.load(RECIPES / f"{name}.json"))  # its serving groups read every command
     shell.bash_syntax_error("true")
+    kubernetes.line_fragment("arg", "--port 8000")
     assert len(caches) >= 5 and all(cache.cache_info().currsize > 0 for cache in caches.values()), caches
     recipebook.forget()
     assert {name: cache.cache_info().currsize for name, cache in caches.items()} == dict.fromkeys(caches, 0)

@@ -12,9 +12,10 @@ from .problems import Kind, Problem, RecipeError, SelectionError
 
 def forget() -> None:
     """Drop what the engine remembers about texts it has read (each argument text's words,
-    each text's check, each command's flags, each router step's bash -n), as in a new process.
+    each text's check, each command's flags, each router step's bash -n, each line's manifest
+    fragment), as in a new process.
     """
-    from . import client, rules, safety, shell, vocabulary
+    from . import client, kubernetes, rules, safety, shell, vocabulary
 
     for remembered in (
         shell._words,
@@ -26,6 +27,7 @@ def forget() -> None:
         safety.port_messages,
         client._flags,
         vocabulary._reading,
+        kubernetes.line_fragment,
     ):
         remembered.cache_clear()
 

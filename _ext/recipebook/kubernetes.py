@@ -30,6 +30,7 @@ selection, and validate every manifest against the Kubernetes API schemas of ``K
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -117,9 +118,11 @@ def env_pair(text: str) -> tuple[str, str]:
     return name, value
 
 
+@functools.lru_cache(maxsize=8192)
 def line_fragment(kind: str, text: str) -> str:
     """The YAML of one command line inside its container: an argument's words as args items,
-    an env line as an env entry; unindented (``fill`` indents it)."""
+    an env line as an env entry; unindented (``fill`` indents it). Kept per line: the selections
+    of a target share most of their lines."""
     if kind == "arg":
         return dump([kube_text(word) for word in shell.words(text)])
     name, value = env_pair(text)
