@@ -33,3 +33,17 @@ def test_markdown_view_and_llms_txt_say_the_same(site: Path, language: str, kv: 
     assert "--max-model-len" in view and "\u2013max-model-len" not in view  # flags keep their two hyphens
     index = (site / language / "llms.txt").read_text(encoding="utf-8")
     assert SHOWN in index
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_advice_gives_a_value_the_flag_takes(site: Path, language: str):
+    """'serve a shorter context: --max-model-len N': N as vLLM's int option reads it (no 212,992)."""
+    import re
+
+    found = []
+    for view in sorted((site / language / "recipes").glob("*.md")):
+        found += re.findall(
+            r"--(max-model-len|max-num-seqs) (\S+?)[ .,]*(?:or less|이하)", view.read_text(encoding="utf-8")
+        )
+    assert found, "the A.X-K2 page advises a shorter context for the per-chiplet reading"
+    assert all(value.isdigit() for _flag, value in found), found

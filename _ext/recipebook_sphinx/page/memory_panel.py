@@ -102,9 +102,8 @@ def _notes(fit: memory.Fit, _: Translate) -> list[str]:
     notes += [caveats[c] for c in fit.caveats if c in caveats]
     for advice in fit.advice:
         if advice.knob == "--max-model-len":
-            text = _("To fit, serve a shorter context: --max-model-len {value} or less.").format(
-                value=f"{advice.value:,}"
-            )
+            # the value as the flag takes it (212992, not 212,992): a reader pastes it
+            text = _("To fit, serve a shorter context: --max-model-len {value} or less.").format(value=advice.value)
         elif advice.knob == "--max-num-seqs":
             text = _("To fit, batch fewer sequences: --max-num-seqs {value} or less.").format(value=advice.value)
         else:
