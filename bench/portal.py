@@ -30,6 +30,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import polib
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "_ext") not in sys.path:
     sys.path.insert(0, str(ROOT / "_ext"))
@@ -81,8 +83,9 @@ class Generated:
     without: tuple[str, ...]  # features taken out (keys of FEATURE_AXES)
 
 
-def plan(count: int) -> list[Generated]:
-    """The generated recipes of a portal of `count` recipes (the shipped two are not in it)."""
+def plan(count: int, taken: frozenset[str] = frozenset()) -> list[Generated]:
+    """The generated recipes of a portal of `count` recipes (the shipped two are not in it); a
+    name in `taken` (lower case: a recipe the project already has) is passed over."""
     found: list[Generated] = []
     names: set[str] = set()
     index = 0
@@ -99,7 +102,7 @@ def plan(count: int) -> list[Generated]:
             without.append("speculative decoding")
         if index % 5 == 3:
             without.append("KV offload")
-        if name.lower() not in names:
+        if name.lower() not in names and name.lower() not in taken:
             names.add(name.lower())
             found.append(
                 Generated(
@@ -253,8 +256,12 @@ def write(project: Path, count: int, large: tuple[int, int] | None = None) -> li
     with `large` (tabs, targets), every generated recipe is made that large (:func:`enlarge`)."""
     shutil.copytree(ROOT, project, ignore=IGNORE, symlinks=True)
     project_links(project)
-    items = plan(count)
+    # the project's own recipes beside the shipped two (tests/batch's, make test-batch) keep their
+    # names and catalog entries: the portal adds `count` minus the shipped two around them
+    taken = frozenset(p.stem.lower() for p in (project / "recipes").glob("*.json") if p.name != "schema.json")
+    items = plan(count, taken)
     catalog = project / "locale" / "ko" / "LC_MESSAGES" / "recipes.po"
+    known = {entry.msgid for entry in polib.pofile(str(catalog))}
     entries = []
     problems = []
     for item in items:
@@ -265,7 +272,9 @@ def write(project: Path, count: int, large: tuple[int, int] | None = None) -> li
         problems += [str(problem) for problem in found]
         text, translations = page(item)
         (project / "source" / "recipes" / f"{item.name}.md").write_text(text, encoding="utf-8")
-        entries += [f"\nmsgid {_po_string(en)}\nmsgstr {_po_string(ko)}\n" for en, ko in translations]
+        entries += [
+            f"\nmsgid {_po_string(en)}\nmsgstr {_po_string(ko)}\n" for en, ko in translations if en not in known
+        ]
     if problems:
         raise SystemExit("generated recipes are not valid:\n" + "\n".join(problems[:20]))
     with catalog.open("a", encoding="utf-8") as out:
@@ -278,8 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("project", type=Path, help="the folder to write (must not exist)")
     parser.add_argument("count", type=int, help="recipes in the portal (the shipped two included)")
     args = parser.parse_args(argv)
-    items = write(args.project, args.count)
-    print(f"{args.project}: {len(items) + len(SHIPPED)} recipes")
+    write(args.project, args.count)
+    print(f"{args.project}: {len(list((args.project / 'recipes').glob('*.json'))) - 1} recipes")
     return 0
 
 

@@ -64,7 +64,9 @@ def portal_server(portal_site: Path):
 @pytest.mark.parametrize("script", [True, False], ids=["js", "no-js"])
 @pytest.mark.parametrize("width", [375, 1280, 1920])
 @pytest.mark.parametrize("language", ["en", "ko"])
-def test_the_catalogue_of_a_hundred_recipes_fits_every_screen(browser, portal_server, language, width, script):
+def test_the_catalogue_of_a_hundred_recipes_fits_every_screen(
+    browser, portal_site, portal_server, language, width, script
+):
     context = browser.new_context(viewport={"width": width, "height": 900}, java_script_enabled=script)
     tab = context.new_page()
     tab.goto(f"{portal_server}/{language}/index.html")
@@ -72,7 +74,8 @@ def test_the_catalogue_of_a_hundred_recipes_fits_every_screen(browser, portal_se
     found = tab.evaluate(MEASURE)
     names = tab.eval_on_selector_all("table.rb-catalogue td.rb-col-model", "(cells) => cells.map((c) => c.textContent)")
     context.close()
-    assert found["rows"] == COUNT
+    recipes = [p for p in (portal_site.parent.parent / "recipes").glob("*.json") if p.name != "schema.json"]
+    assert found["rows"] == len(recipes) >= COUNT  # the project's own recipes (make test-batch's) beside them
     assert any(len(name.strip()) >= 30 for name in names)  # long names are there to wrap
     assert found["page"] <= 0 and found["wrapper"] <= 0, found
     assert not found["cut"], found

@@ -27,7 +27,8 @@ WIDTHS = (1280, 375)
 # where English and Korean typesetting do: after the hyphen or slash of a compound
 # (mixture-of-|experts, 131,072-|token, but never 2026-|10-07) and before an opening
 # parenthesis glued to a word (길이|(프롬프트); code, and a table cell holding one value
-# (RBLN-CR13, 0.30.0), may not break inside a word at all.
+# (RBLN-CR13, 0.30.0), may not break inside a word at all, except the catalogue's model and
+# provider names, which wrap like prose compounds (Llama-3.3-70B-|Instruct) so a hundred fit.
 BROKEN_WORDS = """() => {
   const main = document.querySelector('article[role="main"]') || document.body;
   const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
@@ -45,7 +46,9 @@ BROKEN_WORDS = """() => {
     if (!parent || parent.closest('pre, script, style, .rb-sr, .visually-hidden, .headerlink')) continue;
     if (!parent.checkVisibility()) continue;
     const cell = parent.closest('td, th');
-    const strict = parent.closest('code') || (cell && !/\\s/.test(cell.textContent.trim()));
+    // the catalogue's model and provider names wrap after their hyphens by design (issue 27.1)
+    const wraps = parent.closest('.rb-catalogue td.rb-col-model, .rb-catalogue td.rb-col-provider');
+    const strict = parent.closest('code') || (cell && !wraps && !/\\s/.test(cell.textContent.trim()));
     for (const match of node.data.matchAll(/\\S+/g)) {
       const word = match[0];
       const first = middle(node, match.index, match.index + 1);
