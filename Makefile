@@ -84,11 +84,11 @@ node_modules/.installed: package.json package-lock.json | system
 system:
 	@tools/system-packages
 
-# One worker per core (pytest-xdist); the tests of a file with a module-scoped fixture run on
-# one worker, so its portal or site is built once (tests/conftest.py). TEST_JOBS=0: no workers.
+# One worker per core (pytest-xdist); the tests of a file run on one worker, in order, so what a
+# file builds once (a portal, a site of its own) is built once. TEST_JOBS=0: no workers.
 TEST_JOBS ?= auto
 test: system $(STAMP) node_modules/.installed lint
-	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
 
 # `make test` in a temporary copy of the project with the recipes of tests/batch added (their
 # pages and Korean entries too): any valid recipe keeps the suite green (tests/batch/run.py).

@@ -140,16 +140,3 @@ def browser():
         yield instance
         instance.close()
 
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (make test, --dist loadgroup): the tests of a module that builds
-    something once for the module (a module-scoped fixture: a portal, a site of its own) run on
-    one worker, so it is built once; every other test goes to whichever worker is free."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        definitions = info.name2fixturedefs.values() if info else ()
-        if any(d.scope == "module" for defs in definitions for d in defs):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from html import unescape
@@ -27,6 +26,7 @@ from conftest import LANGUAGES, ROOT, build_site
 from recipe_support import recipe_names
 from recipebook.page import page_of
 from recipebook_sphinx.publishing.markdown import code_block, escape, inline_code
+from third_recipe import copy_project
 
 MD = MarkdownIt("commonmark").enable("table")
 NAMES = recipe_names()
@@ -166,7 +166,7 @@ def hostile_recipe() -> dict:
 
 def test_markup_in_every_plain_field_stays_text_in_the_markdown(tmp_path: Path) -> None:
     project = tmp_path / "project"
-    shutil.copytree(ROOT, project, ignore=shutil.ignore_patterns("_build", ".venv", "node_modules", ".git"))
+    copy_project(project)  # no build output, caches or the crosscheck's vLLM
     data = hostile_recipe()
     # a router step whose here-document holds a line of three backquotes (it passes bash -n)
     grid = data["strategies"][0]["options"][0]["grid"]
