@@ -13,7 +13,7 @@ On every recipe page of both languages, with JavaScript and without:
 - at 375 px (a phone) no page scrolls sideways, and nothing in the text is cut off.
 
 The walk sets each selection by clicking the labels inside the page (one round trip per
-selection) and reads back what the browser renders: innerText leaves out the lines the
+grid, selection after selection) and reads back what the browser renders: innerText leaves out the lines the
 stylesheet hides, exactly as a reader's copy-and-paste does. A role's ranks share one code
 block: each rank is chosen on its picker in turn and read, so every rank's command counts.
 """
@@ -97,6 +97,29 @@ COPY = """async ([gid, which]) => {
 }"""
 
 
+# The walk of one grid in one round trip: for each step, choose its selection as a reader does
+# (CHOOSE), read the grid back (READ_GRID), then try the copy buttons it names (COPY).
+WALK = (
+    """async ([gid, steps]) => {
+  const choose = """
+    + CHOOSE
+    + """;
+  const read = """
+    + READ_GRID
+    + """;
+  const copy = """
+    + COPY
+    + """;
+  const out = [];
+  for (const [selection, clicks] of steps) {
+    choose([gid, selection]);
+    const shown = read(gid);
+    out.push([shown, clicks.length ? await copy([gid, clicks]) : []]);
+  }
+  return out;
+}"""
+)
+
 def buttons_of(entry: dict) -> list[tuple[int, int | None]]:
     """For each text of commands_of + router_of: the copy button that copies it (one per role,
     then one per router step) and the rank to pick first (None for a role of one command)."""
@@ -142,10 +165,17 @@ def test_every_selection_shows_and_copies_the_engine_commands(browser, server, s
         for (strategy, target), entries in walked(name).items():
             gid = grid_id(page, strategy, target)
             open_tabs(page, gid)
+            # each button is tried on every text it can show (the first selection that shows it)
+            steps = []
             for entry in entries:
+                texts = commands_of(entry) + router_of(entry)
+                buttons = buttons_of(entry)
+                which = [i for i, text in enumerate(texts) if (gid, i, text) not in copied] if javascript else []
+                copied.update((gid, i, texts[i]) for i in which)
+                steps.append((entry, texts, which, [list(buttons[i]) for i in which]))
+            walk = page.evaluate(WALK, [gid, [[entry["selection"], clicks] for entry, _t, _w, clicks in steps]])
+            for (entry, texts, which, _clicks), (shown, got) in zip(steps, walk, strict=True):
                 selection = entry["selection"]
-                page.evaluate(CHOOSE, [gid, selection])
-                shown = page.evaluate(READ_GRID, gid)
                 where = f"{language}/{name} {strategy}/{target} {selection}"
                 if not shown["visible"]:
                     wrong.append(f"{where}: the grid is not visible")
@@ -155,18 +185,11 @@ def test_every_selection_shows_and_copies_the_engine_commands(browser, server, s
                     wrong.append(f"{where}: shown commands differ from the engine's")
                 if shown["router"] != router_of(entry):
                     wrong.append(f"{where}: shown router steps differ from the engine's")
-                if javascript:
-                    if shown["hash"] != expected_fragment(strategy, target, selection):
-                        wrong.append(f"{where}: the URL fragment is {shown['hash']!r}")
-                    # each button is tried on every text it can show (the first selection that shows it)
-                    texts = commands_of(entry) + router_of(entry)
-                    buttons = buttons_of(entry)
-                    which = [i for i, text in enumerate(texts) if (gid, i, text) not in copied]
-                    clicks = [list(buttons[i]) for i in which]
-                    for i, got in zip(which, page.evaluate(COPY, [gid, clicks]), strict=True):
-                        copied.add((gid, i, texts[i]))
-                        if got != texts[i]:
-                            wrong.append(f"{where}: copy button {i} copied other text than the engine's")
+                if javascript and shown["hash"] != expected_fragment(strategy, target, selection):
+                    wrong.append(f"{where}: the URL fragment is {shown['hash']!r}")
+                for i, text in zip(which, got, strict=True):
+                    if text != texts[i]:
+                        wrong.append(f"{where}: copy button {i} copied other text than the engine's")
                 checked += 1
     context.close()
     assert not wrong, f"{len(wrong)} finding(s) in {checked} selections:\n" + "\n".join(wrong[:20])
