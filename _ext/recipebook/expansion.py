@@ -281,18 +281,6 @@ def resolve(grid: Grid, given: Mapping[str, str]) -> dict[str, str]:
     return selection
 
 
-def nearest_offered(grid: Grid, selection: Selection) -> dict[str, str] | None:
-    """The offered selection that changes the fewest axes; ties go to the first in axis order."""
-    best, best_distance = None, None
-    for candidate in offered(grid):
-        distance = sum(1 for a in grid.axes if candidate[a] != selection.get(a))
-        if best_distance is None or distance < best_distance:
-            best, best_distance = candidate, distance
-            if distance == 0:
-                break
-    return best
-
-
 # -- the delta rules -----------------------------------------------------------------------
 
 
