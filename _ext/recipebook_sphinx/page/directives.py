@@ -30,7 +30,7 @@ from .. import config, store
 from ..i18n import untranslated
 from ..warnings_ import Subtype, warn
 from . import nodes as rb_nodes
-from .explorer import explorer_view
+from .explorer_view import explorer_view
 
 _ = get_translation("recipebook")
 # labels recipes give in English only; the build's note names those a translated page shows in English
