@@ -1,5 +1,5 @@
-"""The client, benchmark, roles and report helpers (recipebook.client),
-as the page model's serving groups (recipebook.page) give them per selection.
+"""The client, benchmark, roles and report helpers (recipebook.expanding.client),
+as the page model's serving groups (recipebook.expanding.page) give them per selection.
 
 Expectations are derived from the recipe JSON itself (ports, parallel sizes, router,
 exclusions), independently of the engine's own parsing, plus one case derived by hand. The
@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import NAMES, RECIPES
-from recipebook import client, shell
-from recipebook.expansion import offered
-from recipebook.page import expand_selection, page_of
+from recipebook import shell
+from recipebook.expanding import client
+from recipebook.expanding.expansion import offered
+from recipebook.expanding.page import expand_selection, page_of
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -40,7 +41,7 @@ TARGETS = [(name, s.slug, t.target) for name in NAMES for s, t in recipe(name).t
 def expansions(draw):
     name, slug, target_name = draw(st.sampled_from(TARGETS))
     rec = recipe(name)
-    strategy, target = recipebook.expansion.find(rec, slug, target_name)
+    strategy, target = recipebook.expanding.expansion.find(rec, slug, target_name)
     choices = list(offered(target.grid))
     selection = draw(st.sampled_from(choices))
     return strategy, target, expand_selection(rec, strategy, target, selection)

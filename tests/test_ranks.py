@@ -1,12 +1,12 @@
-"""What differs between a role's ranks (recipebook.ranks): the keys, and each rank's value,
+"""What differs between a role's ranks (recipebook.expanding.ranks): the keys, and each rank's value,
 read from the command text; a JSON object's fields only where they differ."""
 
 from __future__ import annotations
 
 from recipe_support import RECIPES
 from recipebook import load
-from recipebook.ranks import RankDifferences, rank_differences
-from recipebook.table import RoleTable, TableLine, build
+from recipebook.expanding.ranks import RankDifferences, rank_differences
+from recipebook.expanding.table import RoleTable, TableLine, build
 
 
 def role(*lines: tuple[str, str, str, frozenset[int] | None], varies: frozenset[str], ranks: int = 2) -> RoleTable:

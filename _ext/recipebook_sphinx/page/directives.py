@@ -21,10 +21,10 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 from sphinx_design.shared import create_component
 
-from recipebook import inline
-from recipebook.model import Recipe, Strategy
-from recipebook.page import Axis, RecipePage, StrategyPage, TargetPage
-from recipebook.provenance import PACKAGES, Provenance
+from recipebook.checking import inline
+from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage
+from recipebook.expanding.provenance import PACKAGES, Provenance
+from recipebook.reading.model import Recipe, Strategy
 
 from .. import config, store
 from ..i18n import untranslated
@@ -500,7 +500,7 @@ class FlagsDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        from recipebook import vocabulary
+        from recipebook.checking import vocabulary
 
         users: dict[str, list[str]] = {}
         helps: dict[str, str | None] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from recipebook.table import Axes, Product, TableLine
+from recipebook.expanding.table import Axes, Product, TableLine
 
 
 def hide_classes(product: Product, axes: Axes) -> list[str]:

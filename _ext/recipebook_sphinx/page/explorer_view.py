@@ -3,7 +3,7 @@
 ``explorer_view`` puts the page model into the reader's language (every label through
 gettext) and into the classes the no-JavaScript selection works with
 (``explorer_nojs``); nothing here computes a command, and what differs between a role's
-ranks is the engine's (``recipebook.ranks``). Two renderings follow from the view, and only
+ranks is the engine's (``recipebook.expanding.ranks``). Two renderings follow from the view, and only
 from it:
 
 - the HTML (``templates/recipebook/explorer.html``, see ``nodes.render_html``);
@@ -18,11 +18,13 @@ import json
 import shlex
 from collections.abc import Callable
 
-from recipebook import client, kubernetes, shell
-from recipebook.client import RolePlan
-from recipebook.page import Axis, Placeholder, Serving, TargetPage
-from recipebook.ranks import rank_differences
-from recipebook.table import Axes, Product, RoleTable, admits
+from recipebook import shell
+from recipebook.expanding import client
+from recipebook.expanding.client import RolePlan
+from recipebook.expanding.page import Axis, Placeholder, Serving, TargetPage
+from recipebook.expanding.ranks import rank_differences
+from recipebook.expanding.table import Axes, Product, RoleTable, admits
+from recipebook.rendering import kubernetes
 
 from . import memory_panel
 from .explorer_nojs import hide_classes, rank_classes, removed_copies

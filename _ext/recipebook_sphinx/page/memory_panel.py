@@ -1,4 +1,4 @@
-"""The explorer's memory panel in words: the engine's figures (``recipebook.memory``, carried
+"""The explorer's memory panel in words: the engine's figures (``recipebook.expanding.memory``, carried
 by the page model's ``TargetPage.memory``) per rank, the verdict, the open question and which
 knob to turn. Nothing here computes a figure; the browser shows one copy of the panel per set
 of selections that share figures, chosen by the explorer's hide classes like every other part.
@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 
 from docutils import nodes
 
-from recipebook import memory
-from recipebook.page import RecipePage, TargetPage
-from recipebook.table import admits
+from recipebook.expanding import memory
+from recipebook.expanding.page import RecipePage, TargetPage
+from recipebook.expanding.table import admits
 
 from .explorer_nojs import hide_classes
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from . import shell
+from .. import shell
 from .table import RoleTable
 
 

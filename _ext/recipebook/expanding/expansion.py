@@ -14,9 +14,9 @@ import math
 import operator
 from collections.abc import Iterable, Iterator, Mapping
 
-from . import shell as _shell
-from .model import Delta, Grid, Role, Selection
-from .problems import SelectionError
+from .. import shell as _shell
+from ..problems import SelectionError
+from ..reading.model import Delta, Grid, Role, Selection
 
 MAX_SELECTIONS = 4096
 # Version of the JSON shapes the engine writes: an expansion, a matrix (command line) and the
