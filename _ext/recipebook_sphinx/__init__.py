@@ -29,7 +29,7 @@ from .search.words import data_version
 from .warnings_ import Subtype, warn, warn_problem
 
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 6  # raised when pages written from an unchanged environment would differ
+ENV_VERSION = 7  # raised when pages written from an unchanged environment would differ, or could not be read
 
 
 def _configure(app: Sphinx, conf: Config) -> None:
