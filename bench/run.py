@@ -54,10 +54,10 @@ sys.path.insert(0, str(ROOT / "_ext"))
 from bs4 import BeautifulSoup  # noqa: E402
 
 from recipebook import check_file, expand, forget, load, matrix  # noqa: E402
-from recipebook import page as page_model  # noqa: E402
-from recipebook.expansion import default_selection  # noqa: E402
-from recipebook.model import Recipe  # noqa: E402
-from recipebook.page import context_length, expand_selection, flags_in_use  # noqa: E402
+from recipebook.expanding import page as page_model  # noqa: E402
+from recipebook.expanding.expansion import default_selection  # noqa: E402
+from recipebook.expanding.page import context_length, expand_selection, flags_in_use  # noqa: E402
+from recipebook.reading.model import Recipe  # noqa: E402
 
 SHIPPED = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "_ext"), "LANG": "C.UTF-8"}
@@ -222,7 +222,7 @@ def plain_catalogue(recipes: list) -> str:
 
 
 def plain_flags(recipes: list) -> str:
-    from recipebook import vocabulary
+    from recipebook.checking import vocabulary
 
     users: dict[str, list[str]] = {}
     for recipe in recipes:

@@ -8,8 +8,9 @@ import pytest
 
 from browser_support import open_page
 from judge_support import SHOWN_COMMANDS
-from recipebook import expand, files, load
-from recipebook.files import selection_files
+from recipebook import expand, load
+from recipebook.rendering import files
+from recipebook.rendering.files import selection_files
 
 pytestmark = pytest.mark.browser
 RECIPES = Path(__file__).resolve().parents[1] / "recipes"

@@ -9,7 +9,8 @@ import pytest
 
 from browser_support import open_page
 from recipe_support import AXK2_NAME
-from recipebook import expand, load, memory
+from recipebook import expand, load
+from recipebook.expanding import memory
 from test_browser_explorer import RECIPES, click_value, grid_id, open_tabs
 
 DP, TARGET = "aggregated-data-expert-parallel", "Latency"

@@ -14,8 +14,8 @@ import browser_support
 import recipebook
 from conftest import LANGUAGES, ROOT
 from recipe_support import recipe_names
-from recipebook.page import page_of
-from recipebook_sphinx.page.explorer import LONG_LINES
+from recipebook.expanding.page import page_of
+from recipebook_sphinx.page.explorer_view import LONG_LINES
 
 pytestmark = pytest.mark.browser
 NAMES = recipe_names()

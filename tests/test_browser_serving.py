@@ -23,9 +23,9 @@ import recipebook
 from browser_support import open_page
 from conftest import _QuietHandler
 from recipe_support import NAMES, RECIPES
-from recipebook import client
-from recipebook.expansion import neutral_value, offered
-from recipebook.page import expand_selection, page_of
+from recipebook.expanding import client
+from recipebook.expanding.expansion import neutral_value, offered
+from recipebook.expanding.page import expand_selection, page_of
 
 CONT = re.compile(r"^\s*\\?\s*|\s*\\\s*$")
 
@@ -43,7 +43,7 @@ def recipe(name: str) -> recipebook.Recipe:
 def base_of(target) -> dict[str, str] | None:
     grid = target.grid
     chosen = {a: neutral_value(grid, a) for a in grid.axes}
-    if None in chosen.values() or recipebook.expansion.is_excluded(grid, chosen):
+    if None in chosen.values() or recipebook.expanding.expansion.is_excluded(grid, chosen):
         return None
     return chosen
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from recipebook import load
-from recipebook.page import build_page
+from recipebook.expanding.page import build_page
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))

@@ -1,8 +1,9 @@
-"""The client, benchmark, roles, report and nearest-selection helpers (recipebook.client),
-as the page model's serving groups (recipebook.page) give them per selection.
+"""The client, benchmark, roles and report helpers (recipebook.expanding.client),
+as the page model's serving groups (recipebook.expanding.page) give them per selection.
 
 Expectations are derived from the recipe JSON itself (ports, parallel sizes, router,
-exclusions), independently of the engine's own parsing, plus a few hand-built grids.
+exclusions), independently of the engine's own parsing, plus one case derived by hand. The
+nearest offered selection is the explorer's, tested where it runs (tests/js/nearest.test.js).
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import NAMES, RECIPES
-from recipebook import client, shell
-from recipebook.expansion import all_selections, excluded_by, is_excluded, nearest_offered, offered
-from recipebook.model import Grid
-from recipebook.page import expand_selection, page_of
+from recipebook import shell
+from recipebook.expanding import client
+from recipebook.expanding.expansion import offered
+from recipebook.expanding.page import expand_selection, page_of
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -40,7 +41,7 @@ TARGETS = [(name, s.slug, t.target) for name in NAMES for s, t in recipe(name).t
 def expansions(draw):
     name, slug, target_name = draw(st.sampled_from(TARGETS))
     rec = recipe(name)
-    strategy, target = recipebook.expansion.find(rec, slug, target_name)
+    strategy, target = recipebook.expanding.expansion.find(rec, slug, target_name)
     choices = list(offered(target.grid))
     selection = draw(st.sampled_from(choices))
     return strategy, target, expand_selection(rec, strategy, target, selection)
@@ -169,50 +170,6 @@ def test_report_url_carries_the_selection(case, repository):
     assert "vLLM: 0.30.0" in body and "vllm-rbln: 0.12.0" in body
     for field in ("Hardware", "Throughput", "Latency", "Works (yes/no)"):
         assert any(line.startswith(field) and line.endswith(": ") for line in body.splitlines())
-
-
-def grid(axes: dict[str, list[str]], excluded: list[dict[str, str]]) -> Grid:
-    return Grid.from_json(
-        {
-            "model": "m",
-            "base": [],
-            "modes": axes,
-            "options": {},
-            "option_base": {},
-            "deltas": {},
-            "excluded": excluded,
-            "recommended": None,
-            "router": None,
-        },
-        "/grid",
-    )
-
-
-def test_nearest_offered_by_hand():
-    g = grid({"a": ["x", "y"], "b": ["p", "q"], "c": ["1", "2"]}, [{"a": "y", "b": "q"}])
-    chosen = {"a": "y", "b": "q", "c": "2"}
-    assert excluded_by(g, chosen) == [{"a": "y", "b": "q"}]
-    # one change suffices: a=x (first axis in order) before b=p
-    assert nearest_offered(g, chosen) == {"a": "x", "b": "q", "c": "2"}
-    assert excluded_by(g, {"a": "x", "b": "q", "c": "2"}) == []
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.data())
-def test_nearest_offered_changes_fewest_axes(data):
-    sizes = data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=4))
-    axes = {f"a{i}": [f"v{j}" for j in range(n)] for i, n in enumerate(sizes)}
-    every = [dict(s) for s in all_selections(grid(axes, []))]
-    excluded = data.draw(st.lists(st.sampled_from(every), max_size=len(every) - 1, unique_by=lambda s: str(s)))
-    g = grid(axes, excluded)
-    chosen = data.draw(st.sampled_from(every))
-    near = nearest_offered(g, chosen)
-    assert near is not None and not is_excluded(g, near)
-    distance = sum(near[a] != chosen[a] for a in axes)
-    for other in offered(g):
-        assert sum(other[a] != chosen[a] for a in axes) >= distance
-    assert (distance == 0) == (not is_excluded(g, chosen))
-    assert nearest_offered(g, chosen) == near  # deterministic
 
 
 @given(st.lists(st.sampled_from("abcde")), st.lists(st.sampled_from("abcde")))

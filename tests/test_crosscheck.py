@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import recipebook
-from recipebook import source
+from recipebook.reading import source
 
 REPO = Path(__file__).resolve().parents[1]
 RECIPES = REPO / "recipes"

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import recipebook
-from recipebook import helmcharts, source
+from recipebook.checking import helmcharts
+from recipebook.reading import source
 
 REPO = Path(__file__).resolve().parents[1]
 AXK2 = REPO / "recipes" / "A.X-K2.json"

@@ -1,6 +1,6 @@
 """Recipe text written carelessly or with intent: each mistake is refused at FILE:LINE:COL with a
-message that names its cause. Invisible and look-alike characters (recipebook.characters),
-near-placeholders and ports (recipebook.safety), links (rule 9), names that differ only in case,
+message that names its cause. Invisible and look-alike characters (recipebook.checking.characters),
+near-placeholders and ports (recipebook.checking.safety), links (rule 9), names that differ only in case,
 and strings past their length limit.
 
 Each test mutates a shipped recipe as tests/test_rules.py does (recipe_support.check_mutated),
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from recipe_support import check_mutated
-from recipebook import characters
+from recipebook.checking import characters
 
 GPT, AXK2 = "gpt-oss-120b", "A.X-K2"
 GPT_LATENCY = "/strategies/0/options/0/grid"
@@ -393,7 +393,8 @@ def test_a_build_with_a_hostile_recipe_reports_every_problem_at_its_place(tmp_pa
 
     from conftest import build_site
     from recipe_support import shipped, write
-    from recipebook import check_file, safety
+    from recipebook import check_file
+    from recipebook.checking import safety
     from third_recipe import copy_project
 
     project = copy_project(tmp_path / "project")

@@ -213,7 +213,7 @@ def test_a_recipe_that_is_not_a_regular_file_is_refused_before_it_is_read(tmp_pa
 
 
 def test_a_file_past_the_size_bound_is_refused_unread(tmp_path):
-    from recipebook import source
+    from recipebook.reading import source
 
     path = tmp_path / "x.json"
     with path.open("wb") as handle:
@@ -223,7 +223,7 @@ def test_a_file_past_the_size_bound_is_refused_unread(tmp_path):
 
 
 def test_an_axis_of_thousands_of_values_is_refused_before_it_is_expanded(tmp_path):
-    from recipebook import bounds
+    from recipebook.checking import bounds
 
     def mutate(data):
         grid(data)["options"]["tool_calling"] = ["off", "on", *(f"v{i}" for i in range(2000))]
@@ -246,7 +246,7 @@ def test_an_archive_folder_longer_than_a_tar_header_holds_is_refused(tmp_path):
 
 
 def test_the_archive_refuses_a_long_name_rather_than_cut_it():
-    from recipebook import files
+    from recipebook.rendering import files
 
     with pytest.raises(ValueError, match="too long for a tar header"):
         files.archive("f" * 156, {"serve.sh": ""})
@@ -384,7 +384,8 @@ TRICKY = ["on", "off", "yes", "010", "1:30", "@x", "0x1F", "1e3", ".inf", "null"
 def _same_value_in_yaml_and_command(arg: str, name: str, value: str) -> None:
     import yaml
 
-    from recipebook import files, shell
+    from recipebook import shell
+    from recipebook.rendering import files
 
     key, entry = files.config_entry(arg)
     filled_yaml = files.substitute(entry, {name: value})
@@ -404,7 +405,7 @@ def _same_value_in_yaml_and_command(arg: str, name: str, value: str) -> None:
     ["--served-model-name '<NAME>'", "--host '<NAME>'", "--served-model-name='<NAME>'", "--max-num-seqs '<NAME>'"],
 )
 def test_a_value_yaml_would_retype_stays_the_command_s_value(arg, value):
-    from recipebook import files
+    from recipebook.rendering import files
 
     if files.value_problem("NAME", value) == "":
         _same_value_in_yaml_and_command(arg, "NAME", value)
@@ -413,7 +414,7 @@ def test_a_value_yaml_would_retype_stays_the_command_s_value(arg, value):
 @settings(max_examples=200, deadline=None)
 @given(value=st.one_of(PLAIN_VALUES, st.sampled_from(TRICKY)))
 def test_every_accepted_value_is_the_same_in_the_config_and_the_command(value):
-    from recipebook import files
+    from recipebook.rendering import files
 
     if files.value_problem("NAME", value) == "":
         for arg in ("--served-model-name '<NAME>'", '--kv-events-config \'{"endpoint": "tcp://<NAME>:5557"}\''):
@@ -425,7 +426,7 @@ def test_every_accepted_value_is_the_same_in_the_config_and_the_command(value):
 def test_a_port_placeholder_takes_only_a_port_and_stays_an_integer(value):
     import yaml
 
-    from recipebook import files
+    from recipebook.rendering import files
 
     verdict = files.value_problem("PREFILL_PORT", value)
     is_port = value.isdigit() and not value.startswith("0") and int(value) <= 65535
@@ -438,7 +439,7 @@ def test_a_port_placeholder_takes_only_a_port_and_stays_an_integer(value):
 def test_numbers_are_written_as_the_flag_s_type():
     import yaml
 
-    from recipebook import files
+    from recipebook.rendering import files
 
     assert yaml.safe_load(files.config_entry("--max-num-seqs 010")[1]) == {"max-num-seqs": 10}
     assert yaml.safe_load(files.config_entry("--gpu-memory-utilization 0.9")[1]) == {"gpu-memory-utilization": 0.9}
@@ -447,7 +448,7 @@ def test_numbers_are_written_as_the_flag_s_type():
 
 
 def test_the_page_checks_a_port_value_as_python_does():
-    from recipebook import files
+    from recipebook.rendering import files
 
     samples = ["8000", "010", "0", "65535", "65536", "1:30", "on", "80a"]
     script = (

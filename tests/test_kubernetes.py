@@ -1,4 +1,4 @@
-"""Kubernetes manifests of every offered selection (``recipebook/kubernetes.py``).
+"""Kubernetes manifests of every offered selection (``recipebook/rendering/kubernetes.py``).
 
 Every manifest validates, strictly (an unknown field is an error), against the Kubernetes API
 schemas of the pinned release shipped by kubernetes-validate, offline; each container runs
@@ -22,10 +22,12 @@ import pytest
 import yaml
 from referencing import Registry, Resource
 
-from recipebook import client, kubernetes, shell
-from recipebook.files import selection_files
-from recipebook.load import check_file, load
-from recipebook.page import expansion_at, page_of
+from recipebook import shell
+from recipebook.expanding import client
+from recipebook.expanding.page import expansion_at, page_of
+from recipebook.reading.load import check_file, load
+from recipebook.rendering import kubernetes
+from recipebook.rendering.files import selection_files
 from test_browser_explorer import open_tabs
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,11 +12,11 @@ FOREIGN = ("sphinx", "docutils", "jinja2", "myst_parser", "sphinx_design", "mark
 SCRIPT = """
 import importlib, pkgutil, sys
 import recipebook
-for module in pkgutil.iter_modules(recipebook.__path__):
-    if module.name == "__main__":
+for module in pkgutil.walk_packages(recipebook.__path__, "recipebook."):
+    if module.name == "recipebook.__main__":
         continue
-    importlib.import_module(f"recipebook.{module.name}")
-print("\\n".join(sorted({name.split(".")[0] for name in sys.modules})))
+    importlib.import_module(module.name)
+print("\\n".join(sorted({name.split(".")[0] for name in sys.modules} | set(sys.modules))))
 """
 
 
@@ -30,6 +30,13 @@ def test_the_engine_imports_no_sphinx_docutils_or_jinja() -> None:
     )
     loaded = set(result.stdout.split())
     assert "recipebook" in loaded and "yaml" in loaded  # the script did import the engine
+    engine = ROOT / "_ext" / "recipebook"
+    every = {
+        ".".join(("recipebook", *path.relative_to(engine).with_suffix("").parts)).removesuffix(".__init__")
+        for path in engine.rglob("*.py")
+        if path.name != "__main__.py"
+    }
+    assert every <= loaded, sorted(every - loaded)  # each of its modules, in every subpackage
     assert loaded.isdisjoint(FOREIGN), sorted(loaded & set(FOREIGN))
 
 

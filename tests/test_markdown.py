@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt
 import recipebook
 from conftest import LANGUAGES, ROOT, build_site
 from recipe_support import recipe_names
-from recipebook.page import page_of
+from recipebook.expanding.page import page_of
 from recipebook_sphinx.publishing.markdown import code_block, escape, inline_code
 from third_recipe import copy_project
 

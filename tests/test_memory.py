@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import AXK2_NAME, GPT_NAME, check_mutated, shipped, write
-from recipebook import memory, page
-from recipebook.expansion import find
+from recipebook.expanding import memory, page
+from recipebook.expanding.expansion import find
 from test_cli import LOCATED, no_traceback, run
 
 GIB, MIB = 2**30, 2**20

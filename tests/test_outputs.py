@@ -17,8 +17,8 @@ import yaml
 from bs4 import BeautifulSoup
 
 from recipebook import expand, load, matrix, offered
-from recipebook.expansion import API_VERSION, find, reference_role
-from recipebook.files import selection_files, selection_key
+from recipebook.expanding.expansion import API_VERSION, find, reference_role
+from recipebook.rendering.files import selection_files, selection_key
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = {p.stem: load(p) for p in sorted((ROOT / "recipes").glob("*.json")) if p.name != "schema.json"}

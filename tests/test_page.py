@@ -1,4 +1,4 @@
-"""The page model (recipebook.page) and the one flag-and-values parser (shell.flag_values).
+"""The page model (recipebook.expanding.page) and the one flag-and-values parser (shell.flag_values).
 
 Expectations are read from the recipe JSON with plain dictionary walks, not through the
 engine's model, so a third recipe dropped into recipes/ is covered as well.
@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from recipebook import load, shell
-from recipebook.page import build_page
+from recipebook.expanding.page import build_page
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
@@ -100,8 +100,8 @@ def test_strategy_subtitles_never_repeat_their_label(path: Path) -> None:
 def test_serving_groups_cover_every_selection_once(path: Path) -> None:
     """Each offered selection belongs to exactly one serving group, whose client request
     and health checks are those of that selection's own commands."""
-    from recipebook import client
-    from recipebook.table import admits
+    from recipebook.expanding import client
+    from recipebook.expanding.table import admits
 
     view = build_page(load(path))
     for target in view.targets:

@@ -24,11 +24,13 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import NAMES, RECIPES, shipped
-from recipebook import inline, shell, table
-from recipebook.expansion import find, is_excluded, reference_role
-from recipebook.model import Grid
+from recipebook import shell
+from recipebook.checking import inline
+from recipebook.checking.rules import text_error
+from recipebook.expanding import table
+from recipebook.expanding.expansion import find, is_excluded, reference_role
 from recipebook.problems import Problem
-from recipebook.rules import text_error
+from recipebook.reading.model import Grid
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -357,24 +359,26 @@ def test_markup_is_read_or_reported(text):
 @given(mutated_recipes())
 def test_the_fast_schema_validator_agrees_with_the_full_one(case):
     _name, document = case
-    full = not any(True for _ in recipebook.schema._validator().iter_errors(document))
-    assert recipebook.schema.is_valid(document) in (full, None)  # None: left to the full validator
+    full = not any(True for _ in recipebook.checking.schema._validator().iter_errors(document))
+    assert recipebook.checking.schema.is_valid(document) in (full, None)  # None: left to the full validator
 
 
 def test_the_fast_schema_validator_rejects_what_the_full_one_rejects():
     # the property above mostly sees valid mutations; make sure both verdicts occur
     document = copy.deepcopy(data(NAMES[0]))
-    assert recipebook.schema.is_valid(document)
+    assert recipebook.checking.schema.is_valid(document)
     document["strategies"][0]["options"][0]["grid"]["unknown"] = 1
-    assert not recipebook.schema.is_valid(document)
-    assert any(True for _ in recipebook.schema._validator().iter_errors(document))
+    assert not recipebook.checking.schema.is_valid(document)
+    assert any(True for _ in recipebook.checking.schema._validator().iter_errors(document))
 
 
 def test_a_document_the_fast_validator_cannot_take_is_left_to_the_full_one():
     document = copy.deepcopy(data(NAMES[0]))
     document["name"] = "\ud800"  # a lone surrogate: no Rust string holds it
-    assert recipebook.schema.is_valid(document) is None
-    located = recipebook.schema.check(recipebook.source.Document(path="x.json", data=document, values={}, keys={}))
+    assert recipebook.checking.schema.is_valid(document) is None
+    located = recipebook.checking.schema.check(
+        recipebook.reading.source.Document(path="x.json", data=document, values={}, keys={})
+    )
     assert located  # the full validator still reports the name
 
 

@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 import recipebook
 from conftest import build_site
-from recipebook import portable, provenance
-from recipebook.model import Recipe
-from recipebook.page import build_page
+from recipebook.expanding import provenance
+from recipebook.expanding.page import build_page
+from recipebook.reading.model import Recipe
+from recipebook.rendering import portable
 from third_recipe import copy_project
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,7 +107,7 @@ def _pin(project: Path, release: str) -> None:
     """Move the pinned vLLM of a project copy: conf.py's versions and the engine's PINNED_VLLM."""
     conf = project / "conf.py"
     conf.write_text(re.sub(r'^VLLM = "[^"]+"$', f'VLLM = "{release}"', conf.read_text(encoding="utf-8"), flags=re.M))
-    engine = project / "_ext" / "recipebook" / "vocabulary.py"
+    engine = project / "_ext" / "recipebook" / "checking" / "vocabulary.py"
     text = engine.read_text(encoding="utf-8")
     engine.write_text(re.sub(r'^PINNED_VLLM = "[^"]+"$', f'PINNED_VLLM = "{release}"', text, flags=re.M))
 

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from recipebook import expand, files, load, offered, portable
-from recipebook.expansion import reference_role
-from recipebook.files import selection_files
-from recipebook.page import expand_selection, expansion_at, page_of
+from recipebook import expand, load, offered
+from recipebook.expanding.expansion import reference_role
+from recipebook.expanding.page import expand_selection, expansion_at, page_of
+from recipebook.rendering import files, portable
+from recipebook.rendering.files import selection_files
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "_ext" / "recipebook_sphinx" / "static" / "recipebook-files.js"

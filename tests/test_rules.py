@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import NAMES, RECIPES, Checked, check_mutated, shipped
-from recipebook.expansion import MAX_COMBINATIONS, MAX_SELECTIONS
+from recipebook.expanding.expansion import MAX_COMBINATIONS, MAX_SELECTIONS
 
 GPT, AXK2 = "gpt-oss-120b", "A.X-K2"
 GPT_LATENCY = "/strategies/0/options/0/grid"
@@ -811,7 +811,7 @@ def test_rule11_exclusions_count(tmp_path):
 def test_rule11_far_too_many_combinations(tmp_path):
     checked = check_mutated(tmp_path, GPT, _many_values(1300))  # 54 * 1300 = 70200
     found = checked.expect(GPT_LATENCY, f"the axes combine into 70200 selections, more than the {MAX_COMBINATIONS}")
-    # besides: the axis itself is past recipebook.bounds.MAX_AXIS_VALUES (in the catalogue and the grid)
+    # besides: the axis itself is past recipebook.checking.bounds.MAX_AXIS_VALUES (in the catalogue and the grid)
     assert [p for p in checked.ours if "an axis offers at most" not in p.message] == [found]
 
 
@@ -875,12 +875,13 @@ def test_forget_drops_what_the_engine_remembers_of_texts():
     import importlib
     import pkgutil
 
-    from recipebook import kubernetes, shell
+    from recipebook import shell
+    from recipebook.rendering import kubernetes
 
     modules = [
-        importlib.import_module(f"recipebook.{m.name}")
-        for m in pkgutil.iter_modules(recipebook.__path__)
-        if m.name != "__main__"
+        importlib.import_module(m.name)
+        for m in pkgutil.walk_packages(recipebook.__path__, "recipebook.")
+        if m.name != "recipebook.__main__"
     ]
     caches = {
         f"{module.__name__}.{name}": value

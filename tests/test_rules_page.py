@@ -1,6 +1,6 @@
 """The rules page: each rule written once, as the docstring of the function that checks it.
 
-``recipebook.rules.statements`` reads the docstrings; the ``recipe-rules`` directive lists
+``recipebook.checking.rules.statements`` reads the docstrings; the ``recipe-rules`` directive lists
 them on a page, where the page's own catalog translates them (tests/roots/test-rules).
 """
 
@@ -14,7 +14,8 @@ import polib
 import pytest
 from bs4 import BeautifulSoup
 
-from recipebook import bounds, characters, commandtext, facts, rules, safety
+from recipebook.checking import bounds, characters, commandtext, rules, safety
+from recipebook.reading import facts
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKERS = (

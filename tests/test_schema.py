@@ -8,7 +8,9 @@ import jsonschema
 import pytest
 
 from recipe_support import AXK2_NAME, GPT_NAME, NAMES, RECIPES, check_mutated, shipped
-from recipebook import problems, schema, source
+from recipebook import problems
+from recipebook.checking import schema
+from recipebook.reading import source
 
 SCHEMA = json.loads((RECIPES / "schema.json").read_text(encoding="utf-8"))
 
@@ -265,7 +267,7 @@ def test_ecma_pattern_ends_only_a_bare_dollar(pattern, expected):
 def test_a_multi_megabyte_string_is_refused_by_its_length_alone(tmp_path, monkeypatch, pointer, limit):
     """Every string has a maxLength: a 3 MB text is refused by the schema at its place, by its
     length (the message does not repeat it), and never reaches the rules or the markup parser."""
-    from recipebook import inline, rules
+    from recipebook.checking import inline, rules
 
     def never(*args, **kwargs):
         raise AssertionError("an oversized recipe reached the rules")

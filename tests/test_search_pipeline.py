@@ -1,6 +1,7 @@
 """The site's query pipeline and scorer (``recipebook-search.js``), tested in Node.js where it runs.
 
-The tests themselves are in ``tests/js/*.test.js`` (node's built-in test runner); this runs them
+The tests themselves are in ``tests/js/*.test.js`` (node's built-in test runner); this runs them,
+the explorer's nearest offered selection (``nearest.test.js``, which needs no site) too,
 with ``RECIPEBOOK_SITE`` set to the site built once for the session, whose language trees hold
 the stemmer, glossary and scorer's numbers the build generates.
 """

@@ -1,4 +1,4 @@
-"""Grids written once (recipebook/sharing.py): a recipe's ``grids`` and the grids that extend them.
+"""Grids written once (recipebook/reading/sharing.py): a recipe's ``grids`` and the grids that extend them.
 
 The written-out form of a recipe is made here by ``inline``, a plain statement of the sharing
 rules of its own (not the engine's), and every selection of a recipe with shared parts must
@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import GPT_NAME, NAMES, RECIPES, dump, shipped, write
-from recipebook import expansion, schema, sharing, source
-from recipebook.model import Recipe
+from recipebook.checking import schema
+from recipebook.expanding import expansion
+from recipebook.reading import sharing, source
+from recipebook.reading.model import Recipe
 
 SHARING = Path(__file__).resolve().parent / "roots" / "sharing"
 SHARED = SHARING / "recipes" / "shared-model.json"

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recipe_support import NAMES, RECIPES, dump, shipped, shipped_text
-from recipebook import source
 from recipebook.problems import Kind, Problem
+from recipebook.reading import source
 
 TEXT = """{
   "name": "x",

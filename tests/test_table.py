@@ -1,4 +1,4 @@
-"""The line table of each target (recipebook.table) and the build's recipe record.
+"""The line table of each target (recipebook.expanding.table) and the build's recipe record.
 
 The table is proved against the delta rules when it is built; these tests check the proof
 from outside: every offered selection's commands read from the table equal the reference
@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from recipe_support import recipe_names
-from recipebook import load, offered, table
-from recipebook.expansion import reference_role
+from recipebook import load, offered
+from recipebook.expanding import table
+from recipebook.expanding.expansion import reference_role
 from recipebook_sphinx import store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,7 +130,7 @@ def test_a_delta_that_moves_a_rank_key_is_caught():
             "del_args": [],
             "del_envs": [],
         }
-        from recipebook.model import Grid
+        from recipebook.reading.model import Grid
 
         _lines, wrong = table.build(Grid.from_json(grid_data, "/g"))
         assert wrong and all(s[axis] == values[-1] for s in wrong)

@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import recipebook
-from recipebook import shell, vocabulary
+from recipebook import shell
+from recipebook.checking import vocabulary
 from recipebook.problems import Problem
 
 FIXTURE = Path(__file__).resolve().parent / "roots" / "test-vllm-parsing" / "parsing-fixture.json"

@@ -3,11 +3,11 @@
 Pure Python: nothing here imports Sphinx or docutils.
 """
 
-from .expansion import Command, Expansion, offered, resolve
-from .load import check_file, load
-from .model import Recipe
-from .page import commands_of, expand, expand_selection, matrix, page_of
+from .expanding.expansion import Command, Expansion, offered, resolve
+from .expanding.page import commands_of, expand, expand_selection, matrix, page_of
 from .problems import Kind, Problem, RecipeError, SelectionError
+from .reading.load import check_file, load
+from .reading.model import Recipe
 
 
 def forget() -> None:
@@ -15,7 +15,10 @@ def forget() -> None:
     each text's check, each command's flags, each router step's bash -n, each line's manifest
     fragment), as in a new process.
     """
-    from . import client, kubernetes, rules, safety, shell, vocabulary
+    from . import shell
+    from .checking import rules, safety, vocabulary
+    from .expanding import client
+    from .rendering import kubernetes
 
     for remembered in (
         shell._words,

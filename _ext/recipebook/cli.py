@@ -8,11 +8,14 @@ import json
 import sys
 from pathlib import Path
 
-from . import drift, expansion, files, memory, page, rules, safety, schema, sharing, source, vocabulary
-from .load import check_file
-from .model import Recipe
+from .checking import drift, rules, safety, schema, vocabulary
+from .checking.vocabulary import Vocabulary
+from .expanding import expansion, memory, page
 from .problems import Problem, SelectionError
-from .vocabulary import Vocabulary
+from .reading import sharing, source
+from .reading.load import check_file
+from .reading.model import Recipe
+from .rendering import files
 
 RECIPES = Path("recipes")
 

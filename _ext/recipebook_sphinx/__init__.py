@@ -15,7 +15,7 @@ from recipebook.problems import Problem
 from . import config, store
 from .i18n import languages as i18n
 from .i18n import untranslated
-from .page import codewrap, directives, markup, memory_role, navigation
+from .page import codewrap, directives, explorer_nojs, markup, memory_role, navigation
 from .page import nodes as rb_nodes
 from .page import rules as rb_rules
 from .paths import LOCALE, STATIC, TEMPLATES
@@ -29,7 +29,7 @@ from .search.words import data_version
 from .warnings_ import Subtype, warn, warn_problem
 
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 6  # raised when pages written from an unchanged environment would differ
+ENV_VERSION = 7  # raised when pages written from an unchanged environment would differ, or could not be read
 
 
 def _configure(app: Sphinx, conf: Config) -> None:
@@ -88,7 +88,7 @@ def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
     grids = store.data(app.env)["grids"]
     sizes = [size for page in grids.values() for size in page.values()]
     exclusions = {gid: size.excluded for page in grids.values() for gid, size in page.items() if size.excluded}
-    css = rb_nodes.explorer_css(
+    css = explorer_nojs.explorer_css(
         max((s.axes for s in sizes), default=0),
         max((s.values for s in sizes), default=0),
         max((s.rank_roles for s in sizes), default=0),

@@ -3,7 +3,7 @@
 Every recipe is checked at the start of each build; the verdict is kept in the domain's
 data with the stamps of the files it came from, so a rebuild re-checks only what changed,
 and directives load a recipe known to be valid without checking it again. Each recipe's
-page model (``recipebook.page``) is built once per process and shared by every page and
+page model (``recipebook.expanding.page``) is built once per process and shared by every page and
 step that shows the recipe. What a page records while it is read (the size of each of its
 explorer grids, for the stylesheet) is dropped when the page is read again or removed
 (``clear_doc``) and merged from parallel readers (``merge_domaindata``), as Sphinx's own
@@ -22,12 +22,13 @@ from typing import Any
 from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
-from recipebook import check_file, safety, vocabulary
-from recipebook.model import Recipe
-from recipebook.page import RecipePage, page_of
+from recipebook import check_file
+from recipebook.checking import safety, vocabulary
+from recipebook.checking.schema import SCHEMA_PATH
+from recipebook.expanding.page import RecipePage, page_of
+from recipebook.expanding.table import Product
 from recipebook.problems import Problem
-from recipebook.schema import SCHEMA_PATH
-from recipebook.table import Product
+from recipebook.reading.model import Recipe
 
 from .config import RENDER_RECOMMENDED
 

@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from recipebook import vocabulary
+from recipebook.checking import vocabulary
 
 from . import commands, spellings, venv
 

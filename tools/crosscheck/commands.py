@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import recipebook
-from recipebook import rules, schema, sharing, shell, source, vocabulary
-from recipebook.model import Grid, Recipe, Target
+from recipebook import shell
+from recipebook.checking import rules, schema, vocabulary
 from recipebook.problems import Kind, Problem, pointer_join
+from recipebook.reading import sharing, source
+from recipebook.reading.model import Grid, Recipe, Target
 
 # A placeholder the reader fills in (<POD_IP>) is given to vLLM as a value of its kind; any
 # other placeholder as this word.

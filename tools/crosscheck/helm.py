@@ -22,9 +22,10 @@ from typing import Any
 import yaml
 from tools.routerchart.generate import CHARTS, Source
 
-from recipebook import helmcharts, source
-from recipebook.model import Recipe
+from recipebook.checking import helmcharts
 from recipebook.problems import Kind, Problem, pointer_join
+from recipebook.reading import source
+from recipebook.reading.model import Recipe
 
 SDK = "helm-python-sdk==0.2.2"
 STAMP = ".helm-stamp"

@@ -21,16 +21,16 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 from sphinx_design.shared import create_component
 
-from recipebook import inline
-from recipebook.model import Recipe, Strategy
-from recipebook.page import Axis, RecipePage, StrategyPage, TargetPage
-from recipebook.provenance import PACKAGES, Provenance
+from recipebook.checking import inline
+from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage
+from recipebook.expanding.provenance import PACKAGES, Provenance
+from recipebook.reading.model import Recipe, Strategy
 
 from .. import config, store
 from ..i18n import untranslated
 from ..warnings_ import Subtype, warn
 from . import nodes as rb_nodes
-from .explorer import explorer_view
+from .explorer_view import explorer_view
 
 _ = get_translation("recipebook")
 # labels recipes give in English only; the build's note names those a translated page shows in English
@@ -500,7 +500,7 @@ class FlagsDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        from recipebook import vocabulary
+        from recipebook.checking import vocabulary
 
         users: dict[str, list[str]] = {}
         helps: dict[str, str | None] = {}

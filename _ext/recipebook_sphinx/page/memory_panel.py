@@ -1,4 +1,4 @@
-"""The explorer's memory panel in words: the engine's figures (``recipebook.memory``, carried
+"""The explorer's memory panel in words: the engine's figures (``recipebook.expanding.memory``, carried
 by the page model's ``TargetPage.memory``) per rank, the verdict, the open question and which
 knob to turn. Nothing here computes a figure; the browser shows one copy of the panel per set
 of selections that share figures, chosen by the explorer's hide classes like every other part.
@@ -11,9 +11,11 @@ from collections.abc import Callable, Sequence
 
 from docutils import nodes
 
-from recipebook import memory
-from recipebook.page import RecipePage, TargetPage
-from recipebook.table import admits
+from recipebook.expanding import memory
+from recipebook.expanding.page import RecipePage, TargetPage
+from recipebook.expanding.table import admits
+
+from .explorer_nojs import hide_classes
 
 Translate = Callable[[str], str]
 
@@ -150,7 +152,7 @@ def _missing_text(fit: memory.Fit, _: Translate) -> str:
 
 def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
     """One view per set of selections that share figures."""
-    from .explorer import hide_classes, role_title  # one module each way: explorer imports this one
+    from .explorer_view import role_title  # one module each way: explorer_view imports this one
 
     axes = target.table.axes
     views = []
@@ -209,7 +211,7 @@ def _plain(node: nodes.Element) -> nodes.Element:
 
 def text_form(views: Sequence[FitView]) -> list[nodes.Element]:
     """The opening selection's panel as text: a heading, the summary, one line per rank, the notes."""
-    from .explorer import _heading, _list, _para
+    from .explorer_text import _heading, _list, _para  # explorer_text imports this one
 
     for view in views:
         if not view.opening:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.util.docutils import SphinxRole
 
-from recipebook import memory
+from recipebook.expanding import memory
 
 from .. import store
 from ..warnings_ import Subtype, warn

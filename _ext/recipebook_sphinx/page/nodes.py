@@ -23,10 +23,9 @@ import jinja2
 from docutils import nodes
 from markupsafe import Markup
 
-from recipebook.table import Product
-
 from ..paths import TEMPLATES
-from .explorer import Code, ExplorerView, text_form
+from .explorer_text import text_form
+from .explorer_view import Code, ExplorerView
 
 
 class recipe_explorer(nodes.container):  # docutils names its node classes in lower case
@@ -170,32 +169,3 @@ def visit_markdown_link_html(translator: Any, node: markdown_link) -> None:
 
 def depart_markdown_link_html(translator: Any, node: markdown_link) -> None:
     translator.body.append("</a>")
-
-
-def explorer_css(
-    max_axes: int, max_values: int, rank_roles: int, max_ranks: int, exclusions: dict[str, list[Product]]
-) -> str:
-    """Rules that show each selection's lines, and each chosen rank's, for grids up to the given size."""
-    rules = []
-    for a in range(max_axes):
-        for v in range(max_values):
-            rules.append(
-                f".rb-grid:has(.i-{a}-{v}:checked) .h-{a}-{v},"
-                f".rb-grid:has(.t-{a}-{v}:not(:checked)) .h-{a}-{v}{{display:none}}"
-            )
-    for r in range(rank_roles):
-        for k in range(max_ranks):
-            rules.append(f".rb-grid:has(.k-{r}-{k}:checked) .q-{r}-{k}{{display:none}}")
-    for gid, products in sorted(exclusions.items()):
-        for k, product in enumerate(products):
-            # a value is chosen when its radio is checked, or (for "off") its checkbox is not
-            has = "".join(
-                ":has(" + ",".join(f".i-{a}-{v}:checked,.t-{a}-{v}:not(:checked)" for v in sorted(p)) + ")"
-                for a, p in enumerate(product)
-                if p is not None
-            )
-            rules.append(f"#{gid}{has} .rb-cmds{{display:none}}")
-            # no link to files that do not exist, no client or report for a selection not offered
-            rules.append(f"#{gid}{has} .rb-files,#{gid}{has} .rb-serving,#{gid}{has} .rb-fit{{display:none}}")
-            rules.append(f"#{gid}{has} #{gid}-x{k}{{display:block}}")
-    return "\n".join(rules) + "\n"

@@ -1,7 +1,7 @@
 """``recipe-rules``: the rules a recipe keeps, as the engine states them.
 
 Each rule is written once, as the docstring of the function that checks it
-(``recipebook.rules.statements``). The directive parses each statement as Markdown in the
+(``recipebook.checking.rules.statements``). The directive parses each statement as Markdown in the
 page it stands in, so its paragraphs are the page's own: the gettext builder extracts
 them into the page's catalog, a Korean build translates them from there, and an edited
 docstring turns its translation fuzzy, which the translation gate refuses until a
@@ -20,7 +20,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from recipebook import characters, rules, safety
+from recipebook.checking import characters, rules, safety
 
 from ..warnings_ import Subtype, warn
 

@@ -1,7 +1,7 @@
 """The Markdown view of each page (``page.md`` beside its HTML), and the store of them all.
 
 The view is written from the page's resolved doctree, the same nodes the HTML comes from:
-prose, headings, lists, tables and code; each explorer as its text form (``page/explorer.py``):
+prose, headings, lists, tables and code; each explorer as its text form (``page/explorer_text.py``):
 its selectors, the opening selection's commands role by role and rank by rank, the router,
 roles and nodes, the client request and the benchmark, in the order the HTML shows them.
 Headings nest as the page does: a strategy's tab under the section that holds the explorer,

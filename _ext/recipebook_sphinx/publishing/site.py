@@ -31,12 +31,13 @@ import jinja2
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from recipebook import inline, portable
-from recipebook.expansion import API_VERSION, Expansion
-from recipebook.files import selection_files, selection_key
-from recipebook.model import Recipe
-from recipebook.page import RecipePage, expansion_at
-from recipebook.schema import SCHEMA_PATH
+from recipebook.checking import inline
+from recipebook.checking.schema import SCHEMA_PATH
+from recipebook.expanding.expansion import API_VERSION, Expansion
+from recipebook.expanding.page import RecipePage, expansion_at
+from recipebook.reading.model import Recipe
+from recipebook.rendering import portable
+from recipebook.rendering.files import selection_files, selection_key
 
 from .. import store
 from ..config import language as config_language

@@ -3,7 +3,7 @@
    publishes static files only for the selection each target opens on; any other selection's
    files are written here from the recipe's API document (api/recipes/NAME.json: per target
    and role, every line with the axis values and ranks it shows under) with the same rules as
-   the engine's recipebook/files.py. The tests run this file and compare its output with the
+   the engine's recipebook/rendering/files.py. The tests run this file and compare its output with the
    engine's for every selection. Without JavaScript the link opens the static files of the
    opening selection.
 

@@ -413,18 +413,16 @@
     });
   }
 
-  // fewest changed axes; ties go to the first selection in axis order (as expansion.nearest_offered)
-  function nearest(grid) {
-    var excluded = JSON.parse(grid.dataset.excluded || "[]");
-    var chosen = chosenIndex(grid);
-    var axes = axisValues(grid);
-    var names = (grid.dataset.axes || "").split(" ").filter(Boolean);
-    var sizes = names.map(function (axis) { return axes[axis].length; });
+  // The offered selection nearest to `chosen` (value indices in axis order; sizes: each axis's
+  // number of values; excluded: the exclusion entries as value-index lists, null for any value):
+  // the fewest changed axes, ties to the first selection in axis order. {index, distance}, or
+  // null when every selection is excluded.
+  function nearestOffered(sizes, chosen, excluded) {
     var best = null;
     var bestDistance = Infinity;
     var walk = function (i, candidate, distance) {
       if (distance >= bestDistance) { return; }
-      if (i === names.length) {
+      if (i === sizes.length) {
         if (!excluded.some(function (p) { return files().admits(p, candidate); })) {
           best = candidate.slice();
           bestDistance = distance;
@@ -437,9 +435,19 @@
       }
     };
     walk(0, [], 0);
-    if (!best || bestDistance === 0) { return null; }
+    return best && { index: best, distance: bestDistance };
+  }
+
+  // The nearest offered selection as axis -> value; null when the grid's own is offered or none is
+  function nearest(grid) {
+    var excluded = JSON.parse(grid.dataset.excluded || "[]");
+    var axes = axisValues(grid);
+    var names = (grid.dataset.axes || "").split(" ").filter(Boolean);
+    var sizes = names.map(function (axis) { return axes[axis].length; });
+    var found = nearestOffered(sizes, chosenIndex(grid), excluded);
+    if (!found || found.distance === 0) { return null; }
     var out = {};
-    names.forEach(function (axis, a) { out[axis] = axes[axis][best[a]]; });
+    names.forEach(function (axis, a) { out[axis] = axes[axis][found.index[a]]; });
     return out;
   }
 
@@ -604,6 +612,10 @@
     place.parentNode.insertBefore(form, place);
     apply();
   }
+
+  // Node.js (tests/js) reads what runs without a page; the page itself exports nothing.
+  if (typeof module !== "undefined" && module.exports) { module.exports = { nearestOffered: nearestOffered }; }
+  if (typeof document === "undefined") { return; }
 
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", init); }
   else { init(); }

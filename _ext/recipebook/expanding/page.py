@@ -22,10 +22,13 @@ import functools
 import types
 from collections.abc import Iterator, Mapping, Sequence
 
-from . import client, kubernetes, memory, shell, table, vocabulary
+from .. import shell
+from ..checking import vocabulary
+from ..problems import SelectionError
+from ..reading.model import Grid, Recipe, Strategy, Target
+from ..rendering import kubernetes
+from . import client, memory, table
 from .expansion import Command, Expansion, base_selection, by_role, default_selection, find, resolve
-from .model import Grid, Recipe, Strategy, Target
-from .problems import SelectionError
 from .provenance import Provenance, provenance
 from .table import Product, Table
 

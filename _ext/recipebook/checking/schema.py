@@ -11,10 +11,10 @@ import jsonschema
 import jsonschema_rs
 from jsonschema.exceptions import ValidationError, best_match
 
-from .problems import Kind, Problem, excerpt, pointer_join
-from .source import Document
+from ..problems import Kind, Problem, excerpt, pointer_join
+from ..reading.source import Document
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "recipes" / "schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parents[3] / "recipes" / "schema.json"
 
 
 @functools.cache

@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .problems import Problem, pointer_join
-from .source import Document
+from ..problems import Problem, pointer_join
+from ..reading.source import Document
 
 MAX_AXES = 32
 MAX_AXIS_VALUES = 100

@@ -19,8 +19,8 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from . import characters, helmcharts, inline, safety, shell
-from .expansion import (
+from .. import shell
+from ..expanding.expansion import (
     MAX_COMBINATIONS,
     MAX_SELECTIONS,
     all_selections,
@@ -30,11 +30,12 @@ from .expansion import (
     reference_role,
     selection_count,
 )
-from .model import Grid, Recipe, Role, Target
-from .page import grid_table
-from .problems import Problem, pointer_join
-from .source import Document, describe_error
-from .table import Table
+from ..expanding.page import grid_table
+from ..expanding.table import Table
+from ..problems import Problem, pointer_join
+from ..reading.model import Grid, Recipe, Role, Target
+from ..reading.source import Document, describe_error
+from . import characters, helmcharts, inline, safety
 
 # Option axes the site knows how to title without a catalogue entry.
 KNOWN_OPTION_AXES = frozenset({"tool_calling", "reasoning_parser"})
@@ -563,9 +564,9 @@ def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     decode server of every selection on one of the router's `targetPorts`, so that the
     Kubernetes manifests of the selection give the router its endpoints; the problem points at
     `targetPorts` in the values file of the router step."""
-    from . import kubernetes
-    from .expansion import by_role
-    from .page import grid_table
+    from ..expanding.expansion import by_role
+    from ..expanding.page import grid_table
+    from ..rendering import kubernetes
 
     for _, target in recipe.targets():
         steps = target.grid.router
@@ -650,7 +651,8 @@ def statements() -> tuple[Statement, ...]:
     """Every rule a recipe keeps, numbered ones in order and then the others, each the
     docstring of the function that checks it (rules 15-18 are checked in characters.py and
     safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py)."""
-    from . import bounds, commandtext, facts
+    from ..reading import facts
+    from . import bounds, commandtext
 
     checkers = (
         *RULES,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import bounds, characters, commandtext, facts, rules, safety, schema, sharing, source, vocabulary
+from ..checking import bounds, characters, commandtext, rules, safety, schema, vocabulary
+from ..problems import Problem, RecipeError
+from . import facts, sharing, source
 from .model import Recipe
-from .problems import Problem, RecipeError
 
 
 def _instead(problems: list[Problem], named: list[Problem]) -> list[Problem]:

@@ -37,9 +37,9 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
-from . import shell
+from .. import shell
+from ..reading.facts import DTYPE_BYTES, MLA, Architecture, Facts
 from .expansion import Command
-from .facts import DTYPE_BYTES, MLA, Architecture, Facts
 
 GIB, MIB = 2**30, 2**20
 GRANULE = 2 * MIB  # vllm-rbln aligns weights (and KV shards) to 2 MiB

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from .problems import Kind, Problem, pointer_join
+from ..problems import Kind, Problem, pointer_join
 from .source import Document
 
 FIELDS = ("model", "base", "modes", "options", "option_base", "deltas", "excluded", "recommended", "router")

@@ -21,9 +21,9 @@ import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, islice, pairwise
 
-from . import shell
+from .. import shell
+from ..reading.model import Grid, Role
 from .expansion import Command, Line, Lines, Slot, apply_delta, base_lines, default_selection, offered, role_axes
-from .model import Grid, Role
 
 _DIGITS = bytes.maketrans(b"01", b"\x00\x01")
 

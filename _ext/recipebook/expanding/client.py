@@ -18,7 +18,7 @@ import types
 import urllib.parse
 from collections.abc import Mapping, Sequence
 
-from . import shell
+from .. import shell
 from .expansion import Command
 
 REPORT_SELECTION = "{selection}"  # where a script puts the chosen selection into report_fields

@@ -41,9 +41,9 @@ from typing import Any
 
 from confusable_homoglyphs import confusables
 
-from . import shell
-from .problems import Problem, pointer_join
-from .source import Document
+from .. import shell
+from ..problems import Problem, pointer_join
+from ..reading.source import Document
 
 # Strings longer than this are not scanned: the schema refuses them (every string has a
 # maxLength well below it), and they are not read further.

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .problems import Problem, pointer_join
+from ..problems import Problem, pointer_join
 
 FACTS = "/facts"
 ARCHITECTURE = pointer_join(FACTS, "architecture")

@@ -18,8 +18,10 @@ from collections.abc import Mapping
 
 import yaml
 
-from . import kubernetes, shell, vocabulary
-from .expansion import Command, Expansion
+from .. import shell
+from ..checking import vocabulary
+from ..expanding.expansion import Command, Expansion
+from . import kubernetes
 
 # A value a reader fills in for a placeholder: one plain shell word (nothing that quotes,
 # splits or expands), and for a host's placeholder a host name or an IPv4 address.

@@ -23,10 +23,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import shell, source, valuetypes, vocabulary
-from .model import Recipe
-from .problems import Problem, pointer_join
-from .source import Document
+from .. import shell
+from ..problems import Problem, pointer_join
+from ..reading import source
+from ..reading.model import Recipe
+from ..reading.source import Document
+from . import valuetypes, vocabulary
 
 # <...> around something name-like: a placeholder or an attempt at one (letters required)
 _NEAR = re.compile(r"<([A-Za-z0-9_ .\-]{1,64})>")

@@ -26,10 +26,10 @@ import re
 import shutil
 from collections.abc import Iterator
 
-from . import shell
-from .model import Recipe
-from .problems import Problem, pointer_join
-from .source import Document
+from .. import shell
+from ..problems import Problem, pointer_join
+from ..reading.model import Recipe
+from ..reading.source import Document
 
 # programs that run another command: the page would say "vllm serve" and run something else
 WRAPPERS = frozenset(
@@ -333,7 +333,8 @@ def check(recipe: Recipe, doc: Document) -> list[Problem]:
 def joined_scripts(recipe: Recipe, doc: Document) -> list[Problem]:
     """bash -n on the serve.sh of each target's opening selection (for a recipe with no other
     problem: its commands can be expanded)."""
-    from . import files, page
+    from ..expanding import page
+    from ..rendering import files
 
     problems: list[Problem] = []
     if shutil.which("bash") is None:

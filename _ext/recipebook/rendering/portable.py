@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .expansion import API_VERSION
+from ..expanding.expansion import API_VERSION
+from ..expanding.page import RecipePage, TargetPage
+from ..expanding.table import Product, TableLine
 from .files import config_entry
 from .kubernetes import line_fragment
-from .page import RecipePage, TargetPage
-from .table import Product, TableLine
 
 
 def _product(product: Product) -> list[list[int] | None]:

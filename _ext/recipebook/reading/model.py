@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from ..problems import pointer_join
 from .facts import Facts
-from .problems import pointer_join
 from .sharing import written_out
 
 Selection = Mapping[str, str]

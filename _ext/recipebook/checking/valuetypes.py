@@ -20,8 +20,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import shell
-from .problems import excerpt
+from .. import shell
+from ..problems import excerpt
 
 # The words for each converter of the data file: what a value must be.
 EXPECTED = {

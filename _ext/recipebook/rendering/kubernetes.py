@@ -38,8 +38,9 @@ from typing import Any
 
 import yaml
 
-from . import client, shell
-from .expansion import Command
+from .. import shell
+from ..expanding import client
+from ..expanding.expansion import Command
 
 # What the manifests target. The API schemas come from the kubernetes-validate package of this
 # release (requirements.txt); Rebellions' cluster stack runs Kubernetes 1.34.3 or 1.35.1.
@@ -145,7 +146,7 @@ class Router:
 
 def router_of(steps: Sequence[str]) -> Router | None:
     """The router values of a target's router steps, when they select model servers."""
-    from .helmcharts import _heredocs  # the one reading of a here-document
+    from ..checking.helmcharts import _heredocs  # the one reading of a here-document
 
     for name, values in _heredocs(steps).items():
         try:
@@ -417,7 +418,7 @@ def variants(
 ) -> list[tuple[int, dict[str, str]]]:
     """The skeleton files of a target, each with the set of its selections (bit i: the i-th of
     ``offered``) that share them; each distinct set is rendered once."""
-    from .expansion import by_role
+    from ..expanding.expansion import by_role
 
     bits: dict[tuple, int] = {}
     first: dict[tuple, tuple[Command, ...]] = {}

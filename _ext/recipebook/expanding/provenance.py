@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from .model import Target
+from ..reading.model import Target
 
 PACKAGES = ("vllm", "vllm-rbln")
 NAMES = MappingProxyType({"vllm": "vLLM", "vllm-rbln": "vllm-rbln"})
@@ -72,7 +72,7 @@ class Provenance:
 
 def pinned_releases() -> Mapping[str, str]:
     """The releases the engine pins: PINNED_VLLM and the vllm-rbln of its vocabulary file."""
-    from . import vocabulary
+    from ..checking import vocabulary
 
     return MappingProxyType({"vllm": vocabulary.PINNED_VLLM, "vllm-rbln": vocabulary.pinned().data["vllm_rbln"]})
 

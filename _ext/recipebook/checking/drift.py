@@ -22,9 +22,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .model import Recipe
-from .problems import Kind, Problem, pointer_join
-from .source import Document
+from ..problems import Kind, Problem, pointer_join
+from ..reading.model import Recipe
+from ..reading.source import Document
 from .vocabulary import LAUNCHER, Vocabulary, _mappings
 
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9-]*")

@@ -14,9 +14,9 @@ import math
 import operator
 from collections.abc import Iterable, Iterator, Mapping
 
-from . import shell as _shell
-from .model import Delta, Grid, Role, Selection
-from .problems import SelectionError
+from .. import shell as _shell
+from ..problems import SelectionError
+from ..reading.model import Delta, Grid, Role, Selection
 
 MAX_SELECTIONS = 4096
 # Version of the JSON shapes the engine writes: an expansion, a matrix (command line) and the
@@ -279,18 +279,6 @@ def resolve(grid: Grid, given: Mapping[str, str]) -> dict[str, str]:
         pairs = ", ".join(f"{a}={v}" for a, v in selection.items())
         raise SelectionError(f"the recipe excludes this selection: {pairs}")
     return selection
-
-
-def nearest_offered(grid: Grid, selection: Selection) -> dict[str, str] | None:
-    """The offered selection that changes the fewest axes; ties go to the first in axis order."""
-    best, best_distance = None, None
-    for candidate in offered(grid):
-        distance = sum(1 for a in grid.axes if candidate[a] != selection.get(a))
-        if best_distance is None or distance < best_distance:
-            best, best_distance = candidate, distance
-            if distance == 0:
-                break
-    return best
 
 
 # -- the delta rules -----------------------------------------------------------------------

@@ -34,9 +34,9 @@ from typing import Any
 
 import yaml
 
-from .source import line_starts
+from ..reading.source import line_starts
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 # the C parser when PyYAML has it (the same documents and marks, several times faster)
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

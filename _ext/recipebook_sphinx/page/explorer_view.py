@@ -1,37 +1,33 @@
 """The explorer of one target in words: the engine's ``TargetPage`` as a typed view.
 
 ``explorer_view`` puts the page model into the reader's language (every label through
-gettext) and into the classes the no-JavaScript selection works with; nothing here
-computes a command. Two renderings follow from the view, and only from it:
+gettext) and into the classes the no-JavaScript selection works with
+(``explorer_nojs``); nothing here computes a command, and what differs between a role's
+ranks is the engine's (``recipebook.expanding.ranks``). Two renderings follow from the view, and only
+from it:
 
 - the HTML (``templates/recipebook/explorer.html``, see ``nodes.render_html``);
-- the text form (``text_form``): the explorer as headings, paragraphs and code blocks,
-  which are the node's children. Sphinx's search indexer, the text builder and the
-  Markdown view (``publishing/markdown.py``) read it.
-
-How a selection shows without JavaScript: each line that only some selections show carries
-classes ``h-A-V`` ("hidden while value V of axis A is chosen"), and one stylesheet rule per
-axis value hides them (``nodes.explorer_css``). A role's ranks share one code block: its
-rank picker is a radio group like an axis, and a line only some ranks hold carries
-``q-R-K`` ("hidden while rank K of role R is chosen").
+- the text form (``explorer_text.text_form``): the explorer as headings, paragraphs and
+  code blocks, which are the node's children.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from docutils import nodes
-
-from recipebook import client, kubernetes, shell
-from recipebook.client import RolePlan
-from recipebook.page import Axis, Placeholder, Serving, TargetPage
-from recipebook.table import Axes, Product, RoleTable, TableLine, admits
+from recipebook import shell
+from recipebook.expanding import client
+from recipebook.expanding.client import RolePlan
+from recipebook.expanding.page import Axis, Placeholder, Serving, TargetPage
+from recipebook.expanding.ranks import rank_differences
+from recipebook.expanding.table import Axes, Product, RoleTable, admits
+from recipebook.rendering import kubernetes
 
 from . import memory_panel
+from .explorer_nojs import hide_classes, rank_classes, removed_copies
 
 Translate = Callable[[str], str]
 AxisText = Callable[[Axis], tuple[str, dict[str, str]]]
@@ -162,43 +158,7 @@ class ExplorerView:
     memory: tuple = ()  # memory_panel.FitView per set of selections sharing figures; () without facts
 
 
-# -- classes -------------------------------------------------------------------------------
-
-
-def hide_classes(product: Product, axes: Axes) -> list[str]:
-    """The classes that hide an element outside its product of axis values."""
-    classes = []
-    for a, allowed in enumerate(product):
-        if allowed is not None:
-            classes += [f"h-{a}-{v}" for v in range(len(axes[a][1])) if v not in allowed]
-    return classes
-
-
-def rank_classes(line: TableLine, role_index: int, ranks: int | None) -> list[str]:
-    if line.ranks is None or ranks is None:
-        return []
-    return [f"q-{role_index}-{k}" for k in range(ranks) if k not in line.ranks]
-
-
-def removed_copies(when: Product, axes: Axes) -> tuple[Product, ...]:
-    """Disjoint products covering exactly the selections where a line shown under ``when`` is hidden.
-
-    The line is hidden when some axis leaves its allowed values; the copy for axis k covers
-    the selections whose first such axis is k, so at most one copy shows at a time.
-    """
-    return _removed_copies(when, tuple(len(values) for _axis, values in axes))
-
-
-@functools.lru_cache(maxsize=4096)
-def _removed_copies(when: Product, sizes: tuple[int, ...]) -> tuple[Product, ...]:
-    products = []
-    for k, allowed in enumerate(when):
-        if allowed is None:
-            continue
-        outside = frozenset(range(sizes[k])) - allowed
-        if outside:
-            products.append(tuple(when[a] if a < k else (outside if a == k else None) for a in range(len(when))))
-    return tuple(products)
+# -- code blocks ---------------------------------------------------------------------------
 
 
 def code_parts(text: str) -> tuple[tuple[str, bool], ...]:
@@ -359,56 +319,12 @@ def _rank_view(role: RoleTable, role_index: int, gid: str, _: Translate) -> tupl
         for k in range(role.ranks or 0)
     )
     picker = Selector(kind="radio", axis=f"rank:{role.role}", title=_("Rank"), choices=choices)
-    keys = [key for key in dict.fromkeys(line.key for line in role.lines if line.ranks is not None)]
-    keys = [key for key in keys if key in role.varies] or keys
-    keys.sort(key=lambda key: _is_json(role, key))  # short values first, a JSON value's fields last
-    rows = []
-    for k in range(role.ranks or 0):
-        texts = {line.key: line.text for line in role.lines if line.ranks is not None and k in line.ranks}
-        rows.append((str(k), *(_rank_value(texts.get(key), key, role, k) for key in keys)))
+    differences = rank_differences(role)
+    rows = tuple(
+        (str(k), *("—" if value is None else value for value in values)) for k, values in enumerate(differences.values)
+    )
     caption = _("What differs between the {count} ranks").format(count=role.ranks)
-    return picker, RankTable(caption=caption, headers=(_("Rank"), *keys), rows=tuple(rows))
-
-
-def _is_json(role: RoleTable, key: str) -> bool:
-    for line in role.lines:
-        if line.key == key and line.ranks is not None:
-            try:
-                return isinstance(json.loads(" ".join(shell.flag_values(line.text)[1])), dict)
-            except ValueError:
-                return False
-    return False
-
-
-def _rank_value(text: str | None, key: str, role: RoleTable, rank: int) -> str:
-    """A rank's value of a key that varies: its value words; for a JSON object, only the
-    fields that differ between ranks."""
-    if text is None:
-        return "—"
-    try:
-        _flag, values = shell.flag_values(text)
-    except ValueError:
-        return text
-    value = " ".join(values)
-    try:
-        data = json.loads(value)
-    except ValueError:
-        return value
-    if not isinstance(data, dict):
-        return value
-
-    def shown(item: object) -> str:
-        return item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
-
-    others = []
-    for line in role.lines:
-        if line.key == key and line.ranks is not None and rank not in line.ranks:
-            try:
-                others.append(json.loads(" ".join(shell.flag_values(line.text)[1])))
-            except ValueError:
-                continue
-    differing = [name for name, item in data.items() if any(o.get(name) != item for o in others if isinstance(o, dict))]
-    return "; ".join(f"{name}: {shown(data[name])}" for name in differing) or value
+    return picker, RankTable(caption=caption, headers=(_("Rank"), *differences.keys), rows=rows)
 
 
 def _serving_view(
@@ -623,117 +539,3 @@ def explorer_view(
         other_lines=target.other_lines,
         memory=memory_panel.fit_views(target, _),
     )
-
-
-# -- the text form -------------------------------------------------------------------------
-
-
-def _para(*texts: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
-    """A paragraph of separate Text nodes, so the indexer never joins two of them."""
-    para = nodes.paragraph("", "", classes=list(classes))
-    for i, text in enumerate(texts):
-        para += nodes.Text((" " if i else "") + text)
-    return para
-
-
-def _code(text: str) -> nodes.literal_block:
-    return nodes.literal_block(text, text, language="bash")
-
-
-def _heading(text: str) -> nodes.rubric:
-    """A heading inside the explorer: one level below the target's (the Markdown view nests it)."""
-    rubric = nodes.rubric(text, text)
-    rubric["rb_heading"] = 1
-    return rubric
-
-
-def _list(items: Sequence[str]) -> nodes.bullet_list:
-    listing = nodes.bullet_list()
-    for item in items:
-        listing += nodes.list_item("", _para(item))
-    return listing
-
-
-def _table(caption: str, table: RankTable) -> list[nodes.Node]:
-    grid = nodes.table(classes=["rb-ranks-text"])
-    group = nodes.tgroup(cols=len(table.headers))
-    grid += group
-    group.extend(nodes.colspec(colwidth=1) for _h in table.headers)
-    head = nodes.thead()
-    head += nodes.row("", *[nodes.entry("", _para(h)) for h in table.headers])
-    body = nodes.tbody()
-    for row in table.rows:
-        body += nodes.row("", *[nodes.entry("", _para(cell)) for cell in row])
-    group += [head, body]
-    return [_para(caption), grid]
-
-
-def text_form(v: ExplorerView) -> list[nodes.Element]:
-    """The explorer as text, in the order the HTML shows it: selectors, the opening selection,
-    the placeholders, each role's commands (every rank), the router, roles and nodes, the
-    client request, the benchmark, and the lines other selections add or change."""
-    out: list[nodes.Element] = []
-    for s in v.modes:
-        labels = [c.label + (f" ({v.recommended_mark})" if c.recommended else "") for c in s.choices]
-        out.append(_para(f"{s.title}:", ", ".join(labels)))
-    if v.toggles:
-        out.append(
-            _para(
-                f"{v.options_legend}:",
-                "; ".join(s.title + (f" ({s.hint})" if s.hint else "") for s in v.toggles),
-            )
-        )
-    out.append(_para(v.opening))
-    out += memory_panel.text_form(v.memory)
-    if v.inputs:
-        out.append(_para(v.inputs_title))
-        out.append(_list([f"{item.label}: {item.text}" for item in v.inputs]))
-    if v.files:
-        href, label, note = v.files
-        para = nodes.paragraph()
-        para += [nodes.reference(label, label, refuri=href), nodes.Text(" " + note)]
-        out.append(para)
-    if v.kubernetes:
-        before, command, after = v.kubernetes
-        para = nodes.paragraph()
-        para += [nodes.Text(before + " "), nodes.literal(command, command), nodes.Text(". " + after)]
-        out.append(para)
-    for role in v.roles:
-        out.append(_heading(role.title))
-        if role.note:
-            out.append(_para(role.note))
-        if role.ranks:
-            out += _table(role.ranks.caption, role.ranks)
-        for rank_title, command in role.commands:
-            if rank_title:
-                out.append(_para(rank_title))
-            out.append(_code(command))
-    if v.router:
-        title, note, steps = v.router
-        out.append(_heading(title))
-        out.append(_para(note))
-        for step in steps:
-            out.append(_para(step.title))
-            out.append(_code(step.text))
-    for sv in (s for s in v.serving if s.opening):
-        roles_title, wait_title, client_title, bench_title, bench_note = v.serving_titles
-        out.append(_heading(roles_title))
-        for title, npus, _code_view, checks in sv.steps:
-            out.append(_para(f"{title}: {npus}.", wait_title))
-            out.append(_code(checks))
-        out.append(_para(sv.final))
-        out.append(_heading(client_title))
-        out.append(_code(sv.client_text))
-        out.append(_heading(bench_title))
-        out.append(_para(bench_note))
-        out.append(_code(sv.bench_text))
-        break
-    if v.report:
-        href, _base, _title, _body, label, _note = v.report
-        para = nodes.paragraph()
-        para += nodes.reference(label, label, refuri=href)
-        out.append(para)
-    if v.other_lines:
-        out.append(_para(v.other_lines_title))
-        out.append(_code("\n".join(v.other_lines)))
-    return out

@@ -50,15 +50,16 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from . import shell, valuetypes
-from .model import Grid, Recipe
-from .problems import Kind, Problem, excerpt, pointer_join
-from .source import Document
+from .. import shell
+from ..problems import Kind, Problem, excerpt, pointer_join
+from ..reading.model import Grid, Recipe
+from ..reading.source import Document
+from . import valuetypes
 
 PINNED_VLLM = "0.30.0"
-DATA_FILE = Path(__file__).resolve().parent / "data" / f"vllm-{PINNED_VLLM}.json"
+DATA_FILE = Path(__file__).resolve().parents[1] / "data" / f"vllm-{PINNED_VLLM}.json"
 # Flags vLLM removed before the pinned release, and the chat templates it installs (by hand, with sources).
-REMOVED_FILE = Path(__file__).resolve().parent / "data" / "removed-flags.json"
+REMOVED_FILE = Path(__file__).resolve().parents[1] / "data" / "removed-flags.json"
 # vLLM's `vllm` command hands a command line holding this word to vLLM-Omni before parsing it
 # (vllm/entrypoints/cli/main.py, maybe_run_omni).
 OMNI = "--omni"

@@ -1,0 +1,125 @@
+"""The explorer as text: headings, paragraphs and code blocks, in the order the HTML shows
+them, made from the same ``ExplorerView``. They are the ``recipe_explorer`` node's children:
+Sphinx's search indexer, the text builder and the Markdown view (``publishing/markdown.py``)
+read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from docutils import nodes
+
+from . import memory_panel
+from .explorer_view import ExplorerView, RankTable
+
+
+def _para(*texts: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
+    """A paragraph of separate Text nodes, so the indexer never joins two of them."""
+    para = nodes.paragraph("", "", classes=list(classes))
+    for i, text in enumerate(texts):
+        para += nodes.Text((" " if i else "") + text)
+    return para
+
+
+def _code(text: str) -> nodes.literal_block:
+    return nodes.literal_block(text, text, language="bash")
+
+
+def _heading(text: str) -> nodes.rubric:
+    """A heading inside the explorer: one level below the target's (the Markdown view nests it)."""
+    rubric = nodes.rubric(text, text)
+    rubric["rb_heading"] = 1
+    return rubric
+
+
+def _list(items: Sequence[str]) -> nodes.bullet_list:
+    listing = nodes.bullet_list()
+    for item in items:
+        listing += nodes.list_item("", _para(item))
+    return listing
+
+
+def _table(caption: str, table: RankTable) -> list[nodes.Node]:
+    grid = nodes.table(classes=["rb-ranks-text"])
+    group = nodes.tgroup(cols=len(table.headers))
+    grid += group
+    group.extend(nodes.colspec(colwidth=1) for _h in table.headers)
+    head = nodes.thead()
+    head += nodes.row("", *[nodes.entry("", _para(h)) for h in table.headers])
+    body = nodes.tbody()
+    for row in table.rows:
+        body += nodes.row("", *[nodes.entry("", _para(cell)) for cell in row])
+    group += [head, body]
+    return [_para(caption), grid]
+
+
+def text_form(v: ExplorerView) -> list[nodes.Element]:
+    """The explorer as text, in the order the HTML shows it: selectors, the opening selection,
+    the placeholders, each role's commands (every rank), the router, roles and nodes, the
+    client request, the benchmark, and the lines other selections add or change."""
+    out: list[nodes.Element] = []
+    for s in v.modes:
+        labels = [c.label + (f" ({v.recommended_mark})" if c.recommended else "") for c in s.choices]
+        out.append(_para(f"{s.title}:", ", ".join(labels)))
+    if v.toggles:
+        out.append(
+            _para(
+                f"{v.options_legend}:",
+                "; ".join(s.title + (f" ({s.hint})" if s.hint else "") for s in v.toggles),
+            )
+        )
+    out.append(_para(v.opening))
+    out += memory_panel.text_form(v.memory)
+    if v.inputs:
+        out.append(_para(v.inputs_title))
+        out.append(_list([f"{item.label}: {item.text}" for item in v.inputs]))
+    if v.files:
+        href, label, note = v.files
+        para = nodes.paragraph()
+        para += [nodes.reference(label, label, refuri=href), nodes.Text(" " + note)]
+        out.append(para)
+    if v.kubernetes:
+        before, command, after = v.kubernetes
+        para = nodes.paragraph()
+        para += [nodes.Text(before + " "), nodes.literal(command, command), nodes.Text(". " + after)]
+        out.append(para)
+    for role in v.roles:
+        out.append(_heading(role.title))
+        if role.note:
+            out.append(_para(role.note))
+        if role.ranks:
+            out += _table(role.ranks.caption, role.ranks)
+        for rank_title, command in role.commands:
+            if rank_title:
+                out.append(_para(rank_title))
+            out.append(_code(command))
+    if v.router:
+        title, note, steps = v.router
+        out.append(_heading(title))
+        out.append(_para(note))
+        for step in steps:
+            out.append(_para(step.title))
+            out.append(_code(step.text))
+    for sv in (s for s in v.serving if s.opening):
+        roles_title, wait_title, client_title, bench_title, bench_note = v.serving_titles
+        out.append(_heading(roles_title))
+        for title, npus, _code_view, checks in sv.steps:
+            out.append(_para(f"{title}: {npus}.", wait_title))
+            out.append(_code(checks))
+        out.append(_para(sv.final))
+        out.append(_heading(client_title))
+        out.append(_code(sv.client_text))
+        out.append(_heading(bench_title))
+        out.append(_para(bench_note))
+        out.append(_code(sv.bench_text))
+        break
+    if v.report:
+        href, _base, _title, _body, label, _note = v.report
+        para = nodes.paragraph()
+        para += nodes.reference(label, label, refuri=href)
+        out.append(para)
+    if v.other_lines:
+        out.append(_para(v.other_lines_title))
+        out.append(_code("\n".join(v.other_lines)))
+    return out
