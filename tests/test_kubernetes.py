@@ -364,3 +364,44 @@ def test_an_inference_pool_the_crd_refuses_is_refused():
         {"router": {"modelServers": {"matchLabels": {"a": "b"}, "targetPorts": [{"number": 1}, {"number": 1}]}}}, "r"
     )
     assert not crds.unique_ports(twice)
+
+
+# -- a role never spans nodes: a strategy that would need one is refused ----------------------
+
+
+def _with_nodes(tmp_path: Path, path: Path, strategy: int, nodes: str) -> tuple[Path, int]:
+    """A copy of a recipe whose strategy-th strategy spans ``nodes`` nodes, with that line."""
+    import json
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["strategies"][strategy]["nodes"] = nodes
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    out = tmp_path / path.name
+    out.write_text(text, encoding="utf-8")
+    (tmp_path / "schema.json").write_bytes((ROOT / "recipes" / "schema.json").read_bytes())
+    marker = f'"nodes": "{nodes}"'
+    lines = [n for n, row in enumerate(text.splitlines(), 1) if marker in row]
+    assert len(lines) == 1
+    return out, lines[0]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_a_strategy_with_more_nodes_than_roles_is_refused_at_its_nodes(tmp_path, path):
+    """The page model puts every rank of a role on the role's one node (``client.node_of``); a
+    strategy spanning more nodes than its roles would want a role over nodes, which would run
+    as one pod of one Deployment: it is refused, at its ``nodes``, before any file is written."""
+    recipe = load(path)
+    index, roles = max(
+        ((i, min(len(t.grid.base) for t in s.targets)) for i, s in enumerate(recipe.strategies)), key=lambda x: x[1]
+    )
+    more = str(roles + 1)
+    copy, line = _with_nodes(tmp_path, path, index, more)
+    found, problems = check_file(copy)
+    assert found is None
+    located = [p for p in problems if p.pointer == f"/strategies/{index}/nodes"]
+    assert located and {p.line for p in located} == {line}, problems
+    assert f"spans {more} nodes" in located[0].message
+    # as many nodes as roles is what the recipes already do: taken
+    if roles > 1:
+        copy, _line = _with_nodes(tmp_path, path, index, str(roles))
+        assert check_file(copy)[0] is not None
