@@ -120,6 +120,7 @@ WALK = (
 }"""
 )
 
+
 def buttons_of(entry: dict) -> list[tuple[int, int | None]]:
     """For each text of commands_of + router_of: the copy button that copies it (one per role,
     then one per router step) and the rank to pick first (None for a role of one command)."""

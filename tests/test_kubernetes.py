@@ -22,6 +22,7 @@ import pytest
 import yaml
 from referencing import Registry, Resource
 
+import crds
 from recipebook import shell
 from recipebook.expanding import client
 from recipebook.expanding.page import expansion_at, page_of
@@ -259,3 +260,150 @@ def test_the_pages_download_holds_the_kubernetes_folder(site: Path, server: str,
             note.scroll_into_view_if_needed()
             page.screenshot(path=str(tmp_path / f"k8s-{language}-{width}.png"))
         page.close()
+
+
+# -- the custom resources: pinned CRDs, strictly (tests/data/crds/SOURCE.md) ----------------
+
+
+def test_the_crds_are_the_pinned_release_files_their_source_note_names():
+    note = (crds.FOLDER / "SOURCE.md").read_text(encoding="utf-8")
+    for name in (crds.LWS, crds.INFERENCE_POOL):
+        row = next(line for line in note.splitlines() if line.startswith(f"| `{name}`"))
+        assert crds.digest(name) in row, name
+        assert "Apache-2.0" in note
+
+
+def test_crd_validation_is_strict():
+    pool = crds.inference_pool({"router": {"modelServers": {"matchLabels": {"app": "x"}}}}, "router")
+    crds.validate(crds.INFERENCE_POOL, pool)
+    for place in (pool["spec"], pool["spec"]["endpointPickerRef"], pool["spec"]["targetPorts"][0]):
+        place["unknownField"] = 1
+        with pytest.raises(jsonschema.ValidationError):
+            crds.validate(crds.INFERENCE_POOL, pool)
+        del place["unknownField"]
+    lws = _leader_worker_set(_any_deployment())
+    crds.validate(crds.LWS, lws)
+    lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["npus"] = 1
+    with pytest.raises(jsonschema.ValidationError):
+        crds.validate(crds.LWS, lws)
+
+
+def _any_deployment() -> dict:
+    recipe = load(PATHS[0])
+    target = page_of(recipe).targets[0]
+    return next(iter(_manifests(expansion_at(recipe, target, target.opening)).values()))
+
+
+def _leader_worker_set(deployment: dict, size: int = 2) -> dict:
+    """A LeaderWorkerSet of a Deployment's pod (leader and workers alike)."""
+    template = deployment["spec"]["template"]
+    return {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": deployment["metadata"],
+        "spec": {
+            "replicas": 1,
+            "leaderWorkerTemplate": {"size": size, "leaderTemplate": template, "workerTemplate": template},
+        },
+    }
+
+
+def test_the_leader_worker_set_crd_takes_the_pods_the_manifests_run():
+    """No role spans nodes (``kubernetes`` module docstring), so no LeaderWorkerSet is written;
+    the pinned CRD takes each manifest's pod as a group's leader and workers, so a role that
+    came to span nodes would find its pod template ready for one."""
+    seen = 0
+    for path in PATHS:
+        for _recipe, _target, expansion in _selections(path, every=10**9):
+            for manifest in _manifests(expansion).values():
+                assert manifest["kind"] == "Deployment"
+                crds.validate(crds.LWS, _leader_worker_set(manifest))
+                seen += 1
+    assert seen
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_the_inference_pool_the_router_chart_renders_from_the_values_validates(path):
+    """The router chart creates the InferencePool from the values file: built as its template
+    builds it, the pool validates against the CRD, keeps its port numbers unique (the CRD's CEL
+    rule) and selects every prefill and decode pod of the selection."""
+    schema = crds.crd_schema(crds.INFERENCE_POOL)[2]["properties"]["spec"]["properties"]["targetPorts"]
+    assert [v["rule"] for v in schema["x-kubernetes-validations"]] == [crds.CEL_UNIQUE_PORTS]
+    recipe = load(path)
+    checked = 0
+    for target in page_of(recipe).targets:
+        steps = [cmd for _n, cmd in target.router]
+        router = kubernetes.router_of(steps)
+        if router is None:
+            continue
+        values = yaml.safe_load(router.values_text)
+        pool = crds.inference_pool(values, crds.release_name(steps))
+        crds.validate(crds.INFERENCE_POOL, pool)
+        assert crds.unique_ports(pool)
+        assert pool["spec"]["selector"]["matchLabels"] == values["router"]["modelServers"]["matchLabels"]
+        assert [p["number"] for p in pool["spec"]["targetPorts"]] == list(router.target_ports)
+        expansion = expansion_at(recipe, target, target.opening)
+        for role, _c in expansion.roles():
+            if role in ("prefill", "decode"):
+                labels = _manifests(expansion)[f"kubernetes/{role}.yaml"]["spec"]["template"]["metadata"]["labels"]
+                assert pool["spec"]["selector"]["matchLabels"].items() <= labels.items()
+        checked += 1
+    assert bool(checked) == ("targetPorts" in path.read_text(encoding="utf-8"))
+
+
+def test_an_inference_pool_the_crd_refuses_is_refused():
+    good = {"router": {"modelServers": {"matchLabels": {"llm-d.ai/guide": "pd"}, "targetPorts": [{"number": 8000}]}}}
+    crds.validate(crds.INFERENCE_POOL, crds.inference_pool(good, "router"))
+    for servers in (
+        {"matchLabels": {}},  # selects nothing: minProperties 1
+        {"matchLabels": {"app": "not a label value"}},
+        {"matchLabels": {"app": "x"}, "targetPorts": [{"number": 0}]},
+        {"matchLabels": {"app": "x"}, "targetPorts": [{"number": 8000 + i} for i in range(9)]},  # maxItems 8
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            crds.validate(crds.INFERENCE_POOL, crds.inference_pool({"router": {"modelServers": servers}}, "router"))
+    twice = crds.inference_pool(
+        {"router": {"modelServers": {"matchLabels": {"a": "b"}, "targetPorts": [{"number": 1}, {"number": 1}]}}}, "r"
+    )
+    assert not crds.unique_ports(twice)
+
+
+# -- a role never spans nodes: a strategy that would need one is refused ----------------------
+
+
+def _with_nodes(tmp_path: Path, path: Path, strategy: int, nodes: str) -> tuple[Path, int]:
+    """A copy of a recipe whose strategy-th strategy spans ``nodes`` nodes, with that line."""
+    import json
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["strategies"][strategy]["nodes"] = nodes
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    out = tmp_path / path.name
+    out.write_text(text, encoding="utf-8")
+    (tmp_path / "schema.json").write_bytes((ROOT / "recipes" / "schema.json").read_bytes())
+    marker = f'"nodes": "{nodes}"'
+    lines = [n for n, row in enumerate(text.splitlines(), 1) if marker in row]
+    assert len(lines) == 1
+    return out, lines[0]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_a_strategy_with_more_nodes_than_roles_is_refused_at_its_nodes(tmp_path, path):
+    """The page model puts every rank of a role on the role's one node (``client.node_of``); a
+    strategy spanning more nodes than its roles would want a role over nodes, which would run
+    as one pod of one Deployment: it is refused, at its ``nodes``, before any file is written."""
+    recipe = load(path)
+    index, roles = max(
+        ((i, min(len(t.grid.base) for t in s.targets)) for i, s in enumerate(recipe.strategies)), key=lambda x: x[1]
+    )
+    more = str(roles + 1)
+    copy, line = _with_nodes(tmp_path, path, index, more)
+    found, problems = check_file(copy)
+    assert found is None
+    located = [p for p in problems if p.pointer == f"/strategies/{index}/nodes"]
+    assert located and {p.line for p in located} == {line}, problems
+    assert f"spans {more} nodes" in located[0].message
+    # as many nodes as roles is what the recipes already do: taken
+    if roles > 1:
+        copy, _line = _with_nodes(tmp_path, path, index, str(roles))
+        assert check_file(copy)[0] is not None

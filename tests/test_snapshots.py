@@ -22,8 +22,9 @@ Why the committed snapshots are right (checked by hand against snapshot-model.js
   the client request and the benchmark against localhost:8000, then the lines other
   selections add or change. All text nodes are untranslatable. The Markdown view has the
   same sections in the same order, headed one level under the target; the HTML the
-  selectors, the status, the files link, the command with its lines' classes, the serving
-  group.
+  selectors, the status, the files link, the command with its lines' classes, the
+  Kubernetes panel (closed: the apply line, kubernetes/main.yaml linking the opening
+  selection's static copy, an empty block the script fills), the serving group.
 - client: the recipe's client command as one bash literal block.
 - catalogue and flags: one row for the one recipe; every flag of its args and deltas.
 """

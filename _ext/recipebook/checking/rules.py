@@ -588,6 +588,28 @@ def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                 break
 
 
+def roles_fill_the_nodes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """23. A strategy spans no more nodes than each of its targets has roles. Each role runs on
+    one node with all its ranks (one role per node in recipe order, the last node taking any
+    further roles): a node beyond the roles would run nothing, and a role meant to spread its
+    ranks over nodes would run them all on one node, in its commands, its health checks and its
+    Kubernetes manifests (one pod); the problem points at the strategy's `nodes`."""
+    for strategy in recipe.strategies:
+        if not strategy.nodes or strategy.nodes < 2:
+            continue
+        for target in strategy.targets:
+            roles = [role.role for role in target.grid.base]
+            if len(roles) < strategy.nodes:
+                fewer = f'"{len(roles)}"' if len(roles) > 1 else "null (one node)"
+                yield doc.problem(
+                    pointer_join(strategy.ptr, "nodes"),
+                    f"the strategy spans {strategy.nodes} nodes but target {target.target!r} has "
+                    f"{len(roles)} role(s) ({', '.join(roles)}), each on one node: a role cannot spread "
+                    f"its ranks over nodes; give each node a role, or set nodes to {fewer}",
+                )
+                break
+
+
 def placeholder_scopes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     """14. A placeholder named in `placeholders` appears in some command or router step; one
     that each node fills in (`"scope": "node"`) appears in no router step, which runs on no
@@ -633,6 +655,7 @@ RULES = (
     router_chart,
     placeholder_scopes,
     router_reaches_servers,
+    roles_fill_the_nodes,
 )
 
 

@@ -1,8 +1,7 @@
 """Kubernetes manifests for one selection: a workload per role, running the selection's commands.
 
-Each role of a selection becomes one Deployment of one pod (the page model puts every role on
-one node, ``client.node_of``), with one container per command (rank) that runs exactly that
-command: the launcher as the container's command, the model and every argument word as its
+Each role of a selection becomes one Deployment of one pod (each role runs on one node, see
+below), with one container per command (rank) that runs exactly that command: the launcher as the container's command, the model and every argument word as its
 args, every env line as an env entry. Placeholders become what Kubernetes fills in:
 ``<POD_IP>`` the pod's IP from the downward API, any other ``<NAME>`` an env entry the reader
 sets (``value: '<NAME>'``, or the reader's value), referenced as ``$(NAME)`` in args and env
@@ -18,6 +17,17 @@ llm-d's routing proxy as a sidecar that listens on the router's ``targetPorts`` 
 each to the decode rank on the matching port. ``router_problems`` refuses a target whose
 servers the router would not reach (rule 19); the router's values file and its Helm steps come
 with the manifests.
+
+Why a Deployment and never a LeaderWorkerSet: no role spans nodes. The recipe format's only
+fact about nodes is a strategy's ``nodes`` count; the page model gives each role one node
+(``client.node_of``: one role per node in recipe order, the last node taking any further
+roles), every rank of the role inherits it (``Expansion.nodes`` maps a role to one node;
+``Command`` has none of its own), and its commands, health checks and per-node placeholder
+values all follow. A recipe could mean a role over nodes only by a strategy spanning more nodes
+than its roles; rule 23 (``rules.roles_fill_the_nodes``) refuses that at the strategy's
+``nodes``, so such a role never becomes one pod silently. Should the format come to say which
+node each rank runs on, that role is a ``leaderworkerset.x-k8s.io/v1`` LeaderWorkerSet (size:
+its nodes; the pinned CRD the tests hold takes this module's pod template as leader and worker).
 
 One implementation for the command line and the page: a role's manifest is rendered with PyYAML
 around a marker line per container's args and env (``skeleton``), and each command line has its

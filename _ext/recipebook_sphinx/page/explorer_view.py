@@ -25,6 +25,7 @@ from recipebook.expanding.page import Axis, Placeholder, Serving, TargetPage
 from recipebook.expanding.ranks import rank_differences
 from recipebook.expanding.table import Axes, Product, RoleTable, admits
 from recipebook.rendering import kubernetes
+from recipebook.rendering.files import selection_key
 
 from . import memory_panel
 from .explorer_nojs import hide_classes, rank_classes, removed_copies
@@ -124,6 +125,26 @@ class Input:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class ManifestFile:
+    """One file of the selection's kubernetes/ folder in the manifests panel."""
+
+    name: str  # kubernetes/decode.yaml
+    href: str  # the opening selection's static copy (what a reader without JavaScript opens)
+    code: Code  # empty: recipebook-files.js writes the selection's text into it
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ManifestsView:
+    """The panel of the selection's Kubernetes manifests, next to its commands."""
+
+    title: str
+    note: str
+    static_note: str  # shown until the script has written the selection's files
+    apply: Code  # kubectl apply -f kubernetes/
+    files: tuple[ManifestFile, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ExplorerView:
     gid: str
     strategy: str
@@ -146,6 +167,7 @@ class ExplorerView:
     inputs: tuple[Input, ...]
     files: tuple[str, str, str] | None  # (href, label, note)
     kubernetes: tuple[str, str, str] | None = None  # (before, the kubectl command, after) under the files
+    manifests: ManifestsView | None = None  # the selection's manifests, filled by recipebook-files.js
     roles: tuple[RoleView, ...]
     router: tuple[str, str, tuple[Step, ...]] | None  # (title, note, steps)
     serving: tuple[ServingView, ...]
@@ -386,6 +408,30 @@ def _report(
     )
 
 
+def _manifests_view(target: TargetPage, recipe: str, gid: str, files_href: str, _: Translate) -> ManifestsView:
+    """The manifests panel: the file names (every selection of a target has the same files),
+    each linking to the opening selection's static copy, and an empty block per file that
+    recipebook-files.js fills with the selection's text, as it writes the download."""
+    opening = target.opening
+    names = next(
+        files for when, files in target.kubernetes(recipe) if not when or any(admits(p, opening) for p in when)
+    )
+    static = f"{files_href}{selection_key(target.opening_selection())}/"
+    return ManifestsView(
+        title=_("Kubernetes manifests"),
+        note=_(
+            "The kubernetes/ folder of the ready-to-run files, for the selection above and the values you "
+            "filled in: each file as it downloads. Apply the folder with:"
+        ),
+        static_note=_("Without JavaScript, the file names open the manifests of the opening selection."),
+        apply=plain_code(f"{gid}-k8s", kubernetes.APPLY),
+        files=tuple(
+            ManifestFile(name=name, href=static + name, code=Code(pre_id=f"{gid}-k8s{k}", lines=(), long=True))
+            for k, name in enumerate(names)
+        ),
+    )
+
+
 def explorer_view(
     target: TargetPage,
     *,
@@ -493,8 +539,9 @@ def explorer_view(
                 llmd=k8s_versions["llm_d"],
             ),
         )
+        manifests = _manifests_view(target, recipe, gid, files_href, _)
     else:
-        k8s = None
+        k8s = manifests = None
     return ExplorerView(
         gid=gid,
         strategy=target.strategy.slug,
@@ -519,6 +566,7 @@ def explorer_view(
         inputs=inputs(target, _),
         files=files,
         kubernetes=k8s,
+        manifests=manifests,
         roles=tuple(roles),
         router=router,
         serving=serving,

@@ -5,7 +5,8 @@
    and role, every line with the axis values and ranks it shows under) with the same rules as
    the engine's recipebook/rendering/files.py. The tests run this file and compare its output with the
    engine's for every selection. Without JavaScript the link opens the static files of the
-   opening selection.
+   opening selection. The explorer's Kubernetes panel shows the selection's kubernetes/ files
+   from the same build (showManifests).
 
    It also holds the one check of a value a reader fills in for a placeholder (valueProblem),
    which recipebook.js uses wherever a value is shown, copied or written: in the panel, and
@@ -398,10 +399,45 @@
     });
   }
 
+  // -- the explorer's Kubernetes manifests: the kubernetes/ files of the selection, as build
+  // writes them for the download; each file name becomes a download of exactly that text.
+  // Without JavaScript (or the API document) the names open the opening selection's copies.
+
+  function showManifests(grid, link, panel) {
+    documentFor(link).then(function (recipe) {
+      var target = recipe.targets.filter(function (t) {
+        return t.strategy === grid.dataset.strategy && t.target === grid.dataset.target;
+      })[0];
+      var files = build({ recipe: recipe.recipe, target: target }, chosen(grid), storedValues());
+      var names = panel.querySelectorAll("a[data-file]");
+      panel.querySelectorAll(".rb-k8s-file").forEach(function (box, k) {
+        var name = box.dataset.file;
+        var text = files[name];
+        var anchor = names[k];
+        if (anchor.dataset.blob) { URL.revokeObjectURL(anchor.dataset.blob); }
+        if (text === undefined) { box.hidden = true; return; }
+        box.querySelector("pre").textContent = text;
+        box.hidden = false;
+        anchor.href = anchor.dataset.blob = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+        anchor.download = name.split("/").pop();
+      });
+      panel.querySelector(".rb-k8s-static").hidden = true;
+      panel.classList.add("rb-k8s-live");
+    }).catch(function () { /* the document could not be had: the static links stay */ });
+  }
+
   function init() {
     document.querySelectorAll("form.rb-grid").forEach(function (grid) {
       var link = grid.querySelector("a.rb-dl");
       if (!link) { return; }
+      var panel = grid.querySelector("details.rb-k8s-panel");
+      if (panel) {
+        var show = function () { if (panel.open) { showManifests(grid, link, panel); } };
+        panel.addEventListener("toggle", show);
+        grid.addEventListener("change", show);
+        grid.addEventListener("rb-values", show);
+        grid.addEventListener("reset", function () { setTimeout(show, 0); });
+      }
       link.addEventListener("click", function (event) {
         event.preventDefault();
         offer(grid, link);
