@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import http.server
+import os
 import runpy
 import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -83,12 +85,54 @@ def build_languages(out: Path, languages: tuple[str, ...] = ("en", "ko"), *extra
         assert process.returncode == 0, f"{language}: {stderr}"
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """A folder that `build` fills once per test session, shared by make test's workers: the
+    first worker to ask builds it (under a lock on the session's temporary folder, which every
+    pytest-xdist worker's own folder sits in), the others wait for it and read it."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder, done = shared / name, shared / f"{name}.done"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The whole site built once in both languages (side by side); returns the html folder."""
-    out = tmp_path_factory.mktemp("site")
-    build_languages(out, LANGUAGES)
-    return out / "html"
+    """The whole site built once in both languages (side by side) for the whole session; returns
+    the html folder."""
+    return built_once(tmp_path_factory, "site", lambda out: build_languages(out, LANGUAGES)) / "html"
+
+
+PORTAL_COUNT = 100  # a hundred recipes: the catalogue's and search's portal (bench/portal.py)
+
+
+def _build_portal(folder: Path) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import portal
+
+    project = folder / "project"
+    portal.write(project, PORTAL_COUNT)
+    result = subprocess.run(
+        ["make", "-s", "html", "SPHINXOPTS=", f"BUILD={project / '_build'}"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+
+
+@pytest.fixture(scope="session")
+def portal_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project copy with a portal of a hundred recipes (bench/portal.py), built in both
+    languages once for the whole session (its html under _build/html)."""
+    return built_once(tmp_path_factory, "portal", _build_portal) / "project"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -253,3 +253,39 @@ def browser_search(page: Any, base: str, query: str, *, summaries: bool = False)
     for item in items:
         item["doc"], item["anchor"] = docname(item["href"], base)
     return items
+
+
+# The queries after the first, typed into the search page already open: the search box's
+# route (Search.performSearch, which a query in the URL also takes) with the results of the
+# query before cleared; each one's results read once its status line is written.
+IN_PAGE = (
+    """async (queries) => {
+  const items = () => [...document.querySelectorAll('#search-results ul.search > li')].map((li) => ({
+    href: li.querySelector('a').href, title: li.querySelector('a').innerText,
+    summary: li.querySelector('p.context')?.innerText ?? ''}));
+  const finished = () => ("""
+    + FINISHED
+    + """);
+  const out = [];
+  for (const query of queries) {
+    document.getElementById('search-results').replaceChildren();
+    Search.performSearch(query);
+    for (let i = 0; i < 6000 && !finished(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    out.push(items());
+  }
+  return out;
+}"""
+)
+
+
+def browser_searches(page: Any, base: str, queries: list[str]) -> dict[str, list[dict[str, str]]]:
+    """Run many queries through a built search page: the first as a reader's URL (as
+    browser_search), the others typed into the page it opened, in one round trip."""
+    if not queries:
+        return {}
+    found = {queries[0]: browser_search(page, base, queries[0])}
+    for query, items in zip(queries[1:], page.evaluate(IN_PAGE, queries[1:]), strict=True):
+        for item in items:
+            item["doc"], item["anchor"] = docname(item["href"], base)
+        found[query] = items
+    return found

@@ -2,27 +2,23 @@
 1920 px, in both languages, the landing page never scrolls sideways and no catalogue cell is cut
 (long Hugging Face names wrap), with JavaScript and without it; the filters narrow the table.
 
-The portal is generated into a temporary project copy and built there (both languages).
+The portal is generated into a temporary project copy and built there (both languages), once
+for the session (conftest.portal_project, which the portal's search tests share).
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from browser_support import settle
-from conftest import served
+from conftest import PORTAL_COUNT, served
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-import portal  # noqa: E402
 
-COUNT = 100
+COUNT = PORTAL_COUNT
 # Cells cut or the page wider than the viewport: measured after layout, in CSS pixels.
 MEASURE = """() => {
   const page = document.scrollingElement;
@@ -40,19 +36,8 @@ MEASURE = """() => {
 
 
 @pytest.fixture(scope="module")
-def portal_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("portal") / "project"
-    portal.write(project, COUNT)
-    build = project / "_build"
-    result = subprocess.run(
-        ["make", "-s", "html", "SPHINXOPTS=", f"BUILD={build}"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
-    return build / "html"
+def portal_site(portal_project: Path) -> Path:
+    return portal_project / "_build" / "html"
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
-"""The search of a portal of fifty recipes (bench/portal.py), on fresh reader query sets written
-for it (tests/search_sets/portal/): the page that is about the query is found among the first
+"""The search of a portal of a hundred recipes (bench/portal.py, built once for the session:
+conftest.portal_project), on fresh reader query sets written for it (tests/search_sets/portal/,
+first run on fifty recipes): the page that is about the query is found among the first
 five, a query about what the portal lacks finds nothing. The search page's own pipeline runs in
 Node.js on the built language trees (search_support.pipeline).
 
@@ -10,40 +11,24 @@ was written at the same time and run once, at the end. The floors are the issue'
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import query_sets
+from conftest import PORTAL_COUNT
 from search_support import pipeline
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-import portal  # noqa: E402
-
-COUNT = 50
+COUNT = PORTAL_COUNT
 SETS = Path(__file__).parent / "search_sets" / "portal"
 MIN_RECALL = 0.90
 MAX_WRONG_TOP_SHARE = 0.10
 MIN_NO_ANSWER = 0.75
 
 
-@pytest.fixture(scope="module")
-def portal_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("portal-search") / "project"
-    portal.write(project, COUNT)
-    result = subprocess.run(
-        ["make", "-s", "html", "SPHINXOPTS="], cwd=project, capture_output=True, text=True, check=False
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
-    return project
-
-
 @pytest.mark.parametrize("part", query_sets.PARTS)
 @pytest.mark.parametrize("language", ["en", "ko"])
-def test_fresh_queries_find_their_page_among_fifty_recipes(portal_project, language, part):
+def test_fresh_queries_find_their_page_among_a_hundred_recipes(portal_project, language, part):
     entries = json.loads((SETS / f"{language}-{part}.json").read_text(encoding="utf-8"))
     tree = portal_project / "_build" / "html" / language
     ranked = pipeline(tree, [entry["query"] for entry in entries])
