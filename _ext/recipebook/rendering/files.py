@@ -21,7 +21,7 @@ import yaml
 from .. import shell
 from ..checking import vocabulary
 from ..expanding.expansion import Command, Expansion
-from . import kubernetes
+from . import kubernetes, yamltext
 
 # A value a reader fills in for a placeholder: one plain shell word (nothing that quotes,
 # splits or expands), and for a host's placeholder a host name or an IPv4 address.
@@ -166,7 +166,9 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
-_Dumper.add_representer(_Quoted, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", data, style="'"))
+_Dumper.add_representer(
+    _Quoted, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style="'")
+)
 _INT = re.compile(r"[+-]?[0-9]{1,18}")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?")
 
@@ -199,7 +201,7 @@ def config_entry(text: str) -> tuple[str, str]:
     values = [_typed(flag, word) for word in ([inline] if _sep else []) + words[1:]]
     key = flag.lstrip("-")
     value: object = True if not values else values[0] if len(values) == 1 else values
-    return key, yaml.dump({key: value}, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
+    return key, yamltext.dump({key: value}, _Dumper, width=1000)
 
 
 def config_yaml(command: Command, values: Mapping[str, str] | None = None, node: int | None = None) -> str:

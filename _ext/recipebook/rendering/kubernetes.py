@@ -51,6 +51,7 @@ import yaml
 from .. import shell
 from ..expanding import client
 from ..expanding.expansion import Command
+from . import yamltext
 
 # What the manifests target. The API schemas come from the kubernetes-validate package of this
 # release (requirements.txt); Rebellions' cluster stack runs Kubernetes 1.34.3 or 1.35.1.
@@ -104,15 +105,16 @@ def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
         style = "'"  # a reader's value goes in here: it stays a string whatever it is (on, 010)
     else:
         style = None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(text), style=style)
 
 
 _Dumper.add_representer(str, _str)
 
 
 def dump(data: Any) -> str:
-    """YAML of a manifest: block style, keys in the given order, no line folded."""
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=math.inf)
+    """YAML of a manifest: block style, keys in the given order, no line folded (libyaml writes it
+    when it writes the same text: yamltext)."""
+    return yamltext.dump(data, _Dumper)
 
 
 def kube_text(text: str) -> str:
