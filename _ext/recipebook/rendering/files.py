@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import shlex
@@ -67,25 +68,26 @@ def selection_key(selection: dict[str, str]) -> str:
     return "__".join(f"{axis}-{value}" for axis, value in selection.items())
 
 
+_PLACEHOLDER_OR_QUOTE = re.compile(shell.PLACEHOLDER.pattern + r"""|(['"])""")
+
+
 def _fill_placeholders(text: str) -> str:
     """Replace <NAME> with a reference to $NAME, keeping the shell quoting valid.
 
     Inside single quotes the quote is closed around a double-quoted "${NAME}";
     the empty '' pairs that leaves at either end are dropped.
     """
-    out, quote, i = [], None, 0
-    while i < len(text):
-        match = shell.PLACEHOLDER.match(text, i)
-        if match:
-            name = match.group(1)
+    # left to right, a placeholder or a quote at each place (as a walk character by character)
+    out, quote, at = [], None, 0
+    for match in _PLACEHOLDER_OR_QUOTE.finditer(text):
+        name, mark = match.groups()
+        if name is not None:
+            out.append(text[at : match.start()])
             out.append({"'": f"'\"${{{name}}}\"'", '"': f"${{{name}}}"}.get(quote, f'"${{{name}}}"'))
-            i = match.end()
-            continue
-        ch = text[i]
-        if ch in "'\"" and quote in (None, ch):
-            quote = None if quote == ch else ch
-        out.append(ch)
-        i += 1
+            at = match.end()
+        elif quote in (None, mark):
+            quote = None if quote == mark else mark
+    out.append(text[at:])
     return _EMPTY_AFTER.sub("", _EMPTY_BEFORE.sub("", "".join(out)))
 
 
@@ -193,9 +195,11 @@ def _typed(flag: str, word: str) -> object:
     return word
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def config_entry(text: str) -> tuple[str, str]:
     """One argument as a vllm --config entry: its key (the flag without dashes) and its YAML,
-    written by the YAML library with each value of the flag's type (_typed)."""
+    written by the YAML library with each value of the flag's type (_typed). Kept per text: the
+    selections of a target share most of their arguments."""
     words = shell.words(text)
     flag, _sep, inline = words[0].partition("=")
     values = [_typed(flag, word) for word in ([inline] if _sep else []) + words[1:]]
