@@ -367,3 +367,43 @@ def test_drift_needs_a_vocabulary_and_valid_recipes(tmp_path):
     no_traceback(result)
     assert result.returncode == 1
     assert "invalid JSON" in result.stderr and "not checked" in result.stdout
+
+
+def test_many_files_are_checked_on_every_core_with_the_same_verdicts(tmp_path, monkeypatch, capsys):
+    """validate checks many files in worker processes: the same output, in the same order, as
+    one after the other (good files and bad ones, each bad one its own problems)."""
+    import concurrent.futures
+
+    from recipebook import cli
+
+    files = []
+    for index in range(8):
+        for name in (AXK2_NAME, GPT_NAME):
+            data = shipped(name)
+            data["name"] = f"{name}-c{index}"
+            if index == 3 and name == GPT_NAME:
+                data["badges"] = "not a list"
+            path, _dumped = write(tmp_path, data)
+            files.append(str(path))
+    (tmp_path / "broken.json").write_text('{"name": 1,', encoding="utf-8")
+    files.append(str(tmp_path / "broken.json"))
+    outputs = []
+    pools = []
+    real_pool = concurrent.futures.ProcessPoolExecutor
+
+    def pool(*args, **kwargs):
+        pools.append(kwargs)
+        return real_pool(*args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    for parallel_from in (10**6, 2):
+        monkeypatch.setattr(cli, "PARALLEL_FROM", parallel_from)
+        status = cli.main(["validate", *files])
+        outputs.append((status, *capsys.readouterr()))
+    assert len(pools) == 1  # the second run only
+    assert outputs[0] == outputs[1]
+    status, stdout, stderr = outputs[0]
+    assert status == 1 and stdout == ""
+    assert "broken.json" in stderr and f"{GPT_NAME}-c3" in stderr
+    assert sorted(stderr.splitlines()[:-1]) == stderr.splitlines()[:-1]

@@ -297,3 +297,19 @@ def test_the_command_line_writes_the_archive_with_each_nodes_values(tmp_path):
     )
     assert refused.returncode == 2 and "cannot stand in for <POD_IP>" in refused.stderr
     assert "Traceback" not in refused.stderr and not (tmp_path / "no.tar").exists()
+
+
+def test_each_arguments_config_entry_is_written_once_and_forgotten_with_the_rest():
+    from recipebook import forget
+
+    forget()
+    recipe = load(PATHS[0])
+    target = page_of(recipe).targets[0]
+    first = [selection_files(expansion_at(recipe, target, chosen)) for chosen in target.table.offered[:4]]
+    written = files.config_entry.cache_info()
+    assert written.hits > written.misses  # the selections share most of their arguments
+    again = [selection_files(expansion_at(recipe, target, chosen)) for chosen in target.table.offered[:4]]
+    assert again == first
+    assert files.config_entry.cache_info().misses == written.misses
+    forget()
+    assert files.config_entry.cache_info().currsize == 0

@@ -13,12 +13,12 @@ from .reading.model import Recipe
 def forget() -> None:
     """Drop what the engine remembers about texts it has read (each argument text's words,
     each text's check, each command's flags, each router step's bash -n, each line's manifest
-    fragment), as in a new process.
+    fragment, each argument's --config entry), as in a new process.
     """
     from . import shell
     from .checking import rules, safety, vocabulary
     from .expanding import client
-    from .rendering import kubernetes
+    from .rendering import files, kubernetes
 
     for remembered in (
         shell._words,
@@ -31,6 +31,7 @@ def forget() -> None:
         client._flags,
         vocabulary._reading,
         kubernetes.line_fragment,
+        files.config_entry,
     ):
         remembered.cache_clear()
 

@@ -15,7 +15,7 @@ from recipebook.problems import Problem
 from . import config, store
 from .i18n import languages as i18n
 from .i18n import untranslated
-from .page import codewrap, directives, explorer_nojs, markup, memory_role, navigation
+from .page import codewrap, directives, explorer_nojs, markup, memory_role, navigation, sidebar
 from .page import nodes as rb_nodes
 from .page import rules as rb_rules
 from .paths import LOCALE, STATIC, TEMPLATES
@@ -106,6 +106,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     markup.setup(app)
     untranslated.setup(app)
     navigation.setup(app)
+    sidebar.setup(app)
     notfound.setup(app)
     publish.setup(app)
     mdview.setup(app)

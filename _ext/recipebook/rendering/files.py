@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import shlex
@@ -21,7 +22,7 @@ import yaml
 from .. import shell
 from ..checking import vocabulary
 from ..expanding.expansion import Command, Expansion
-from . import kubernetes
+from . import kubernetes, yamltext
 
 # A value a reader fills in for a placeholder: one plain shell word (nothing that quotes,
 # splits or expands), and for a host's placeholder a host name or an IPv4 address.
@@ -67,25 +68,26 @@ def selection_key(selection: dict[str, str]) -> str:
     return "__".join(f"{axis}-{value}" for axis, value in selection.items())
 
 
+_PLACEHOLDER_OR_QUOTE = re.compile(shell.PLACEHOLDER.pattern + r"""|(['"])""")
+
+
 def _fill_placeholders(text: str) -> str:
     """Replace <NAME> with a reference to $NAME, keeping the shell quoting valid.
 
     Inside single quotes the quote is closed around a double-quoted "${NAME}";
     the empty '' pairs that leaves at either end are dropped.
     """
-    out, quote, i = [], None, 0
-    while i < len(text):
-        match = shell.PLACEHOLDER.match(text, i)
-        if match:
-            name = match.group(1)
+    # left to right, a placeholder or a quote at each place (as a walk character by character)
+    out, quote, at = [], None, 0
+    for match in _PLACEHOLDER_OR_QUOTE.finditer(text):
+        name, mark = match.groups()
+        if name is not None:
+            out.append(text[at : match.start()])
             out.append({"'": f"'\"${{{name}}}\"'", '"': f"${{{name}}}"}.get(quote, f'"${{{name}}}"'))
-            i = match.end()
-            continue
-        ch = text[i]
-        if ch in "'\"" and quote in (None, ch):
-            quote = None if quote == ch else ch
-        out.append(ch)
-        i += 1
+            at = match.end()
+        elif quote in (None, mark):
+            quote = None if quote == mark else mark
+    out.append(text[at:])
     return _EMPTY_AFTER.sub("", _EMPTY_BEFORE.sub("", "".join(out)))
 
 
@@ -166,7 +168,9 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
-_Dumper.add_representer(_Quoted, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", data, style="'"))
+_Dumper.add_representer(
+    _Quoted, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style="'")
+)
 _INT = re.compile(r"[+-]?[0-9]{1,18}")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?")
 
@@ -191,15 +195,17 @@ def _typed(flag: str, word: str) -> object:
     return word
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def config_entry(text: str) -> tuple[str, str]:
     """One argument as a vllm --config entry: its key (the flag without dashes) and its YAML,
-    written by the YAML library with each value of the flag's type (_typed)."""
+    written by the YAML library with each value of the flag's type (_typed). Kept per text: the
+    selections of a target share most of their arguments."""
     words = shell.words(text)
     flag, _sep, inline = words[0].partition("=")
     values = [_typed(flag, word) for word in ([inline] if _sep else []) + words[1:]]
     key = flag.lstrip("-")
     value: object = True if not values else values[0] if len(values) == 1 else values
-    return key, yaml.dump({key: value}, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
+    return key, yamltext.dump({key: value}, _Dumper, width=1000)
 
 
 def config_yaml(command: Command, values: Mapping[str, str] | None = None, node: int | None = None) -> str:

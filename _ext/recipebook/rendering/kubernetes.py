@@ -51,6 +51,7 @@ import yaml
 from .. import shell
 from ..expanding import client
 from ..expanding.expansion import Command
+from . import yamltext
 
 # What the manifests target. The API schemas come from the kubernetes-validate package of this
 # release (requirements.txt); Rebellions' cluster stack runs Kubernetes 1.34.3 or 1.35.1.
@@ -104,15 +105,16 @@ def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
         style = "'"  # a reader's value goes in here: it stays a string whatever it is (on, 010)
     else:
         style = None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(text), style=style)
 
 
 _Dumper.add_representer(str, _str)
 
 
 def dump(data: Any) -> str:
-    """YAML of a manifest: block style, keys in the given order, no line folded."""
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=math.inf)
+    """YAML of a manifest: block style, keys in the given order, no line folded (libyaml writes it
+    when it writes the same text: yamltext)."""
+    return yamltext.dump(data, _Dumper)
 
 
 def kube_text(text: str) -> str:
@@ -401,22 +403,32 @@ def container_name(command: Command) -> str:
 # -- per target: the skeletons every selection shares ---------------------------------------
 
 
-def _key(commands: Sequence[Command]) -> tuple:
-    """What a selection's skeletons read of its commands (the rest is in the line fragments)."""
-    return tuple(
-        (
-            c.role,
-            c.name,
-            c.launcher,
-            c.model,
-            client.port(c),
-            client.npus(c),
-            startup_failures(c),
-            tuple(shell.placeholders("\n".join((*c.envs, *c.args)))),
-            bool(c.envs),
-        )
-        for c in commands
+def _command_key(c: Command) -> tuple:
+    return (
+        c.role,
+        c.name,
+        c.launcher,
+        c.model,
+        client.port(c),
+        client.npus(c),
+        startup_failures(c),
+        tuple(shell.placeholders("\n".join((*c.envs, *c.args)))),
+        bool(c.envs),
     )
+
+
+def _key(commands: Sequence[Command], known: dict[tuple, tuple]) -> tuple:
+    """What a selection's skeletons read of its commands (the rest is in the line fragments);
+    `known`: each command's part by what it is made of (the selections of a target share most
+    of their commands)."""
+    parts = []
+    for c in commands:
+        made_of = (c.role, c.rank, c.launcher, c.model, c.envs, c.args)
+        part = known.get(made_of)
+        if part is None:
+            part = known[made_of] = _command_key(c)
+        parts.append(part)
+    return tuple(parts)
 
 
 def variants(
@@ -432,9 +444,10 @@ def variants(
 
     bits: dict[tuple, int] = {}
     first: dict[tuple, tuple[Command, ...]] = {}
+    known: dict[tuple, tuple] = {}
     for bit, chosen in enumerate(offered):
         commands = commands_at(chosen)
-        key = _key(commands)
+        key = _key(commands, known)
         bits[key] = bits.get(key, 0) | 1 << bit
         first.setdefault(key, commands)
     merged: dict[tuple, int] = {}
