@@ -30,17 +30,22 @@ $(STAMP): requirements.txt
 # The languages build side by side (one sphinx-build each, on their own cores);
 # LANGUAGE_JOBS=1 builds them one after the other, with the same output.
 LANGUAGE_JOBS ?= $(words $(LANGUAGES))
-# A recipe's problems are printed once, at the end, in `make validate`'s words (each language's
-# build fails on them without repeating them: recipebook_problems=fail).
+# Every recipe is checked once, first, on every core (`recipebook validate`, its verdicts kept in
+# $(VERDICTS) for the language builds, which read them instead of checking again); its words are
+# printed at the end, once (each language's build fails on a recipe problem without repeating it:
+# recipebook_problems=fail).
 SOURCEDIR ?= source
 CONFDIR   ?= .
 RECIPES   ?= recipes
+VERDICTS   = $(abspath $(BUILD))/verdicts
 html: $(STAMP)
-	@status=0; $(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES)) RECIPE_PROBLEMS=fail || status=$$?; \
-	$(BIN)/python -m recipebook validate $(filter-out %/schema.json,$(wildcard $(RECIPES)/*.json)) || status=1; exit $$status
+	@mkdir -p $(BUILD); status=0; \
+	$(BIN)/python -m recipebook validate --verdicts $(VERDICTS) $(filter-out %/schema.json,$(wildcard $(RECIPES)/*.json)) >$(BUILD)/validate.out 2>$(BUILD)/validate.err || status=1; \
+	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES)) RECIPE_PROBLEMS=fail RECIPE_VERDICTS=$(VERDICTS) || status=$$?; \
+	cat $(BUILD)/validate.out; cat $(BUILD)/validate.err >&2; exit $$status
 
 $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
-	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* $(SITEOPTS) $(if $(RECIPE_PROBLEMS),-D recipebook_problems=$(RECIPE_PROBLEMS)) $(SOURCEDIR) $(BUILD)/html/$*
+	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* $(SITEOPTS) $(if $(RECIPE_PROBLEMS),-D recipebook_problems=$(RECIPE_PROBLEMS)) $(if $(RECIPE_VERDICTS),-D recipebook_verdicts=$(RECIPE_VERDICTS)) $(SOURCEDIR) $(BUILD)/html/$*
 
 livehtml: $(STAMP)
 	$(BIN)/sphinx-autobuild -c . -d $(BUILD)/doctrees/live --watch recipes --watch _ext source $(BUILD)/live

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import functools
 import json
 import multiprocessing
 import os
@@ -15,7 +16,7 @@ from .checking import drift, rules, safety, schema, vocabulary
 from .checking.vocabulary import Vocabulary
 from .expanding import expansion, memory, page
 from .problems import Problem, SelectionError
-from .reading import sharing, source
+from .reading import sharing, source, verdicts
 from .reading.load import check_file
 from .reading.model import Recipe
 from .rendering import files
@@ -41,27 +42,28 @@ def _print_problems(problems: list[Problem]) -> None:
         print(problem, file=sys.stderr)
 
 
-def _verdict(path: Path) -> tuple[tuple[str, int] | None, list[Problem]]:
-    """A recipe file's problems, and its name and selection count when it has none."""
-    recipe, found = check_file(path)
-    if recipe is None:
-        return None, found
-    # counted, not expanded: the rules already built and proved each target's line table
-    return (recipe.name, sum(expansion.offered_count(t.grid) or 0 for _s, t in recipe.targets())), found
+def _verdict(folder: str | None, path: Path) -> tuple[tuple[str, int] | None, list[Problem]]:
+    """A recipe file's problems, and its name and selection count when it has none (from the
+    folder of verdicts when it holds this file's, see reading/verdicts.py)."""
+    found = verdicts.verdict(path, folder)
+    if found.name is None or found.selections is None:
+        return None, found.problems
+    return (found.name, found.selections), found.problems
 
 
 PARALLEL_FROM = 16  # recipe files from which validate checks them on every core
 
 
-def _verdicts(files: list[Path]) -> list[tuple[tuple[str, int] | None, list[Problem]]]:
+def _verdicts(files: list[Path], folder: str | None = None) -> list[tuple[tuple[str, int] | None, list[Problem]]]:
     """Each file's verdict, in the files' order: on every core for many files (each file is
     checked on its own; the results are the same as one after the other)."""
+    one = functools.partial(_verdict, folder)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if len(files) < PARALLEL_FROM or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [_verdict(path) for path in files]
+        return [one(path) for path in files]
     context = multiprocessing.get_context("fork")
     with concurrent.futures.ProcessPoolExecutor(max_workers=min(cores, 8), mp_context=context) as pool:
-        return list(pool.map(_verdict, files, chunksize=max(1, len(files) // (4 * cores))))
+        return list(pool.map(one, files, chunksize=max(1, len(files) // (4 * cores))))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -71,10 +73,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return 1
     problems: list[Problem] = []
     counts = []
-    for count, found in _verdicts(files):
+    for count, found in _verdicts(files, args.verdicts):
         problems += found
         if count is not None:
             counts.append(count)
+    if args.verdicts:
+        verdicts.prune(args.verdicts, files)
     problems = sorted(problems + safety.names_differ_in_more_than_case(files))
     if problems:
         _print_problems(problems)
@@ -360,6 +364,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     validate = sub.add_parser("validate", help="check recipes and report every problem")
     validate.add_argument("files", nargs="*", metavar="FILE", help="recipe files (default: recipes/*.json)")
+    validate.add_argument(
+        "--verdicts",
+        metavar="DIR",
+        help="keep each file's verdict in DIR and read it back while the file and the engine are unchanged "
+        "(make html: the language builds read them instead of checking again)",
+    )
     validate.set_defaults(run=cmd_validate)
     expand = sub.add_parser("expand", help="print the commands of one selection")
     _selection_arguments(expand)

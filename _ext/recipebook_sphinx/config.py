@@ -65,6 +65,9 @@ def register(app: Sphinx) -> None:
     app.add_config_value("recipebook_dir", "recipes", "env", types=(str,))
     app.add_config_value("recipebook_render", RENDER_FULL, "env", types=(str,))
     app.add_config_value("recipebook_problems", PROBLEMS_WARN, "", types=(str,))
+    # a folder of verdicts that `recipebook validate --verdicts` filed (make html: checked once
+    # for both languages); "" checks every recipe in the build
+    app.add_config_value("recipebook_verdicts", "", "", types=(str,))
     app.add_config_value(
         "recipebook_pages",
         {"recipe": "recipes/{name}", "install": "install", "configuration": "configuration"},

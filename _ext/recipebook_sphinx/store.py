@@ -1,7 +1,9 @@
 """The build's recipes and its per-document state, in one place: the ``recipebook`` domain.
 
-Every recipe is checked at the start of each build; the verdict is kept in the domain's
-data with the stamps of the files it came from, so a rebuild re-checks only what changed,
+Every recipe is checked at the start of each build (or its verdict read from the folder that
+``recipebook validate --verdicts`` filed, as ``make html`` does: checked once for every language);
+the verdict is kept in the domain's data with the stamps of the files it came from, so a rebuild
+re-checks only what changed,
 and directives load a recipe known to be valid without checking it again. Each recipe's
 page model (``recipebook.expanding.page``) is built once per process and shared by every page and
 step that shows the recipe. What a page records while it is read (the size of each of its
@@ -28,6 +30,7 @@ from recipebook.checking.schema import SCHEMA_PATH
 from recipebook.expanding.page import RecipePage, page_of
 from recipebook.expanding.table import Product
 from recipebook.problems import Problem
+from recipebook.reading import verdicts
 from recipebook.reading.model import Recipe
 
 from .config import RENDER_RECOMMENDED
@@ -150,6 +153,15 @@ def check(env: BuildEnvironment, path: Path) -> tuple[Recipe | None, list[Proble
     return cached[1], cached[2]
 
 
+def _problems(env: BuildEnvironment, path: Path) -> list[Problem]:
+    """A recipe's problems: from the folder of verdicts when the build has one (and it holds
+    this file's, for these bytes and this engine), else checked here."""
+    folder = env.config.recipebook_verdicts
+    if folder:
+        return verdicts.verdict(path, folder).problems
+    return check(env, path)[1]
+
+
 def check_all(env: BuildEnvironment, directory: str | Path) -> dict[Path, list[Problem]]:
     """Problems of every recipe, reusing the environment's verdict for unchanged files."""
     state = data(env)
@@ -158,7 +170,7 @@ def check_all(env: BuildEnvironment, directory: str | Path) -> dict[Path, list[P
         key = _key(path)
         verdict = state["checked"].get(os.fspath(path))
         if verdict is None or verdict.key != key:
-            verdict = Verdict(key, check(env, path)[1])
+            verdict = Verdict(key, _problems(env, path))
         fresh[os.fspath(path)] = verdict
     state["checked"] = fresh
     # names that differ only in case depend on the folder, not on one file: found every time

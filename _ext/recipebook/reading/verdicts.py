@@ -1,0 +1,170 @@
+"""Verdicts kept on disk, so that the processes of one build check each recipe once.
+
+``make html`` checks every recipe first (``recipebook validate --verdicts DIR``, on every core);
+each language's build then reads a file's verdict from DIR instead of checking the file again.
+A verdict is filed under a key made of everything a check reads: the recipe file's path and
+bytes, the engine's own files (its code, the schema, the vLLM and router-chart vocabularies),
+the versions of the libraries it calls, the Python that runs it and the bash that judges the
+scripts. Any changed byte is another key, so a stale verdict is never read; an entry that does
+not read back as a verdict is checked again, never trusted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import importlib.metadata
+import json
+import os
+import shutil
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+from ..checking.schema import SCHEMA_PATH
+from ..problems import Kind, Problem
+from .load import check_file
+from .source import MAX_BYTES
+
+ENGINE = Path(__file__).resolve().parents[1]
+LIBRARIES = ("PyYAML", "jsonschema", "jsonschema-rs", "confusable-homoglyphs")
+LIMIT = 1 << 22  # bytes: an entry larger than this is not a verdict this engine wrote
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """A recipe file's problems; for a valid one, its name and how many selections it offers."""
+
+    problems: list[Problem]
+    name: str | None = None
+    selections: int | None = None
+
+
+@functools.lru_cache(maxsize=1)
+def engine_fingerprint() -> str:
+    """What every verdict depends on besides the recipe file (read once per process)."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in ENGINE.rglob("*") if p.suffix in (".py", ".json") and "__pycache__" not in p.parts)
+    for path in [*files, SCHEMA_PATH]:
+        digest.update(f"{path.relative_to(path.anchor)}\0".encode())
+        digest.update(path.read_bytes())
+    for library in LIBRARIES:
+        try:
+            version = importlib.metadata.version(library)
+        except importlib.metadata.PackageNotFoundError:
+            version = "-"
+        digest.update(f"{library}={version}\0".encode())
+    bash = shutil.which("bash")
+    if bash:
+        info = os.stat(bash)
+        digest.update(f"{bash}:{info.st_size}:{info.st_mtime_ns}\0".encode())
+    digest.update(sys.version.encode())
+    return digest.hexdigest()
+
+
+def _key(path: Path, data: bytes) -> str:
+    digest = hashlib.sha256(engine_fingerprint().encode())
+    digest.update(os.fsencode(os.path.abspath(path)) + b"\0")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def _written(verdict: Verdict) -> str:
+    problems = [[p.file, p.line, p.column, p.pointer, p.message, p.kind.name] for p in verdict.problems]
+    return json.dumps({"problems": problems, "name": verdict.name, "selections": verdict.selections})
+
+
+def _read(entry: Path) -> Verdict | None:
+    """The verdict in an entry, or None for a missing, oversized or malformed one."""
+    try:
+        with entry.open("rb") as handle:
+            text = handle.read(LIMIT + 1)
+        if len(text) > LIMIT:
+            return None
+        data = json.loads(text)
+        problems = [
+            Problem(file=f, line=line, column=column, pointer=pointer, message=message, kind=Kind[kind])
+            for f, line, column, pointer, message, kind in data["problems"]
+        ]
+        name, selections = data["name"], data["selections"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    if (name is None) != (selections is None) or (name is not None and problems) or (name is None and not problems):
+        return None
+    fields = [(p.file, p.pointer, p.message, p.line, p.column) for p in problems]
+    if not all(isinstance(a, str) and isinstance(b, str) and isinstance(c, str) for a, b, c, _l, _c in fields):
+        return None
+    if not all(type(line) is int and type(column) is int for _a, _b, _c, line, column in fields):
+        return None
+    if not (name is None or isinstance(name, str)) or not (selections is None or type(selections) is int):
+        return None
+    return Verdict(problems, name, selections)
+
+
+def _write(folder: Path, key: str, verdict: Verdict) -> None:
+    """Filed whole or not at all (a reader never sees half an entry); a folder that cannot be
+    written to only costs the next reader a check."""
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".part")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(_written(verdict))
+            os.replace(temporary, folder / f"{key}.json")
+        except OSError:
+            Path(temporary).unlink(missing_ok=True)
+
+
+def fresh(path: str | Path) -> Verdict:
+    """A recipe file checked now."""
+    from ..expanding import expansion
+
+    recipe, problems = check_file(path)
+    if recipe is None:
+        return Verdict(problems)
+    # counted, not expanded: the rules already built and proved each target's line table
+    return Verdict(problems, recipe.name, sum(expansion.offered_count(t.grid) or 0 for _s, t in recipe.targets()))
+
+
+def _contents(path: Path) -> bytes | None:
+    """The bytes of a regular file the reader would read whole, else None (a FIFO would block,
+    a device never end: those are checked, and refused, by the reader alone)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return None
+    return data if len(data) <= MAX_BYTES else None
+
+
+def verdict(path: str | Path, folder: str | Path | None) -> Verdict:
+    """A recipe file's verdict: read from the folder when it holds one for exactly these bytes
+    and this engine, else checked now (and filed there)."""
+    path = Path(path)
+    data = None if folder is None else _contents(path)
+    if data is None:
+        return fresh(path)
+    key = _key(path, data)
+    found = _read(Path(folder) / f"{key}.json")
+    if found is not None:
+        return found
+    checked = fresh(path)
+    if _contents(path) == data:  # filed only if the file did not change while it was checked
+        _write(Path(folder), key, checked)
+    return checked
+
+
+def prune(folder: str | Path, paths: list[Path]) -> None:
+    """Keep only the verdicts of these files as they are now: a folder of verdicts does not grow
+    with every edit."""
+    folder = Path(folder)
+    keep = {f"{_key(path, data)}.json" for path in paths if (data := _contents(path)) is not None}
+    with contextlib.suppress(OSError):
+        for entry in folder.iterdir():
+            if entry.name not in keep and (entry.suffix == ".json" or entry.name.endswith(".part")):
+                entry.unlink(missing_ok=True)
