@@ -171,18 +171,31 @@ def recipe(item: Generated) -> dict[str, Any]:
 
 def enlarge(data: dict[str, Any], tabs: int, targets: int) -> dict[str, Any]:
     """A large recipe: each strategy repeated to `tabs` strategies (tabs of the page), each with
-    `targets` targets (copies of its own, renamed)."""
+    `targets` targets (copies of its own, renamed). Each of the template's grids is written once,
+    in the recipe's `grids`, and every copy extends it, as an author writes a large recipe (the
+    pages are those of the grids written out in full; a file with them written out would pass
+    the reader's size bound)."""
+    template = data["strategies"]
+    parts = {}
+    for s, strategy in enumerate(template):
+        for o, option in enumerate(strategy["options"]):
+            parts[f"s{s}o{o}"] = option["grid"]
     strategies = []
     for copy in range(tabs):
-        strategy = json.loads(json.dumps(data["strategies"][copy % len(data["strategies"])]))
+        s = copy % len(template)
+        strategy = json.loads(json.dumps({k: v for k, v in template[s].items() if k != "options"}))
         strategy["slug"] = f"{strategy['slug']}-{copy + 1}"
-        options = strategy["options"]
+        options = template[s]["options"]
         strategy["options"] = []
         for number in range(targets):
-            option = json.loads(json.dumps(options[number % len(options)]))
+            o = number % len(options)
+            option = {k: v for k, v in json.loads(json.dumps(options[o])).items() if k != "grid"}
             option["target"] = f"{option['target']} {number + 1}"
+            option["grid"] = {"extends": f"s{s}o{o}"}
             strategy["options"].append(option)
         strategies.append(strategy)
+    used = {option["grid"]["extends"] for strategy in strategies for option in strategy["options"]}
+    data["grids"] = {**data.get("grids", {}), **{key: grid for key, grid in parts.items() if key in used}}
     data["strategies"] = strategies
     return data
 

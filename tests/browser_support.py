@@ -28,6 +28,29 @@ SETTLE = """async () => {
 }"""
 
 
+# The page has stopped moving: the scroll position and the document's height the same for
+# six frames in a row (at most four seconds; a script that keeps a landing in view reacts within
+# a frame). With JavaScript off no frame callback runs and nothing moves the page: no wait.
+STILL = """async () => {
+  const probe = document.createElement('noscript');
+  probe.innerHTML = '<b></b>';
+  if (probe.childElementCount) return;
+  const start = performance.now();
+  let last = null, same = 0;
+  while (same < 6 && performance.now() - start < 4000) {
+    await new Promise(resolve => requestAnimationFrame(resolve));
+    const now = scrollX + ',' + scrollY + ',' + document.documentElement.scrollHeight;
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+}"""
+
+
+def still(page: Any) -> None:
+    """Wait until nothing moves the page any more (see STILL): a condition, not a time."""
+    page.evaluate(STILL)
+
+
 def settle(page: Any) -> None:
     """Wait until the page's fonts have loaded and its layout has run twice (once fonts are in,
     with JavaScript off)."""

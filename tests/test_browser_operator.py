@@ -22,11 +22,10 @@ NAMES = recipe_names()
 
 
 def settle(page) -> None:
-    """browser_support.settle, twice around a short wait: the landing script re-checks the
-    position for a while after load, and a late layout change must be over."""
+    """browser_support.settle, then still: the landing script re-checks the position for a
+    while after load, and a late layout change must be over before anything is measured."""
     browser_support.settle(page)
-    page.wait_for_timeout(150)
-    browser_support.settle(page)
+    browser_support.still(page)
 
 
 def targets():
@@ -65,7 +64,6 @@ def test_a_deep_link_opens_with_its_explorer_in_view(page_at, server, language, 
     for name, target in targets():
         page.goto(deep_link(server, language, name, target))
         settle(page)
-        page.wait_for_timeout(500)
         where = page.evaluate(
             """([s, t]) => {
                  const grid = [...document.querySelectorAll('form.rb-grid')]

@@ -1,9 +1,11 @@
 """Two clean builds of the site give byte-identical output.
 
-The site is built twice with `make html` into two fresh folders of different names: once
-the shipped route (both languages side by side, then the site-level files), once with
-the languages one after the other (LANGUAGE_JOBS=1), under different hash seeds, so neither the build folder, nor the order of Python
-sets and dicts, nor the scheduling of parallel workers may leak into a page. Every file
+The site built once for the whole test session (conftest.site: both languages side by side,
+each read by one process, under a random hash seed) is compared with a second clean build by
+`make html` into a folder of another name, with the languages one after the other
+(LANGUAGE_JOBS=1), each read by parallel workers (-j auto), under hash seed 2: neither the build
+folder, nor the order of Python sets and dicts, nor the scheduling of parallel workers may leak
+into a page. Every file
 of the two outputs is compared byte for byte (HTML, JavaScript, CSS, text, and the
 rest).
 """
@@ -41,10 +43,10 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_two_clean_builds_are_byte_identical(tmp_path):
+def test_two_clean_builds_are_byte_identical(tmp_path, site):
     """The second build takes the languages one after the other: running them side by
     side (what `make html` does) must not change a byte either."""
-    first = _files(_make_html(tmp_path / "first-build", "1"))
+    first = _files(site)
     second = _files(_make_html(tmp_path / "build-two", "2", "LANGUAGE_JOBS=1"))
     assert sorted(first) == sorted(second), set(first) ^ set(second)
     differ = [name for name in first if first[name] != second[name]]
