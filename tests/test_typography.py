@@ -113,23 +113,33 @@ def _pages(site) -> list[str]:
     )
 
 
-def _on_every_page(browser, server, site, width: int, script: str, arg=None) -> dict[str, list[str]]:
-    """What a check script finds on each page of both languages (the pages where it finds some)."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    found = {}
-    for language in LANGUAGES:
-        for rel in _pages(site):
-            open_page(page, f"{server}/{language}/{rel}")
-            broken = page.evaluate(script, arg)
-            if broken:
-                found[f"{language}/{rel}"] = broken[:8]
-    page.close()
-    return found
+@pytest.fixture(scope="module")
+def findings(browser, server, site):
+    """What each check script finds on each page of both languages at a width (the pages where
+    it finds some): each page opened once per width for every check, the first time a test asks."""
+    found: dict[int, dict[str, dict[str, list[str]]]] = {}
+
+    def at(width: int) -> dict[str, dict[str, list[str]]]:
+        if width not in found:
+            checks = {"words": (BROKEN_WORDS, None), "hyphens": (PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)}
+            found[width] = {name: {} for name in checks}
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            for language in LANGUAGES:
+                for rel in _pages(site):
+                    open_page(page, f"{server}/{language}/{rel}")
+                    for name, (script, arg) in checks.items():
+                        broken = page.evaluate(script, arg)
+                        if broken:
+                            found[width][name][f"{language}/{rel}"] = broken[:8]
+            page.close()
+        return found[width]
+
+    return at
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_word_or_code_token_breaks_across_lines(browser, server, site, width):
-    found = _on_every_page(browser, server, site, width, BROKEN_WORDS)
+def test_no_word_or_code_token_breaks_across_lines(findings, width):
+    found = findings(width)["words"]
     assert not found, found
 
 
@@ -159,8 +169,8 @@ def test_korean_configuration_guide_is_not_much_taller_than_english(browser, ser
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_short_code_token_breaks_after_its_hyphen(browser, server, site, width):
-    found = _on_every_page(browser, server, site, width, PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)
+def test_no_short_code_token_breaks_after_its_hyphen(findings, width):
+    found = findings(width)["hyphens"]
     assert not found, found
 
 
