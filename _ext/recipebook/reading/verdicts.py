@@ -43,7 +43,7 @@ class Verdict:
     selections: int | None = None
 
 
-@functools.lru_cache(maxsize=1)
+@functools.cache  # files, as the schema is: read once per process
 def engine_fingerprint() -> str:
     """What every verdict depends on besides the recipe file (read once per process)."""
     digest = hashlib.sha256()
