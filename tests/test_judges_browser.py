@@ -74,24 +74,28 @@ CHOOSE = """([gid, wanted]) => {
 }"""
 
 # Click the copy buttons of a grid (by index, each with the rank to pick first, or null) and
-# read back what each put on the clipboard.
+# read back what each put on the clipboard: once the button says it has copied (the page marks
+# it rb-done when the clipboard has taken the text, rb-copy-failed when it has not), the
+# clipboard is read, once.
 COPY = """async ([gid, which]) => {
-  const sentinel = '\\u0000';
   const out = [];
   const buttons = document.getElementById(gid).querySelectorAll('.rb-cmds .rb-copy');
+  const over = button => button.classList.contains('rb-done') || button.classList.contains('rb-copy-failed');
+  const answered = button => new Promise(resolve => {
+    const observer = new MutationObserver(() => { if (over(button)) { observer.disconnect(); resolve(); } });
+    observer.observe(button, {attributes: true, attributeFilter: ['class']});
+    setTimeout(() => { observer.disconnect(); resolve(); }, 4000);
+  });
   for (const [index, rank] of which) {
     const button = buttons[index];
     if (rank !== null) {
       button.closest('.rb-role').querySelectorAll('.rb-ranks input[type=radio]')[rank].checked = true;
     }
-    await navigator.clipboard.writeText(sentinel);
+    button.classList.remove('rb-done', 'rb-copy-failed');
+    const answer = answered(button);
     button.click();
-    let text = sentinel;
-    for (let i = 0; i < 400 && text === sentinel; i++) {
-      await new Promise(resolve => setTimeout(resolve, 5));
-      text = await navigator.clipboard.readText();
-    }
-    out.push(text);
+    await answer;
+    out.push(button.classList.contains('rb-done') ? await navigator.clipboard.readText() : null);
   }
   return out;
 }"""
@@ -262,11 +266,13 @@ def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(brows
     page = context.new_page()
     links = 0
     for language, name in recipe_pages(site):
-        for (strategy, target), entries in grids_of(name).items():
-            open_page(page, f"{server}/{language}/recipes/{name}.html")
-            gid = grid_id(page, strategy, target)
-            default = page.evaluate(READ_GRID, gid)["selection"]
-            entry = _deep_selection(entries, default)
+        grids = grids_of(name)
+        open_page(page, f"{server}/{language}/recipes/{name}.html")  # each grid's opening selection
+        gids = {key: grid_id(page, *key) for key in grids}
+        defaults = {key: page.evaluate(READ_GRID, gid)["selection"] for key, gid in gids.items()}
+        for (strategy, target), entries in grids.items():
+            gid = gids[(strategy, target)]
+            entry = _deep_selection(entries, defaults[(strategy, target)])
             selection = entry["selection"]
             # what the engine's own expand command prints for this selection
             assert commands_of(engine_expand(name, strategy, target, selection)) == commands_of(entry)
