@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, ROOTS
-from recipe_support import GPT_NAME, NAMES, RECIPES, shipped
+from recipe_support import GPT_NAME, NAMES, RECIPES, recipe_names, shipped
 from recipebook.reading import load, verdicts
 
 
@@ -169,7 +169,7 @@ def test_validate_with_verdicts_says_the_same_and_files_them(tmp_path):
 @pytest.fixture
 def filed(tmp_path) -> Path:
     folder = tmp_path / "verdicts"
-    for name in NAMES:
+    for name in recipe_names():  # every recipe of the folder the test root builds
         verdicts.verdict(RECIPES / f"{name}.json", folder)
     return folder
 
@@ -195,10 +195,10 @@ def test_a_build_given_the_verdicts_checks_no_recipe(make_app, tmp_path, filed, 
     source = tmp_path / "src"
     shutil.copytree(ROOTS / "test-recipes", source)
     assert _build_counting(make_app, source, monkeypatch, recipebook_verdicts=str(filed)) == []
-    assert all((source / "_build" / "html" / f"{name}.html").exists() for name in NAMES)
+    assert all((source / "_build" / "html" / f"{name}.html").exists() for name in recipe_names())
     # without the folder, the build checks each recipe itself
     checked = _build_counting(make_app, source, monkeypatch)
-    assert sorted(p.stem for p in checked) == sorted(NAMES)
+    assert sorted(p.stem for p in checked) == recipe_names()
 
 
 def test_make_html_files_one_verdict_per_recipe(tmp_path):
@@ -224,4 +224,4 @@ def test_make_html_files_one_verdict_per_recipe(tmp_path):
     )
     assert made.returncode == 0, made.stderr
     assert "recipe(s) valid" in made.stdout
-    assert len(list((build / "verdicts").glob("*.json"))) == len(NAMES)
+    assert len(list((build / "verdicts").glob("*.json"))) == len(recipe_names())
