@@ -173,7 +173,7 @@ def enlarge(data: dict[str, Any], tabs: int, targets: int) -> dict[str, Any]:
     """A large recipe: each strategy repeated to `tabs` strategies (tabs of the page), each with
     `targets` targets (copies of its own, renamed). Each of the template's grids is written once,
     in the recipe's `grids`, and every copy extends it, as an author writes a large recipe (the
-    pages are those of the grids written out in full; a file with them written out would pass
+    pages are those of the grids written out in full; a file with them written out would exceed
     the reader's size bound)."""
     template = data["strategies"]
     parts = {}
@@ -189,7 +189,7 @@ def enlarge(data: dict[str, Any], tabs: int, targets: int) -> dict[str, Any]:
         strategy["options"] = []
         for number in range(targets):
             o = number % len(options)
-            option = {k: v for k, v in json.loads(json.dumps(options[o])).items() if k != "grid"}
+            option = json.loads(json.dumps({k: v for k, v in options[o].items() if k != "grid"}))
             option["target"] = f"{option['target']} {number + 1}"
             option["grid"] = {"extends": f"s{s}o{o}"}
             strategy["options"].append(option)

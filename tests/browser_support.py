@@ -12,29 +12,39 @@ from __future__ import annotations
 
 from typing import Any
 
+# True when the page runs without JavaScript: a <noscript> then parses its content as elements.
+SCRIPTING_OFF = """(() => {
+  const probe = document.createElement('noscript');
+  probe.innerHTML = '<b></b>';
+  return probe.childElementCount > 0;
+})()"""
+
 # The fonts the page uses have loaded, and two frames have been laid out and painted since.
 # With JavaScript off (a no-JS context) the page runs no frame callback, so none is waited for
 # (it would never come): a <noscript> then parses its content as elements, not as text.
 # The layout forced first makes the browser request the web fonts the text needs: before any
 # layout has run, no font is loading yet and document.fonts.ready has already resolved.
-SETTLE = """async () => {
+SETTLE = (
+    """async () => {
   if (document.body) document.body.getBoundingClientRect();
   await document.fonts.ready;
   await Promise.all([...document.fonts].filter(face => face.status === 'loading').map(face => face.loaded));
-  const probe = document.createElement('noscript');
-  probe.innerHTML = '<b></b>';
-  if (probe.childElementCount) return;
+  if ("""
+    + SCRIPTING_OFF
+    + """) return;
   await new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(resolve)));
 }"""
+)
 
 
 # The page has stopped moving: the scroll position and the document's height the same for
 # six frames in a row (at most four seconds; a script that keeps a landing in view reacts within
 # a frame). With JavaScript off no frame callback runs and nothing moves the page: no wait.
-STILL = """async () => {
-  const probe = document.createElement('noscript');
-  probe.innerHTML = '<b></b>';
-  if (probe.childElementCount) return;
+STILL = (
+    """async () => {
+  if ("""
+    + SCRIPTING_OFF
+    + """) return;
   const start = performance.now();
   let last = null, same = 0;
   while (same < 6 && performance.now() - start < 4000) {
@@ -44,6 +54,7 @@ STILL = """async () => {
     last = now;
   }
 }"""
+)
 
 
 def still(page: Any) -> None:

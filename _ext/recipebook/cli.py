@@ -42,22 +42,14 @@ def _print_problems(problems: list[Problem]) -> None:
         print(problem, file=sys.stderr)
 
 
-def _verdict(folder: str | None, path: Path) -> tuple[tuple[str, int] | None, list[Problem]]:
-    """A recipe file's problems, and its name and selection count when it has none (from the
-    folder of verdicts when it holds this file's, see reading/verdicts.py)."""
-    found = verdicts.verdict(path, folder)
-    if found.name is None or found.selections is None:
-        return None, found.problems
-    return (found.name, found.selections), found.problems
-
-
 PARALLEL_FROM = 16  # recipe files from which validate checks them on every core
 
 
-def _verdicts(files: list[Path], folder: str | None = None) -> list[tuple[tuple[str, int] | None, list[Problem]]]:
-    """Each file's verdict, in the files' order: on every core for many files (each file is
-    checked on its own; the results are the same as one after the other)."""
-    one = functools.partial(_verdict, folder)
+def _verdicts(files: list[Path], folder: str | None = None) -> list[verdicts.Verdict]:
+    """Each file's verdict, in the files' order (from the folder of verdicts when it holds the
+    file's, see reading/verdicts.py): on every core for many files (each file is checked on its
+    own; the results are the same as one after the other)."""
+    one = functools.partial(verdicts.verdict, folder=folder)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if len(files) < PARALLEL_FROM or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return [one(path) for path in files]
@@ -73,10 +65,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return 1
     problems: list[Problem] = []
     counts = []
-    for count, found in _verdicts(files, args.verdicts):
-        problems += found
-        if count is not None:
-            counts.append(count)
+    for found in _verdicts(files, args.verdicts):
+        problems += found.problems
+        if found.name is not None:
+            counts.append((found.name, found.selections))
     if args.verdicts:
         verdicts.prune(args.verdicts, files)
     problems = sorted(problems + safety.names_differ_in_more_than_case(files))

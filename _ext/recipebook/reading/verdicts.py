@@ -77,31 +77,36 @@ def _written(verdict: Verdict) -> str:
     return json.dumps({"problems": problems, "name": verdict.name, "selections": verdict.selections})
 
 
+def _problem(row: object) -> Problem:
+    """A problem as _written writes it; ValueError for anything else."""
+    if not isinstance(row, list) or len(row) != 6:
+        raise ValueError("not a problem")
+    file, line, column, pointer, message, kind = row
+    if not all(isinstance(text, str) for text in (file, pointer, message, kind)):
+        raise ValueError("not a problem")
+    if type(line) is not int or type(column) is not int:
+        raise ValueError("not a problem")
+    return Problem(file=file, line=line, column=column, pointer=pointer, message=message, kind=Kind[kind])
+
+
 def _read(entry: Path) -> Verdict | None:
-    """The verdict in an entry, or None for a missing, oversized or malformed one."""
+    """The verdict in an entry, or None for a missing, oversized or malformed one: problems and
+    no name, or a name, a selection count and no problem."""
     try:
         with entry.open("rb") as handle:
             text = handle.read(LIMIT + 1)
         if len(text) > LIMIT:
             return None
         data = json.loads(text)
-        problems = [
-            Problem(file=f, line=line, column=column, pointer=pointer, message=message, kind=Kind[kind])
-            for f, line, column, pointer, message, kind in data["problems"]
-        ]
+        problems = [_problem(row) for row in data["problems"]]
         name, selections = data["name"], data["selections"]
     except (OSError, ValueError, TypeError, KeyError):
         return None
-    if (name is None) != (selections is None) or (name is not None and problems) or (name is None and not problems):
-        return None
-    fields = [(p.file, p.pointer, p.message, p.line, p.column) for p in problems]
-    if not all(isinstance(a, str) and isinstance(b, str) and isinstance(c, str) for a, b, c, _l, _c in fields):
-        return None
-    if not all(type(line) is int and type(column) is int for _a, _b, _c, line, column in fields):
-        return None
-    if not (name is None or isinstance(name, str)) or not (selections is None or type(selections) is int):
-        return None
-    return Verdict(problems, name, selections)
+    if problems and name is None and selections is None:
+        return Verdict(problems)
+    if not problems and isinstance(name, str) and type(selections) is int:
+        return Verdict(problems, name, selections)
+    return None
 
 
 def _write(folder: Path, key: str, verdict: Verdict) -> None:
