@@ -15,7 +15,7 @@ from recipebook.problems import Problem
 from . import config, store
 from .i18n import languages as i18n
 from .i18n import untranslated
-from .page import codewrap, directives, explorer_nojs, markup, memory_role, navigation, sidebar
+from .page import codewrap, directives, explorer_nojs, markup, memory_role, navigation, particles, sidebar
 from .page import nodes as rb_nodes
 from .page import rules as rb_rules
 from .paths import LOCALE, STATIC, TEMPLATES
@@ -137,6 +137,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("builder-inited", i18n.add_ui_strings)
     app.connect("html-page-context", i18n.page_context)
     app.connect("html-page-context", codewrap.page_context)
+    app.connect("html-page-context", particles.page_context)
     app.connect("env-check-consistency", _pages)
     app.connect("env-get-outdated", store.pages_changed)
     app.connect("build-finished", _write_explorer_css)
