@@ -93,7 +93,7 @@ system:
 # file builds once (a portal, a site of its own) is built once. TEST_JOBS=0: no workers.
 TEST_JOBS ?= auto
 test: system $(STAMP) node_modules/.installed lint
-	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # `make test` in a temporary copy of the project with the recipes of tests/batch added (their
 # pages and Korean entries too): any valid recipe keeps the suite green (tests/batch/run.py).

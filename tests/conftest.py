@@ -25,6 +25,33 @@ ROOTS = Path(__file__).resolve().parent / "roots"
 LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["recipebook_languages"])  # the site's languages
 
 
+# The order make test's workers take the test files in (pytest-xdist, --dist loadfile, with
+# --no-loadscope-reorder): the longest first, so the last file a worker takes is a short one and
+# neither worker waits for the other at the end. A file's weight is what its tests need: the
+# hundred-recipe portal (built once, then opened in Chromium), Chromium, a site build of their own
+# (marked slow), or none of these. Within a weight, files keep their collected order.
+HEAVIEST_FIRST = ("portal_project", "browser", "slow")
+
+
+def _weight(item: pytest.Item) -> int:
+    for rank, need in enumerate(HEAVIEST_FIRST):
+        if need in item.fixturenames or item.get_closest_marker(need):
+            return rank
+    return len(HEAVIEST_FIRST)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that drive Chromium are marked browser; files are ordered heaviest first (see
+    HEAVIEST_FIRST)."""
+    for item in items:
+        if "browser" in item.fixturenames and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)
+    weight: dict[str, int] = {}
+    for item in items:
+        weight[item.nodeid.split("::")[0]] = min(weight.get(item.nodeid.split("::")[0], 99), _weight(item))
+    items.sort(key=lambda item: weight[item.nodeid.split("::")[0]])
+
+
 @pytest.fixture(scope="session")
 def rootdir() -> Path:
     """Where sphinx.testing finds the test roots (tests/roots/test-*)."""
@@ -158,7 +185,10 @@ def server(site: Path):
         yield base
 
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Debian's build of Chromium's headless shell (package chromium-headless-shell): the same Blink
+# as the chromium package without the browser's window layers, which is what Playwright itself
+# runs for headless Chromium. A walk of every selection costs it about half the processor time.
+CHROMIUM = shutil.which("chromium-headless-shell") or "/usr/bin/chromium-headless-shell"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -172,12 +202,14 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium driven by Playwright; make test installs it (tools/system-packages), so it is never skipped."""
+    """Debian's Chromium (its headless shell) driven by Playwright; make test installs it
+    (tools/system-packages), so it is never skipped."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
         pytest.fail(
-            f"Chromium is not installed at {CHROMIUM}; run make test (tools/system-packages) or apt-get install chromium"
+            f"Chromium's headless shell is not installed at {CHROMIUM}; run make test (tools/system-packages) "
+            "or apt-get install chromium-headless-shell"
         )
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -40,10 +40,10 @@ def test_nothing_missing_is_silent(tmp_path):
 
 
 def test_root_installs_only_what_is_missing(tmp_path):
-    result, calls = run(tmp_path, uid=0, missing={"chromium", "fonts-noto-cjk"})
+    result, calls = run(tmp_path, uid=0, missing={"chromium-headless-shell", "fonts-noto-cjk"})
     assert result.returncode == 0, result.stderr
     assert calls[0] == "update -qq"
-    assert calls[1].split()[-2:] == ["chromium", "fonts-noto-cjk"] and calls[1].startswith("install -y")
+    assert calls[1].split()[-2:] == ["chromium-headless-shell", "fonts-noto-cjk"] and calls[1].startswith("install -y")
 
 
 @pytest.mark.parametrize("missing", [["shellcheck"], ["gettext", "default-jre-headless"]])  # in the script's order
