@@ -22,14 +22,16 @@ any run (tests/search_sets was committed before the scorer) and is only measured
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
-from collections.abc import Iterable
+import types
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, SoupStrainer
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = Path(__file__).resolve().parent / "search_sets"
@@ -155,8 +157,13 @@ def indexed_pages(tree: Path) -> set[str] | None:
     return {data["docnames"][i] for i in docs}
 
 
-def page_texts(tree: Path) -> dict[str, str]:
-    """The text of each page's main article, by docname (the pages a search may find)."""
+MAIN = SoupStrainer("article", attrs={"role": "main"})  # a page's text: only its article is parsed
+
+
+@functools.cache
+def page_texts(tree: Path) -> Mapping[str, str]:
+    """The text of each page's main article, by docname (the pages a search may find). Read once
+    per tree and process: the trees are the session's builds, which no test changes."""
     texts = {}
     indexed = indexed_pages(tree)  # a page marked nosearch (404, the reference) is not one a search may find
     for path in sorted(tree.rglob("*.html")):
@@ -165,16 +172,18 @@ def page_texts(tree: Path) -> dict[str, str]:
             continue
         if indexed is not None and docname not in indexed:
             continue
-        article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select_one('article[role="main"]')
+        article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser", parse_only=MAIN).select_one(
+            'article[role="main"]'
+        )
         if article is None:
             continue
         for chrome in article.select("script, style, button"):  # a button's label is not the page's text
             chrome.decompose()
         texts[docname] = article.get_text(" ")
-    return texts
+    return types.MappingProxyType(texts)  # shared by every caller: read-only
 
 
-def holds(texts: dict[str, str], word: str) -> set[str]:
+def holds(texts: Mapping[str, str], word: str) -> set[str]:
     """Pages with a word that starts with the given form (plain text, no stemmer)."""
     pattern = re.compile(r"(?<![\w\uac00-\ud7a3])" + re.escape(word), re.IGNORECASE)
     return {doc for doc, text in texts.items() if pattern.search(text)}
@@ -183,7 +192,7 @@ def holds(texts: dict[str, str], word: str) -> set[str]:
 def figures(
     entries: list[dict[str, Any]],
     results: dict[str, list[str]],
-    texts: dict[str, str],
+    texts: Mapping[str, str],
     recipes: Path = ROOT / "recipes",
 ) -> Figures:
     """Score ranked results (docnames, best first) against a set's expectations."""
