@@ -29,7 +29,10 @@ LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["recipebook_languages"])
 # --no-loadscope-reorder): the longest first, so the last file a worker takes is a short one and
 # neither worker waits for the other at the end. A file's weight is what its tests need: the
 # hundred-recipe portal (built once, then opened in Chromium), Chromium, a site build of their own
-# (marked slow), or none of these. Within a weight, files keep their collected order.
+# (marked slow), or none of these. Only the first file that needs the portal goes first: its worker
+# builds the portal while the other starts on Chromium files (had both begun with the portal, one
+# would only wait); the other files that need it come with the Chromium ones. Within a weight,
+# files keep their collected order.
 HEAVIEST_FIRST = ("portal_project", "browser", "slow")
 
 
@@ -48,7 +51,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
     weight: dict[str, int] = {}
     for item in items:
-        weight[item.nodeid.split("::")[0]] = min(weight.get(item.nodeid.split("::")[0], 99), _weight(item))
+        path = item.nodeid.split("::")[0]
+        weight[path] = min(weight.get(path, len(HEAVIEST_FIRST)), _weight(item))
+    for later in [path for path, rank in weight.items() if rank == 0][1:]:
+        weight[later] = 1
     items.sort(key=lambda item: weight[item.nodeid.split("::")[0]])
 
 
