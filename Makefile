@@ -90,7 +90,9 @@ system:
 	@tools/system-packages
 
 # One worker per core (pytest-xdist); the tests of a file run on one worker, in order, so what a
-# file builds once (a portal, a site of its own) is built once. TEST_JOBS=0: no workers.
+# file builds once (a portal, a site of its own) is built once. The workers take the files in the
+# order tests/conftest.py gives them, heaviest first (--no-loadscope-reorder keeps it; xdist would
+# sort the files by their number of tests). TEST_JOBS=0: no workers.
 TEST_JOBS ?= auto
 test: system $(STAMP) node_modules/.installed lint
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
