@@ -12,6 +12,7 @@ import polib
 import pytest
 from bs4 import BeautifulSoup
 
+import query_sets
 from recipebook_sphinx.i18n import intl_check
 from recipebook_sphinx.i18n.catalogs import update as catalogs_update
 
@@ -238,9 +239,9 @@ def test_korean_search_finds_stems_and_english_terms(browser, server):
     page = browser.new_page()
 
     def search(query: str) -> list[str]:
-        page.goto(f"{server}/ko/search.html?q={query}")
-        page.wait_for_selector("#search-results ul.search li", timeout=15000)
-        return page.eval_on_selector_all("#search-results ul.search li > a", "as => as.map(a => a.textContent)")
+        # every result, read once the page says the search has finished (the list fills item by
+        # item: its first item is not the whole list)
+        return [item["title"] for item in query_sets.browser_search(page, f"{server}/ko", query)]
 
     found = search("모델")
     assert "RBLN NPU에서 A.X-K2 서빙" in found and "RBLN NPU에서 gpt-oss-120b 서빙" in found
