@@ -4,8 +4,6 @@ files), then those that build a site of their own, then the rest; a file stays w
 
 from __future__ import annotations
 
-import pytest
-
 import conftest
 
 
@@ -48,4 +46,3 @@ def test_a_test_that_opens_chromium_is_marked_browser():
     item = _Item("tests/test_x.py::one", fixtures=("browser",))
     conftest.pytest_collection_modifyitems([item])
     assert item.get_closest_marker("browser") == "browser"
-    assert pytest.mark.browser.name == "browser"
