@@ -19,7 +19,7 @@ from .problems import Problem, SelectionError
 from .reading import sharing, source, verdicts
 from .reading.load import check_file
 from .reading.model import Recipe
-from .rendering import files
+from .rendering import files, kubernetes
 
 RECIPES = Path("recipes")
 
@@ -171,6 +171,27 @@ def _parse_values(pairs: list[str]) -> dict[str, str]:
     return values
 
 
+def _parse_settings(pairs: list[str]) -> dict[str, str]:
+    """--set-k8s NAME=VALUE: an operator's choice for the Kubernetes files, checked as the page
+    checks it (kubernetes.setting_problem)."""
+    given: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise SelectionError(f"--set-k8s takes NAME=VALUE, not {pair!r}")
+        why = kubernetes.setting_problem(name, value)
+        if why:
+            raise SelectionError(f"--set-k8s {name}: {why}")
+        if name in given:
+            raise SelectionError(f"setting {name!r} is set twice")
+        given[name] = value
+    try:
+        kubernetes.settings_of(given, {})
+    except ValueError as error:
+        raise SelectionError(f"--set-k8s {error}") from None
+    return given
+
+
 def cmd_files(args: argparse.Namespace) -> int:
     """Write a selection's ready-to-run files (serve.sh, a vLLM config and an env file per
     command), one by one into a folder, or as one tar archive."""
@@ -179,10 +200,11 @@ def cmd_files(args: argparse.Namespace) -> int:
         return result
     try:
         values = _parse_values(args.set_placeholder)
+        settings = _parse_settings(args.set_k8s)
     except SelectionError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
-    written = files.selection_files(result, values)
+    written = files.selection_files(result, values, settings)
     try:
         if args.archive:
             path = Path(args.archive)
@@ -383,6 +405,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME[@NODE]=VALUE",
         help="fill in a placeholder: <NAME> in every command, or with @NODE in the commands of that node only "
         "(a value each node has, such as its own address); repeatable",
+    )
+    write.add_argument(
+        "--set-k8s",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an operator's choice for the kubernetes/ files: "
+        + ", ".join(s.name for s in kubernetes.SETTINGS)
+        + " (see the operator's page); repeatable",
     )
     write.set_defaults(run=cmd_files)
     sizing = sub.add_parser("fit", help="the NPU memory of one selection per rank: weights, KV cache, what is left")

@@ -35,7 +35,7 @@ from ..expanding.table import Table
 from ..problems import Problem, pointer_join
 from ..reading.model import Grid, Recipe, Role, Target
 from ..reading.source import Document, describe_error
-from . import characters, helmcharts, inline, safety
+from . import characters, helmcharts, inline, manifests, safety
 
 # Option axes the site knows how to title without a catalogue entry.
 KNOWN_OPTION_AXES = frozenset({"tool_calling", "reasoning_parser"})
@@ -559,35 +559,6 @@ def router_chart(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             yield doc.problem_inside(pointer_join(steps[finding.step].ptr, "cmd"), finding.index, finding.message)
 
 
-def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """19. A router whose values select model servers by their labels reaches every prefill and
-    decode server of every selection on one of the router's `targetPorts`, so that the
-    Kubernetes manifests of the selection give the router its endpoints; the problem points at
-    `targetPorts` in the values file of the router step."""
-    from ..expanding.expansion import by_role
-    from ..expanding.page import grid_table
-    from ..rendering import kubernetes
-
-    for _, target in recipe.targets():
-        steps = target.grid.router
-        if not steps or any(shell.bash_syntax_error(step.cmd) for step in steps):
-            continue
-        router = kubernetes.router_of(tuple(step.cmd for step in steps))
-        if router is None:
-            continue
-        lines, _wrong = grid_table(target.grid)
-        found: dict[str, None] = {}
-        for chosen in lines.offered:
-            for problem in kubernetes.router_problems(router, by_role(lines.commands(chosen))):
-                found.setdefault(problem)
-        for i, step in enumerate(steps):
-            at = step.cmd.find("targetPorts")
-            if at >= 0:
-                for problem in found:
-                    yield doc.problem_inside(pointer_join(steps[i].ptr, "cmd"), at, problem)
-                break
-
-
 def roles_fill_the_nodes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     """23. A strategy spans no more nodes than each of its targets has roles. Each role runs on
     one node with all its ranks (one role per node in recipe order, the last node taking any
@@ -654,7 +625,7 @@ RULES = (
     router,
     router_chart,
     placeholder_scopes,
-    router_reaches_servers,
+    *manifests.RULES,
     roles_fill_the_nodes,
 )
 

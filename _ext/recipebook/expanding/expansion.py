@@ -153,6 +153,7 @@ class Expansion:
     router: tuple[tuple[str, str], ...]
     nodes: Mapping[str, int] = dataclasses.field(default_factory=dict)  # role -> the node (from 1) it runs on
     skus: tuple[str, ...] = ()  # the devices the target is verified on (kubernetes.py schedules by them)
+    checkpoint: int | None = None  # the served checkpoint's bytes, from the facts (kubernetes.py sizes its cache)
 
     def roles(self) -> list[tuple[str, list[Command]]]:
         return by_role(self.commands)

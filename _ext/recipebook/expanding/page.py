@@ -167,14 +167,26 @@ class TargetPage:
         """The serving group of an offered selection."""
         return next(s for s in self.serving if not s.when or any(table.admits(p, chosen) for p in s.when))
 
-    def kubernetes(self, recipe: str) -> tuple[tuple[tuple[Product, ...], Mapping[str, str]], ...]:
-        """The Kubernetes skeleton files of the target, each with the selections that share
-        them (``kubernetes.variants``; () for every selection when there is one), once."""
-        slot = f"_kubernetes_{recipe}"
+    def kubernetes_where(self, recipe: Recipe) -> kubernetes.Where:
+        """Where the target's manifests run and how they are named (``kubernetes.Where``)."""
+        model = self.target.grid.model
+        checkpoint = recipe.facts.checkpoint(model) if recipe.facts else None
+        return kubernetes.Where(
+            recipe=recipe.name,
+            strategy=self.strategy.slug,
+            target=self.target.target,
+            skus=self.target.skus,
+            model=model,
+            checkpoint_bytes=checkpoint.total if checkpoint else None,
+        )
+
+    def kubernetes(self, recipe: Recipe) -> tuple[tuple[tuple[Product, ...], Mapping[str, Mapping[str, str]]], ...]:
+        """The Kubernetes skeleton files of the target in each NPU mode, each with the
+        selections that share them (``kubernetes.variants``; () for every selection when there
+        is one), once."""
+        slot = f"_kubernetes_{recipe.name}"
         if slot not in self.__dict__:
-            where = kubernetes.Where(
-                recipe=recipe, strategy=self.strategy.slug, target=self.target.target, skus=self.target.skus
-            )
+            where = self.kubernetes_where(recipe)
             found = kubernetes.variants(
                 where, self.table.offered, self.commands_at, self.role_nodes, [cmd for _n, cmd in self.router]
             )
@@ -523,6 +535,7 @@ def expansion_at(recipe: Recipe, target: TargetPage, chosen: Sequence[int]) -> E
         router=target.router,
         nodes=target.role_nodes,
         skus=target.target.skus,
+        checkpoint=target.kubernetes_where(recipe).checkpoint_bytes,
     )
 
 

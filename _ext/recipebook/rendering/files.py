@@ -277,17 +277,31 @@ def archive(folder: str, files: Mapping[str, str]) -> bytes:
     return bytes(out)
 
 
-def selection_files(expansion: Expansion, values: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Every file of one selection, by file name; with values, the reader's in place of placeholders."""
+def kubernetes_where(expansion: Expansion) -> kubernetes.Where:
+    model = expansion.commands[0].model if expansion.commands else ""
+    return kubernetes.Where(
+        recipe=expansion.recipe,
+        strategy=expansion.strategy,
+        target=expansion.target,
+        skus=expansion.skus,
+        model=model,
+        checkpoint_bytes=expansion.checkpoint,
+    )
+
+
+def selection_files(
+    expansion: Expansion, values: Mapping[str, str] | None = None, settings: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Every file of one selection, by file name; with values, the reader's in place of
+    placeholders; with settings, the operator's choices in the Kubernetes files."""
     files = {"serve.sh": serve_sh(expansion, values)}
     for command in expansion.commands:
         name, node = command.name, expansion.nodes.get(command.role)
         files[f"{name}.yaml"] = config_yaml(command, values, node)
         files[f"{name}.env"] = env_file(command, values, node)
-    where = kubernetes.Where(
-        recipe=expansion.recipe, strategy=expansion.strategy, target=expansion.target, skus=expansion.skus
+    manifests = kubernetes.manifests(
+        kubernetes_where(expansion), expansion.roles(), expansion.nodes, [cmd for _n, cmd in expansion.router], settings
     )
-    manifests = kubernetes.manifests(where, expansion.roles(), expansion.nodes, [cmd for _n, cmd in expansion.router])
     for name, text in manifests.items():
         files[name] = substitute(text, values, kubernetes.node_of_file(name, expansion.nodes))
     return files

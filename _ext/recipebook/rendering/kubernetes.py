@@ -1,96 +1,331 @@
-"""Kubernetes manifests for one selection: a workload per role, running the selection's commands.
+"""Kubernetes manifests for one selection: what an operator applies to RBLN nodes, from the same
+commands the page shows.
 
-Each role of a selection becomes one Deployment of one pod (each role runs on one node, see
-below), with one container per command (rank) that runs exactly that command: the launcher as the container's command, the model and every argument word as its
-args, every env line as an env entry. Placeholders become what Kubernetes fills in:
-``<POD_IP>`` the pod's IP from the downward API, any other ``<NAME>`` an env entry the reader
-sets (``value: '<NAME>'``, or the reader's value), referenced as ``$(NAME)`` in args and env
-values (a literal ``$(`` of a recipe is written ``$$(`` so Kubernetes leaves it alone). Each
-container asks for the NPUs its own arguments use (``client.npus``) as the device plugin's
-extended resource, the pod is scheduled by the ``rebellions.ai/npu.product`` label of the
-target's SKUs, and its probes call the server's ``/health`` with a start-up budget that covers
-``VLLM_ENGINE_READY_TIMEOUT_S`` (the compilation).
+Per selection the ``kubernetes/`` folder holds the namespace (``00-namespace.yaml``), a file
+per role (``<role>.yaml``: its volumes, its NPU claim in DRA mode, its Deployment and, where no
+router reaches it, its Service) and, for a router that selects model servers by their labels,
+``router/`` (the recipe's values file, the values the cluster adds, ``install.sh``). The form
+follows llm-d's Rebellions prefill/decode cell (``llm-d/llm-d``
+``guides/pd-disaggregation/modelserver/npu/vllm/``), which was measured on RBLN-CR nodes.
 
-For prefill/decode (a router whose values select model servers) the pods carry the router
-values' ``matchLabels`` and the role llm-d's filters read (``llm-d.ai/role``); a decode pod runs
-llm-d's routing proxy as a sidecar that listens on the router's ``targetPorts`` and forwards
-each to the decode rank on the matching port. ``router_problems`` refuses a target whose
-servers the router would not reach (rule 19); the router's values file and its Helm steps come
-with the manifests.
+A role is one pod on one node (``client.node_of``) and its containers run the role's commands.
+What a container runs differs from the recipe's commands only where a cluster needs it, and
+``differences`` names every such change for the page:
 
-Why a Deployment and never a LeaderWorkerSet: no role spans nodes. The recipe format's only
-fact about nodes is a strategy's ``nodes`` count; the page model gives each role one node
-(``client.node_of``: one role per node in recipe order, the last node taking any further
-roles), every rank of the role inherits it (``Expansion.nodes`` maps a role to one node;
-``Command`` has none of its own), and its commands, health checks and per-node placeholder
-values all follow. A recipe could mean a role over nodes only by a strategy spanning more nodes
-than its roles; rule 23 (``rules.roles_fill_the_nodes``) refuses that at the strategy's
-``nodes``, so such a role never becomes one pod silently. Should the format come to say which
-node each rank runs on, that role is a ``leaderworkerset.x-k8s.io/v1`` LeaderWorkerSet (size:
-its nodes; the pinned CRD the tests hold takes this module's pod template as leader and worker).
+- **one container runs every data-parallel rank** of a role whose ranks differ only in their
+  rank, port (consecutive), device, NIXL side-channel port and KV events:
+  ``--data-parallel-size-local N --data-parallel-multi-port-external-lb`` (vLLM's node-local
+  supervisor starts rank i on ``--port`` + i with the i-th device of the container and answers
+  ``/health`` on ``--data-parallel-supervisor-port`` once every rank is ready). ``make
+  crosscheck`` derives each rank's arguments with vLLM's own code and compares them with the
+  recipe's rank command. Any other role keeps one container per command;
+- **devices** are the container's own: the device plugin (or the DRA driver) mounts the NPUs a
+  container asks for, and vllm-rbln reads ``RBLN_VISIBLE_DEVICES`` as positions among the
+  devices present, so each container gets ``0..N-1`` in place of the recipe's host numbering;
+- **KV events** (``--kv-events-config``) are dropped unless the router's endpoint picker reads
+  them (a ``precise-prefix-cache-producer`` plugin): the ZMQ endpoint would be a port nothing
+  opens;
+- **caches and secrets**: ``HF_HOME`` and ``VLLM_CACHE_ROOT`` on two volumes (the checkpoint
+  and the compiled model survive a restart), ``HF_TOKEN`` from a Secret, ``USER`` for torch's
+  cache directory (the pod runs as a user the image may not name); a prefill server behind
+  the routing proxy keeps idle connections 120 s (``VLLM_HTTP_TIMEOUT_KEEP_ALIVE``), longer
+  than the proxy's ~90 s.
 
-One implementation for the command line and the page: a role's manifest is rendered with PyYAML
-around a marker line per container's args and env (``skeleton``), and each command line has its
-own YAML fragment (``line_fragment``); ``fill`` puts the fragments in. The site API carries the
-skeletons (per set of selections that share them) and every line's fragment, and
-``static/recipebook-files.js`` fills them the same way; the tests compare both for every
-selection, and validate every manifest against the Kubernetes API schemas of ``KUBERNETES``.
+What the operator chooses is a ``Setting`` (namespace, images, storage class and sizes, CPU,
+memory, shared memory, the NPU mode, the Hugging Face Secret, the Gateway), with a documented
+default; the page asks for them and the command line takes ``--set-k8s NAME=VALUE``. Names are
+made here and checked here (``Findings``): a DNS-1123 name per object, unique per kind after a
+long name is shortened (its first characters and a hash of the whole, never cut alone), label
+keys and values of their syntax and kept strings, numbers within int32; a recipe that would
+make anything else is refused by rule 24 (``checking/manifests.py``) at its JSON pointer.
+
+One implementation for the command line and the page: a role's objects are written with
+PyYAML around a marker line per container's args and env (``skeleton``); each command line has
+its own YAML fragment (``line_fragment``) and a kind (``line_kind``) that says whether a
+container drops it; ``fill`` puts the fragments in after ``with_settings`` has put the
+settings in. The site API carries the skeletons (per set of selections that share them, in
+both NPU modes) and every line's fragment and kind, and ``static/recipebook-files.js`` does the
+same; the tests compare both for every selection.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import yaml
 
 from .. import shell
 from ..expanding import client
-from ..expanding.expansion import Command
+from ..expanding.expansion import Command, by_role
 from . import yamltext
 
-# What the manifests target. The API schemas come from the kubernetes-validate package of this
-# release (requirements.txt); Rebellions' cluster stack runs Kubernetes 1.34.3 or 1.35.1.
-KUBERNETES = "1.35"
-KUBERNETES_SCHEMAS = "1.35.0"
-# RBLN device plugin: rebellions.ai/npu is its resource name since v0.4.0; older plugins (or
-# useGenericResourceName: false) name the device type: rebellions.ai/ATOM, rebellions.ai/REBEL.
+# -- what the manifests target ------------------------------------------------------------
+
+# The API schemas they are validated against (kubernetes-validate, requirements.txt); DRA's
+# resource.k8s.io/v1 is GA from 1.34. Rebellions' cluster stack runs 1.34.3 or 1.35.1.
+KUBERNETES = "1.34"
+KUBERNETES_RELEASES = ("1.34.0", "1.35.0", "1.36.0")
+KUBERNETES_SCHEMAS = "1.35.0"  # the one the build's own checks read
+# RBLN device plugin: rebellions.ai/npu since v0.4.0 (older plugins, or useGenericResourceName:
+# false, name the device type: rebellions.ai/ATOM, rebellions.ai/REBEL).
 NPU_RESOURCE = "rebellions.ai/npu"
 DEVICE_PLUGIN = "v0.4.0"
+# DRA: Rebellions' device class, the product name attribute (no domain prefix in its value),
+# and DRANET's class and attribute for an RDMA NIC (llm-d's resource-claim-templates.yaml).
+NPU_DEVICE_CLASS = "npu.rebellions.ai"
+NIC_DEVICE_CLASS = "dranet"
+NUMA_ATTRIBUTE = "resource.kubernetes.io/numaNode"
 # rbln-npu-feature-discovery's node label with the device's product name (RBLN-CR13, ...).
 PRODUCT_LABEL = "rebellions.ai/npu.product"
-# llm-d: the router chart the recipes install and the routing proxy of its prefill/decode guide.
+# llm-d: the router chart the recipes install, its routing proxy and the labels its endpoint
+# picker reads.
 LLM_D = "v0.10.0"
 ROLE_LABEL = "llm-d.ai/role"
-VERSIONS = {"kubernetes": KUBERNETES, "device_plugin": DEVICE_PLUGIN, "llm_d": LLM_D, "npu_resource": NPU_RESOURCE}
-# Images the reader names: the recipes pin vllm-rbln by version, not by image.
-SERVER_IMAGE = "<VLLM_RBLN_IMAGE>"
-SIDECAR_IMAGE = "<ROUTING_SIDECAR_IMAGE>"
-IMAGES = ("VLLM_RBLN_IMAGE", "ROUTING_SIDECAR_IMAGE")
+MODEL_LABEL = "llm-d.ai/model"
+ACTIVE_PORTS = "llm-d.ai/active-ports"
+LLM_D_LABELS = {
+    "llm-d.ai/accelerator-vendor": "rebellions",
+    "llm-d.ai/accelerator-variant": "npu",
+    "llm-d.ai/engine-type": "vllm",
+}
+# The endpoint picker plugin that reads KV events (llm-d-router v0.10.0,
+# pkg/epp/framework/plugins/requestcontrol/dataproducer/preciseprefixcache).
+KV_EVENTS_READERS = frozenset({"precise-prefix-cache-producer"})
+VERSIONS = {
+    "kubernetes": KUBERNETES,
+    "device_plugin": DEVICE_PLUGIN,
+    "llm_d": LLM_D,
+    "npu_resource": NPU_RESOURCE,
+    "npu_device_class": NPU_DEVICE_CLASS,
+}
+DISAGGREGATED = ("prefill", "decode")
+
 # vLLM waits this long for its engine when VLLM_ENGINE_READY_TIMEOUT_S is unset.
 READY_TIMEOUT_DEFAULT = 600
 READY_TIMEOUT = "VLLM_ENGINE_READY_TIMEOUT_S"
 # Beyond the engine's own wait: loading the weights before it starts counting.
 STARTUP_MARGIN = 900
 STARTUP_PERIOD = 30
+STARTUP_DELAY = 15
 HEALTH_PATH = "/health"
-SHM_LIMIT = "64Gi"
+INT32 = 2**31 - 1
+# vLLM's multi-port supervisor answers /health here once every local rank is ready (vLLM
+# 0.30.0 FrontendArgs.data_parallel_supervisor_port); written out, so the probe never guesses.
+SUPERVISOR_PORT = 9256
+# Where the caches live in the container.
+MODEL_CACHE_PATH = "/var/cache/models"
+COMPILE_CACHE_PATH = "/var/cache/vllm"
+# vLLM and torch name their cache folder after the user: a pod user the image does not list
+# would stop torch (llm-d: vllm-project/vllm#44548, torch 2.11 and later).
+POD_USER = "vllm"
+POD_SECURITY = {"runAsUser": 2000, "runAsGroup": 0, "fsGroup": 1600}  # llm-d's cell
+# Logs and temporary files in the container's own layer: the caches are on volumes.
+EPHEMERAL_STORAGE = "20Gi"
+# A prefill server behind llm-d's routing proxy keeps idle connections longer than the
+# proxy's own (about 90 s; vLLM closes them after 5 s, resetting the hand-off).
+KEEP_ALIVE = ("VLLM_HTTP_TIMEOUT_KEEP_ALIVE", "120")
 FOLDER = "kubernetes"
+NAMESPACE_FILE = f"{FOLDER}/00-namespace.yaml"
 APPLY = f"kubectl apply -f {FOLDER}/"
 ROUTER_FOLDER = f"{FOLDER}/router"
+CLUSTER_VALUES = "cluster-values.yaml"
 POD_IP = "POD_IP"
-_MARK = re.compile(r"^( *)- RECIPEBOOK-(ARGS|ENV)-([a-z0-9-]+)\n", re.MULTILINE)
+MODES = ("device-plugin", "dra")
+DEVICE_ENVS = ("RBLN_VISIBLE_DEVICES", "RBLN_DEVICES")
+DEVICE_ENV = "RBLN_VISIBLE_DEVICES"
+NIXL_PORT_ENV = "VLLM_NIXL_SIDE_CHANNEL_PORT"
+
+# -- the operator's choices ---------------------------------------------------------------
+
+_DNS_LABEL = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"(?=.{1,253}$)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
+_IMAGE = re.compile(r"[a-z0-9][A-Za-z0-9._/:@-]{0,254}")
+_QUANTITY = re.compile(r"[1-9][0-9]{0,5}(?:Mi|Gi|Ti)")
+_CPU = re.compile(r"[1-9][0-9]{0,3}")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Setting:
+    """One choice the operator makes: its name (``--set-k8s NAME=VALUE``), default and syntax."""
+
+    name: str
+    default: str  # "" for "none": a required image, or the cluster's default storage class
+    pattern: re.Pattern[str]
+    empty: bool = False  # "" is a value: the line that would hold it is left out
+    what: str  # a key the adapter words
+
+
+SETTINGS = (
+    Setting(name="namespace", default="rbln-serving", pattern=_DNS_LABEL, what="namespace"),
+    Setting(name="npu", default="device-plugin", pattern=re.compile("device-plugin|dra"), what="npu"),
+    Setting(name="server-image", default="", pattern=_IMAGE, what="server-image"),
+    Setting(
+        name="sidecar-image",
+        default=f"ghcr.io/llm-d/llm-d-router-disagg-sidecar:{LLM_D}",
+        pattern=_IMAGE,
+        what="sidecar-image",
+    ),
+    Setting(name="storage-class", default="", pattern=_DNS_SUBDOMAIN, empty=True, what="storage-class"),
+    Setting(name="model-cache", default="", pattern=_QUANTITY, what="model-cache"),
+    Setting(name="compile-cache", default="", pattern=_QUANTITY, what="compile-cache"),
+    Setting(name="cpu", default="40", pattern=_CPU, what="cpu"),
+    Setting(name="memory", default="460Gi", pattern=_QUANTITY, what="memory"),
+    Setting(name="shm", default="20Gi", pattern=_QUANTITY, what="shm"),
+    Setting(name="hf-secret", default="hf-token", pattern=_DNS_SUBDOMAIN, what="hf-secret"),
+    Setting(name="gateway", default="inference-gateway", pattern=_DNS_SUBDOMAIN, what="gateway"),
+)
+SETTING = {s.name: s for s in SETTINGS}
+# What an unset required value leaves in the files, explained in their header.
+UNSET = {
+    "server-image": "<VLLM_RBLN_IMAGE>",
+    "model-cache": "<MODEL_CACHE_SIZE>",
+    "compile-cache": "<COMPILE_CACHE_SIZE>",
+}
+_GiB = 2**30
+
+
+def cache_size(checkpoint_bytes: int | None) -> str:
+    """A cache volume for a checkpoint: its size and a tenth more (files the hub keeps beside
+    the weights, a partial download), in whole GiB; "" when the size is not known."""
+    if not checkpoint_bytes or checkpoint_bytes <= 0:
+        return ""
+    return f"{math.ceil(checkpoint_bytes * 1.1 / _GiB)}Gi"
+
+
+def memory_bytes(quantity: str) -> int:
+    number, unit = int(quantity[:-2]), quantity[-2:]
+    return number * {"Mi": 2**20, "Gi": 2**30, "Ti": 2**40}[unit]
+
+
+def setting_problem(name: str, value: object) -> str | None:
+    """Why a value cannot be that setting, or None (``recipebook-files.js`` settingProblem is
+    its twin)."""
+    setting = SETTING.get(name)
+    if setting is None:
+        return f"not a setting: {name!r} (one of {', '.join(SETTING)})"
+    if not isinstance(value, str):
+        return "give text"
+    if value == "" and (setting.empty or not setting.default):
+        return None
+    if not setting.pattern.fullmatch(value):
+        return {
+            "namespace": "a DNS-1123 label: lower-case letters, digits and '-', at most 63",
+            "npu": "device-plugin or dra",
+            "storage-class": "a DNS-1123 name: lower-case letters, digits, '-' and '.'",
+            "hf-secret": "a DNS-1123 name: lower-case letters, digits, '-' and '.'",
+            "gateway": "a DNS-1123 name: lower-case letters, digits, '-' and '.'",
+            "cpu": "a whole number of CPUs, 1 to 9999",
+        }.get(
+            name,
+            "an image reference (registry/repository:tag), no spaces or quotes"
+            if "image" in name
+            else "a size such as 500Gi (Mi, Gi or Ti)",
+        )
+    return None
+
+
+def settings_of(given: Mapping[str, str] | None, defaults: Mapping[str, str]) -> dict[str, str]:
+    """Every setting's value: the given one, else the target's default (``defaults``), else the
+    setting's own. Raises ValueError naming a bad one, or a pair that cannot go together."""
+    out = {s.name: defaults.get(s.name, s.default) for s in SETTINGS}
+    for name, value in (given or {}).items():
+        why = setting_problem(name, value)
+        if why:
+            raise ValueError(f"{name}={value!r}: {why}")
+        out[name] = value
+    if memory_bytes(out["shm"]) >= memory_bytes(out["memory"]):
+        raise ValueError(
+            f"shm={out['shm']} must be less than memory={out['memory']}: shared memory is counted in the pod's memory"
+        )
+    return out
+
+
+# -- names ----------------------------------------------------------------------------------
+
+
+def dns(text: str) -> str:
+    """A text as a DNS-1123 label's characters: lower case, runs of anything else one '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def fit(name: str, limit: int = 63) -> str:
+    """A name within ``limit`` characters: as it is, or its first characters and eight of a hash
+    of the whole (so that two long names stay two names)."""
+    if len(name) <= limit:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[: limit - 9].rstrip('-')}-{digest}"
+
+
+_LABEL_NAME = re.compile(r"[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
+_LABEL_VALUE = re.compile(r"(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?")
+_PORT_NAME = re.compile(r"(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def label_key_problem(key: object) -> str | None:
+    """Why a text is not a label key (an optional DNS-1123 prefix and '/', then a name)."""
+    if not isinstance(key, str):
+        return f"label key {key!r} is not text"
+    prefix, slash, name = key.rpartition("/")
+    if slash and not _DNS_SUBDOMAIN.fullmatch(prefix):
+        return f"label key {key!r}: its prefix {prefix!r} is not a DNS-1123 subdomain"
+    if not _LABEL_NAME.fullmatch(name):
+        return f"label key {key!r}: its name {name!r} is not 1-63 letters, digits, '-', '_', '.' between alphanumerics"
+    return None
+
+
+def label_value_problem(value: object) -> str | None:
+    if not isinstance(value, str):
+        return f"label value {value!r} is a {type(value).__name__}, not text: quote it"
+    if not _LABEL_VALUE.fullmatch(value):
+        return f"label value {value!r} is not 0-63 letters, digits, '-', '_', '.' between alphanumerics"
+    return None
+
+
+def label_value(text: str) -> str:
+    """A text as a label value: characters outside the syntax become '-', at most 63."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", text)
+    cleaned = fit(cleaned)
+    return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", cleaned)
+
+
+def port_name(prefix: str, index: int | None) -> str:
+    return prefix if index is None else f"{prefix}-{index}"
+
+
+# -- findings: what a recipe's data would make wrong ---------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Finding:
+    """A problem with the data a manifest is made of, and where that data is: ``at`` is one of
+    ("name",), ("strategy",), ("target",), ("sku", i), ("role", role), ("line", role, key),
+    ("router", offset in the router steps' text of the values file), ("router-step", step)."""
+
+    at: tuple
+    message: str
 
 
 class KubernetesError(ValueError):
-    """A selection Kubernetes cannot run as the recipe says (a router that misses its servers)."""
+    """A selection Kubernetes cannot run as the recipe says; ``findings`` locate each cause."""
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        self.findings = tuple(findings)
+        super().__init__("; ".join(f.message for f in self.findings))
 
 
-# -- YAML: one scalar per line, so a fragment reads the same wherever it is put ------------
+# -- YAML: one scalar per line, so a fragment reads the same wherever it is put --------------
+
+
+class _Hole(str):
+    """A reader's value that Kubernetes reads as a number (a port): written plain, so that the
+    value put in (a checked port: digits, no leading zero) is an int."""
 
 
 class _Dumper(yaml.SafeDumper):
@@ -100,15 +335,16 @@ class _Dumper(yaml.SafeDumper):
 
 def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
     if "\n" in text:
-        style = '"'
-    elif shell.PLACEHOLDER.search(text):
-        style = "'"  # a reader's value goes in here: it stays a string whatever it is (on, 010)
+        style: str | None = '"'
+    elif shell.PLACEHOLDER.search(text) or _SETTING.search(text):
+        style = "'"  # a value goes in here: it stays a string whatever it is (on, 010)
     else:
         style = None
     return dumper.represent_scalar("tag:yaml.org,2002:str", str(text), style=style)
 
 
 _Dumper.add_representer(str, _str)
+_Dumper.add_representer(_Hole, lambda d, t: d.represent_scalar("tag:yaml.org,2002:str", str(t), style=""))
 
 
 def dump(data: Any) -> str:
@@ -117,8 +353,13 @@ def dump(data: Any) -> str:
     return yamltext.dump(data, _Dumper)
 
 
+def dump_all(documents: Sequence[Any]) -> str:
+    return "---\n".join(dump(d) for d in documents)
+
+
 def kube_text(text: str) -> str:
-    """A recipe's text as Kubernetes reads args and env values: ``<NAME>`` -> ``$(NAME)``."""
+    """A recipe's text as Kubernetes reads args and env values: ``<NAME>`` -> ``$(NAME)`` (a
+    literal ``$(`` of the recipe is written ``$$(`` so Kubernetes leaves it alone)."""
     return shell.PLACEHOLDER.sub(r"$(\1)", text.replace("$(", "$$("))
 
 
@@ -127,7 +368,7 @@ def env_pair(text: str) -> tuple[str, str]:
     words = shell.words(text)
     name, sep, value = (words[0] if len(words) == 1 else "").partition("=")
     if not sep:
-        raise KubernetesError(f"not one NAME=value assignment: {text!r}")
+        raise ValueError(f"not one NAME=value assignment: {text!r}")
     return name, value
 
 
@@ -142,7 +383,48 @@ def line_fragment(kind: str, text: str) -> str:
     return dump([{"name": name, "value": kube_text(value)}])
 
 
-# -- the manifests ------------------------------------------------------------------------
+# What a container may leave out of a recipe's command, by the line's flag or env name.
+_KINDS = {
+    "--data-parallel-rank": "rank",
+    "--kv-events-config": "kv-events",
+    "RBLN_VISIBLE_DEVICES": "devices",
+    "RBLN_DEVICES": "devices",
+    "HF_HOME": "cache",
+    "VLLM_CACHE_ROOT": "cache",
+}
+
+
+@functools.lru_cache(maxsize=8192)
+def line_kind(kind: str, text: str) -> str | None:
+    """Whether a container may drop this line, and why: "rank" (one container runs every
+    rank), "devices" (the container's own), "kv-events" (no reader), "cache" (the volumes)."""
+    try:
+        name = shell.flag_values(text)[0] if kind == "arg" else env_pair(text)[0]
+    except ValueError:
+        return None
+    return _KINDS.get(name.replace("_", "-") if name.startswith("--") else name)
+
+
+def _flag(command: Command, flag: str) -> str | None:
+    """The first value of a flag (or env) of a command, read as vLLM reads ``-`` and ``_``."""
+    for text in (*command.args, *command.envs):
+        try:
+            name, values = shell.flag_values(text)
+        except ValueError:
+            continue
+        if (name.replace("_", "-") if name.startswith("--") else name) == flag:
+            return values[0] if values else ""
+    return None
+
+
+def _int(text: str | None) -> int | None:
+    """A whole number as the recipe writes it (a runaway one as 10**18, beyond any bound)."""
+    if text is None or not re.fullmatch(r"[0-9]+", text):
+        return None
+    return int(text) if len(text) <= 18 else 10**18
+
+
+# -- the router -----------------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -151,40 +433,147 @@ class Router:
 
     values_name: str
     values_text: str
+    values_at: int  # where the values file starts in the router steps' text (``steps_text``)
     match_labels: Mapping[str, str]
     target_ports: tuple[int, ...]
+    kv_events: bool  # the endpoint picker reads KV events
     steps: tuple[str, ...]  # the router steps other than writing the values file
+    findings: tuple[Finding, ...] = ()
+
+
+def steps_text(steps: Sequence[str]) -> str:
+    """The router steps as one text (steps joined by a newline), where ``Finding.at`` offsets
+    of ("router", offset) point."""
+    return "\n".join(steps)
+
+
+def _offset(steps: Sequence[str], step: int, index: int) -> int:
+    return sum(len(s) + 1 for s in steps[:step]) + index
+
+
+def _key_at(text: str, key: str, start: int = 0) -> int:
+    found = text.find(key, start)
+    return max(found, 0)
+
+
+def _reads_kv_events(servers_router: Mapping[str, Any]) -> bool:
+    epp = servers_router.get("epp") if isinstance(servers_router.get("epp"), dict) else {}
+    chosen = epp.get("pluginsConfigFile")
+    configs = epp.get("pluginsCustomConfig") if isinstance(epp.get("pluginsCustomConfig"), dict) else {}
+    text = configs.get(chosen) if isinstance(chosen, str) else None
+    if not isinstance(text, str):
+        return False
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return False
+    plugins = config.get("plugins") if isinstance(config, dict) else None
+    return any(isinstance(p, dict) and p.get("type") in KV_EVENTS_READERS for p in plugins or ())
 
 
 def router_of(steps: Sequence[str]) -> Router | None:
-    """The router values of a target's router steps, when they select model servers."""
-    for name, values in shell.here_documents(steps).items():
+    """The router values of a target's router steps, when they select model servers; what is
+    wrong with their labels and ports is in ``findings``."""
+    for name, document in shell.here_documents(steps).items():
         try:
-            data = yaml.safe_load(values.text)
+            data = yaml.safe_load(document.text)
         except yaml.YAMLError:
             continue
-        servers = ((data or {}).get("router") or {}).get("modelServers") if isinstance(data, dict) else None
-        if not isinstance(servers, dict) or not isinstance(servers.get("matchLabels"), dict):
+        router = data.get("router") if isinstance(data, dict) else None
+        servers = router.get("modelServers") if isinstance(router, dict) else None
+        if not isinstance(servers, dict) or "matchLabels" not in servers:
             continue
-        ports = tuple(p.get("number") for p in servers.get("targetPorts") or () if isinstance(p, dict))
-        if not all(isinstance(p, int) for p in ports):
-            continue
-        labels = {str(k): str(v) for k, v in servers["matchLabels"].items()}
-        rest = tuple(step for step in steps if f"cat > {name}" not in step)
-        return Router(values_name=name, values_text=values.text, match_labels=labels, target_ports=ports, steps=rest)
+        base = _offset(steps, document.step, document.start)
+        findings: list[Finding] = []
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name) or name in (CLUSTER_VALUES, "install.sh"):
+            findings.append(
+                Finding(
+                    at=("router", _offset(steps, document.step, max(steps[document.step].find(name), 0))),
+                    message=f"the values file {name!r} goes into {ROUTER_FOLDER}/: give it a plain file name other "
+                    f"than {CLUSTER_VALUES} and install.sh",
+                )
+            )
+        labels: dict[str, str] = {}
+        raw = servers.get("matchLabels")
+        at = base + _key_at(document.text, "matchLabels")
+        if not isinstance(raw, dict) or not raw:
+            findings.append(
+                Finding(at=("router", at), message="router.modelServers.matchLabels selects no pods: give it labels")
+            )
+            raw = {}
+        for key, value in raw.items():
+            where = base + _key_at(document.text, str(key), at - base)
+            why = label_key_problem(key) or label_value_problem(value)
+            if why:
+                findings.append(Finding(at=("router", where), message=f"router.modelServers.matchLabels: {why}"))
+                continue
+            labels[key] = value
+        ports: list[int] = []
+        raw_ports = servers.get("targetPorts", [{"number": client.DEFAULT_PORT}])
+        at = base + _key_at(document.text, "targetPorts")
+        for entry in raw_ports if isinstance(raw_ports, list) else [None]:
+            number = entry.get("number") if isinstance(entry, dict) else None
+            if type(number) is not int or not 1 <= number <= 65535:
+                findings.append(
+                    Finding(at=("router", at), message=f"router.modelServers.targetPorts: {number!r} is not a port")
+                )
+                continue
+            ports.append(number)
+        rest = tuple(step for i, step in enumerate(steps) if i != document.step)
+        return Router(
+            values_name=name,
+            values_text=document.text,
+            values_at=base,
+            match_labels=labels,
+            target_ports=tuple(ports),
+            kv_events=_reads_kv_events(router),
+            steps=rest,
+            findings=tuple(findings),
+        )
     return None
 
 
-def _dns(text: str, limit: int = 63) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].rstrip("-") or "x"
+# -- a role's containers --------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ContainerPlan:
+    """One server container of a role: the command whose lines fill it, the lines it drops
+    (by ``line_kind``) and what it adds."""
+
+    name: str
+    source: str  # the container name of the command that fills it (``dns(command.name)``)
+    command: Command
+    drop: tuple[str, ...]  # line kinds left out
+    ranks: int  # processes of the role it runs (1, or every rank)
+    ports: tuple[int | str, ...]  # the served ports (an int, or a reader's <NAME> for a port)
+    health: int | str  # the port its probes call
+    npus: int
+    extra_args: tuple[str, ...]
+    extra_env: tuple[tuple[str, str], ...]
+    startup_failures: int
+    port_names: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RolePlan:
+    role: str
+    node: int
+    containers: tuple[ContainerPlan, ...]
+    merged: bool  # one container runs every rank
+
+    @property
+    def npus(self) -> int:
+        return sum(c.npus for c in self.containers)
+
+    @property
+    def ports(self) -> tuple[int | str, ...]:
+        return tuple(p for c in self.containers for p in c.ports)
 
 
 def ready_timeout(command: Command) -> int:
-    for text in command.envs:
-        name, value = env_pair(text)
-        if name == READY_TIMEOUT and value.isdigit():
-            return int(value)
-    return READY_TIMEOUT_DEFAULT
+    value = _int(_flag(command, READY_TIMEOUT))
+    return READY_TIMEOUT_DEFAULT if value is None else value
 
 
 def startup_failures(command: Command) -> int:
@@ -192,120 +581,511 @@ def startup_failures(command: Command) -> int:
     return math.ceil((ready_timeout(command) + STARTUP_MARGIN) / STARTUP_PERIOD)
 
 
-def _sidecar_ports(router: Router, commands: Sequence[Command]) -> tuple[int, ...]:
-    first = router.target_ports[0] if router.target_ports else client.DEFAULT_PORT
-    return tuple(first + i for i in range(len(commands)))
+def served_port(command: Command) -> int | str:
+    """The port a command serves on: its ``--port`` (a number, or a reader's ``<NAME>``), vLLM's
+    default without one."""
+    value = _flag(command, "--port")
+    if value is None:
+        return client.DEFAULT_PORT
+    number = _int(value)
+    if number is not None:
+        return number
+    whole = shell.PLACEHOLDER.fullmatch(value)
+    return value if whole else client.DEFAULT_PORT
 
 
-def router_problems(router: Router, roles: Sequence[tuple[str, Sequence[Command]]]) -> list[str]:
-    """Why the router would not reach the servers: every port a prefill/decode pod serves on is
-    one of the router's targetPorts, and a decode role's ranks listen on consecutive ports (its
-    routing proxy forwards port ``first + i`` to rank i)."""
-    problems = []
-    served: list[int] = []
-    for role, commands in roles:
-        ports = [client.port(c) for c in commands]
-        if role == "decode":
-            if ports != list(range(ports[0], ports[0] + len(ports))):
-                problems.append(
-                    f"the decode ranks listen on {ports}, not on consecutive ports the routing proxy forwards to"
-                )
-            served += _sidecar_ports(router, commands)
-        elif role == "prefill":
-            served += ports
-    missing = sorted({p for p in served if p not in router.target_ports})
-    if missing:
-        problems.append(
-            f"the router's targetPorts {list(router.target_ports)} miss port(s) {missing} its model servers listen on"
+def _differs(commands: Sequence[Command]) -> set[str] | None:
+    """The kinds of the lines that differ between ranks, or None when some differing line is of
+    no kind a merged container handles."""
+    kinds: set[str] = set()
+    for attribute in ("arg_lines", "env_lines"):
+        seen = [frozenset(line.text for line in getattr(c, attribute)) for c in commands]
+        common = frozenset.intersection(*seen)
+        for c in commands:
+            for line in getattr(c, attribute):
+                if line.text in common:
+                    continue
+                kind = line_kind(line.kind, line.text)
+                try:
+                    name = shell.flag_values(line.text)[0] if line.kind == "arg" else env_pair(line.text)[0]
+                except ValueError:
+                    return None
+                if kind is None and name == "--port":
+                    kind = "port"
+                elif kind is None and name == NIXL_PORT_ENV:
+                    kind = "nixl-port"
+                if kind is None:
+                    return None
+                kinds.add(kind)
+    return kinds
+
+
+def _mergeable(commands: Sequence[Command], drop_events: bool) -> bool:
+    """Whether one container may run every rank of a role: ranks 0..N-1 of one data-parallel
+    group of size N, on consecutive literal ports, alike but for their rank, port, device, NIXL
+    side-channel port and (when they are dropped) KV events, each using the same NPUs."""
+    if len(commands) < 2 or any(c.rank is None for c in commands):
+        return False
+    kinds = _differs(commands)
+    if kinds is None or (not drop_events and "kv-events" in kinds):
+        return False
+    ranks = [_int(_flag(c, "--data-parallel-rank")) for c in commands]
+    ports = [served_port(c) for c in commands]
+    size = _int(_flag(commands[0], "--data-parallel-size"))
+    if ranks != list(range(len(commands))) or size != len(commands):
+        return False
+    if not all(isinstance(p, int) for p in ports) or ports != list(range(ports[0], ports[0] + len(ports))):  # type: ignore[operator]
+        return False
+    if ports[-1] > 65535 or any(_flag(c, "--data-parallel-size-local") is not None for c in commands):  # type: ignore[operator]
+        return False
+    return len({client.npus(c) for c in commands}) == 1
+
+
+def _supervisor_port(taken: Iterable[int]) -> int:
+    used = set(taken)
+    port = SUPERVISOR_PORT
+    while port in used:
+        port += 1
+    return port
+
+
+def _other_ports(command: Command) -> list[int]:
+    found = [_int(_flag(command, name)) for name in ("--data-parallel-rpc-port", NIXL_PORT_ENV)]
+    return [p for p in found if p is not None]
+
+
+def _extra_env(command: Command, npus: int, keep_alive: bool) -> tuple[tuple[str, str], ...]:
+    present = {env_pair(t)[0] for t in command.envs if line_kind("env", t) not in ("devices", "cache")}
+    extra = [(DEVICE_ENV, ",".join(str(i) for i in range(npus)))] if npus else []
+    if keep_alive and KEEP_ALIVE[0] not in present:
+        extra.append(KEEP_ALIVE)
+    return tuple(extra)
+
+
+def plan_role(role: str, node: int, commands: Sequence[Command], *, drop_events: bool, keep_alive: bool) -> RolePlan:
+    """The containers of a role on one node (the LeaderWorkerSet of a role over nodes would take
+    this plan per node: its leader's and its workers' pod templates)."""
+    base_drop = ("devices", "cache") + (("kv-events",) if drop_events else ())
+    if _mergeable(commands, drop_events):
+        first = commands[0]
+        ports = tuple(served_port(c) for c in commands)
+        npus = client.npus(first) * len(commands)
+        taken = [p for p in ports if isinstance(p, int)] + _other_ports(first)
+        taken += [p + i for p in _other_ports(first) for i in range(len(commands))]
+        supervisor = _supervisor_port(taken)
+        container = ContainerPlan(
+            name=fit(dns(role)),
+            source=dns(first.name),
+            command=first,
+            drop=("rank", *base_drop),
+            ranks=len(commands),
+            ports=ports,
+            health=supervisor,
+            npus=npus,
+            extra_args=(
+                f"--data-parallel-size-local={len(commands)}",
+                "--data-parallel-multi-port-external-lb",
+                f"--data-parallel-supervisor-port={supervisor}",
+            ),
+            extra_env=_extra_env(first, npus, keep_alive),
+            startup_failures=max(startup_failures(c) for c in commands),
+            port_names=(*(port_name("http", i) for i in range(len(commands))), "health"),
         )
-    return problems
+        return RolePlan(role=role, node=node, containers=(container,), merged=True)
+    containers = []
+    several = len(commands) > 1
+    for index, command in enumerate(commands):
+        npus = client.npus(command)
+        port = served_port(command)
+        name = port_name("http", index if several else None)
+        containers.append(
+            ContainerPlan(
+                name=fit(dns(command.name)),
+                source=dns(command.name),
+                command=command,
+                drop=base_drop,
+                ranks=1,
+                ports=(port,),
+                health=port,
+                npus=npus,
+                extra_args=(),
+                extra_env=_extra_env(command, npus, keep_alive),
+                startup_failures=startup_failures(command),
+                port_names=(name,),
+            )
+        )
+    return RolePlan(role=role, node=node, containers=tuple(containers), merged=False)
 
 
-def _placeholder_env(command: Command) -> list[dict]:
-    found = shell.placeholders("\n".join((*command.envs, *command.args)))
-    entries = []
-    for name in found:
-        if name == POD_IP:
-            entries.append({"name": POD_IP, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}})
-        else:
-            entries.append({"name": name, "value": f"<{name}>"})
-    return entries
-
-
-def _probe(port: int, **more: int) -> dict:
-    return {"httpGet": {"path": HEALTH_PATH, "port": port}, **more}
-
-
-def _container(command: Command) -> dict:
-    port = client.port(command)
-    launcher = shell.words(command.launcher)
-    return {
-        "name": _dns(command.name),
-        "image": SERVER_IMAGE,
-        "command": launcher,
-        "args": [command.model, f"RECIPEBOOK-ARGS-{_dns(command.name)}"],
-        "env": [*_placeholder_env(command), *([f"RECIPEBOOK-ENV-{_dns(command.name)}"] if command.envs else [])],
-        "ports": [{"name": "http", "containerPort": port, "protocol": "TCP"}],
-        "resources": {
-            "requests": {NPU_RESOURCE: client.npus(command)},
-            "limits": {NPU_RESOURCE: client.npus(command)},
-        },
-        "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}],
-        "startupProbe": _probe(port, periodSeconds=STARTUP_PERIOD, failureThreshold=startup_failures(command)),
-        "readinessProbe": _probe(port, periodSeconds=5, failureThreshold=3),
-        "livenessProbe": _probe(port, periodSeconds=10, timeoutSeconds=5, failureThreshold=3),
-    }
-
-
-def _sidecar(router: Router, commands: Sequence[Command]) -> dict:
-    ports = _sidecar_ports(router, commands)
-    return {
-        "name": "routing-proxy",
-        "image": SIDECAR_IMAGE,
-        "restartPolicy": "Always",
-        "args": [
-            f"--port={ports[0]}",
-            f"--vllm-port={client.port(commands[0])}",
-            f"--data-parallel-size={len(commands)}",
-            "--kv-connector=nixlv2",
-            "--secure-proxy=false",
-        ],
-        "ports": [{"name": f"proxy-{i}", "containerPort": p, "protocol": "TCP"} for i, p in enumerate(ports)],
-    }
+# -- where a selection runs, and its names -------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Where:
-    """Names and scheduling of a selection's workloads."""
+    """A selection's recipe, strategy and target, as its manifests name and schedule it."""
 
     recipe: str
     strategy: str
     target: str
     skus: tuple[str, ...]
+    model: str = ""  # the served checkpoint
+    checkpoint_bytes: int | None = None  # its size, from the recipe's facts
+
+    @functools.cached_property
+    def instance(self) -> str:
+        """The deployment's name: recipe, strategy and target, starting with a letter (a Service
+        name must), at most 48 characters (room for a role and a suffix in 63)."""
+        name = dns(f"{self.recipe}-{self.strategy}-{self.target}") or "recipe"
+        if not name[0].isalpha():
+            name = f"r-{name}"
+        return fit(name, 48)
+
+    @property
+    def release(self) -> str:
+        """The router's Helm release: the chart names its endpoint picker after the first 40
+        characters of it, so it keeps within them."""
+        return fit(self.instance, 40)
+
+    def defaults(self) -> dict[str, str]:
+        size = cache_size(self.checkpoint_bytes)
+        return {"model-cache": size, "compile-cache": size}
 
 
-def _header(where: Where, role: str, node: int) -> str:
-    return (
-        f"# {where.recipe}: {where.strategy} / {where.target}, role {role} (node {node})\n"
-        f"# Kubernetes {KUBERNETES}; NPUs as {NPU_RESOURCE} (RBLN device plugin {DEVICE_PLUGIN} or later; older\n"
-        "# plugins name rebellions.ai/ATOM or rebellions.ai/REBEL); llm-d router chart "
-        f"{LLM_D}.\n"
-        f"# Set the images: <{IMAGES[0]}>"
-        + (f" and <{IMAGES[1]}>" if role == "decode" else "")
-        + f". Apply with: {APPLY}\n"
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Names:
+    """Every name of a role's objects (``names_of``)."""
+
+    deployment: str
+    service: str
+    models: str
+    compile: str
+    claim: str
+
+
+def names_of(where: Where, role: str) -> Names:
+    base = fit(f"{where.instance}-{dns(role) or 'role'}")
+    return Names(
+        deployment=base,
+        service=base,
+        models=fit(f"{base}-models"),
+        compile=fit(f"{base}-compile"),
+        claim=fit(f"{base}-npus"),
     )
 
 
-def skeleton(where: Where, role: str, node: int, commands: Sequence[Command], router: Router | None) -> str:
-    """A role's Deployment with a marker line where each container's argument words and env
-    lines go (``fill``)."""
-    name = _dns(f"{where.recipe}-{where.strategy}-{where.target}-{role}")
-    labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/component": _dns(role)}
-    disaggregated = router is not None and role in ("prefill", "decode")
-    if disaggregated:
-        labels = {**labels, **router.match_labels, ROLE_LABEL: role}
-    budget = max(STARTUP_PERIOD * startup_failures(c) for c in commands)
-    pod: dict = {
+def role_file(role: str) -> str:
+    return f"{FOLDER}/{dns(role) or 'role'}.yaml"
+
+
+def name_findings(where: Where, roles: Sequence[tuple[str, Sequence[Command]]]) -> list[Finding]:
+    """Names that Kubernetes would refuse, or that two roles would share (after shortening)."""
+    findings = []
+    commands: dict[str, str] = {}
+    for role, members in roles:
+        for command in members:
+            other = commands.setdefault(dns(command.name), role)
+            if other != role:
+                findings.append(
+                    Finding(
+                        at=("role", role),
+                        message=f"a command of role {role!r} and one of {other!r} would both be the container "
+                        f"{dns(command.name)!r}: rename a role",
+                    )
+                )
+    for i, sku in enumerate(where.skus):
+        why = label_value_problem(sku)
+        if why or not sku:
+            findings.append(Finding(at=("sku", i), message=f"SKU {sku!r} is matched as a node label value: {why}"))
+    seen: dict[tuple[str, str], str] = {}
+    for role, _members in roles:
+        if not dns(role):
+            findings.append(Finding(at=("role", role), message=f"role {role!r} gives no Kubernetes name"))
+            continue
+        names = names_of(where, role)
+        for kind, name in (
+            ("file", role_file(role)),
+            ("Deployment", names.deployment),
+            ("PersistentVolumeClaim", names.models),
+            ("PersistentVolumeClaim", names.compile),
+            ("ResourceClaimTemplate", names.claim),
+        ):
+            other = seen.setdefault((kind, name), role)
+            if other != role:
+                findings.append(
+                    Finding(
+                        at=("role", role),
+                        message=f"roles {other!r} and {role!r} would both be the {kind} {name!r}: rename one",
+                    )
+                )
+    return findings
+
+
+# -- the objects ----------------------------------------------------------------------------
+
+_SETTING = re.compile(r"@\{(" + "|".join(s.name for s in SETTINGS) + r")(?:/([1-9][0-9]{0,3}))?\}")
+
+
+def _s(name: str, parts: int = 1) -> str:
+    """A setting's marker in a skeleton (``with_settings`` puts its value in); with ``parts``,
+    one container's share of a pod's CPU or memory."""
+    return f"@{{{name}}}" if parts == 1 else f"@{{{name}/{parts}}}"
+
+
+def share(name: str, value: str, parts: int) -> str:
+    """One of ``parts`` containers' share of a pod's CPU (whole CPUs, rounded up) or memory (in
+    Mi, rounded up)."""
+    if parts == 1 or not value:
+        return value
+    if name == "cpu":
+        return str(-(-int(value) // parts))
+    return f"{-(-memory_bytes(value) // (parts * 2**20))}Mi"
+
+
+def _labels(where: Where, role: str, router: Router | None) -> dict[str, str]:
+    """A role's labels: the Kubernetes recommended ones and, for a pod the router's pool
+    selects, llm-d's and the router's own (which ``router_findings`` keeps off the others)."""
+    names = names_of(where, role)
+    labels = {
+        "app.kubernetes.io/name": names.deployment,
+        "app.kubernetes.io/instance": where.instance,
+        "app.kubernetes.io/component": label_value(dns(role)) or "role",
+        "app.kubernetes.io/part-of": label_value(dns(where.recipe)) or "recipe",
+    }
+    if router is not None and role in DISAGGREGATED:
+        labels.update(LLM_D_LABELS)
+        labels[MODEL_LABEL] = label_value(where.model) or "model"
+        labels[ROLE_LABEL] = role
+        labels.update(router.match_labels)
+    return labels
+
+
+def selector_labels(where: Where, role: str) -> dict[str, str]:
+    return {"app.kubernetes.io/name": names_of(where, role).deployment, "app.kubernetes.io/instance": where.instance}
+
+
+def pool_labels(where: Where, router: Router) -> dict[str, str]:
+    """What the router's pool selects in the cluster's values: the recipe's labels, this
+    deployment's instance and its model, so that two deployments never share a pool."""
+    labels = dict(router.match_labels)
+    labels["app.kubernetes.io/instance"] = where.instance
+    labels.setdefault(MODEL_LABEL, label_value(where.model) or "model")
+    return labels
+
+
+def router_findings(where: Where, router: Router) -> list[Finding]:
+    """Router labels that would select the wrong pods: one overriding a label a Deployment
+    selects its own pods by, or one that selects a single role."""
+    findings = list(router.findings)
+    own = set(selector_labels(where, DISAGGREGATED[0]))
+    at = router.values_at + _key_at(router.values_text, "matchLabels")
+    for key in router.match_labels:
+        if key in own:
+            findings.append(
+                Finding(
+                    at=("router", at),
+                    message=f"router.modelServers.matchLabels may not set {key!r}: each Deployment selects its own "
+                    "pods by it",
+                )
+            )
+        elif key in (ROLE_LABEL, "app.kubernetes.io/component"):
+            findings.append(
+                Finding(
+                    at=("router", at),
+                    message=f"router.modelServers.matchLabels {key!r} selects one role only: the pool needs the "
+                    "prefill and the decode pods",
+                )
+            )
+    return findings
+
+
+def _probe(port: int | str, name: str, **more: int) -> dict:
+    return {"httpGet": {"path": HEALTH_PATH, "port": name if isinstance(port, str) else port}, **more}
+
+
+def _hole(port: int | str) -> int | _Hole:
+    return _Hole(port) if isinstance(port, str) else port
+
+
+def _env_entries(plan: ContainerPlan, secret: bool) -> list:
+    command = plan.command
+    kept = [
+        line.text
+        for line in (*command.arg_lines, *command.env_lines)
+        if line_kind(line.kind, line.text) not in plan.drop
+    ]
+    entries: list = []
+    for name in shell.placeholders("\n".join(kept)):
+        if name == POD_IP:
+            entries.append({"name": POD_IP, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}})
+        else:
+            entries.append({"name": name, "value": f"<{name}>"})
+    given = {env_pair(t)[0] for t in command.envs if line_kind("env", t) not in plan.drop}
+    given |= {e["name"] for e in entries}
+    if any(line_kind("env", t) not in plan.drop for t in command.envs):
+        entries.append(f"RECIPEBOOK-ENV-{plan.source}{_drops(plan)}")
+    ours: list[dict] = [
+        {"name": "HF_HOME", "value": MODEL_CACHE_PATH},
+        {"name": "VLLM_CACHE_ROOT", "value": COMPILE_CACHE_PATH},
+    ]
+    if secret:
+        ours.append(
+            {
+                "name": "HF_TOKEN",
+                "valueFrom": {"secretKeyRef": {"name": _s("hf-secret"), "key": "HF_TOKEN", "optional": True}},
+            }
+        )
+    ours.append({"name": "USER", "value": POD_USER})
+    ours += [{"name": k, "value": v} for k, v in plan.extra_env]
+    entries += [e for e in ours if e["name"] not in given]
+    return entries
+
+
+def _drops(plan: ContainerPlan) -> str:
+    return "/" + ",".join(plan.drop) if plan.drop else ""
+
+
+def _resources(plan: ContainerPlan, mode: str, claim: str | None, parts: int) -> dict:
+    asked: dict[str, Any] = {
+        "cpu": _s("cpu", parts),
+        "memory": _s("memory", parts),
+        "ephemeral-storage": EPHEMERAL_STORAGE,
+    }
+    limits = dict(asked)
+    if mode == "device-plugin":
+        asked[NPU_RESOURCE] = plan.npus
+        limits[NPU_RESOURCE] = plan.npus
+    out: dict[str, Any] = {"requests": asked, "limits": limits}
+    if mode == "dra" and claim is not None:
+        out["claims"] = [{"name": "npus", "request": claim}] if claim else [{"name": "npus"}]
+    return out
+
+
+def _container(plan: ContainerPlan, mode: str, claim: str | None, secret: bool, parts: int) -> dict:
+    command = plan.command
+    ports = [
+        {"name": name, "containerPort": _hole(port), "protocol": "TCP"}
+        for name, port in zip(plan.port_names, (*plan.ports, plan.health), strict=False)
+    ]
+    health_name = plan.port_names[-1]
+    return {
+        "name": plan.name,
+        "image": _s("server-image"),
+        "command": shell.words(command.launcher),
+        "args": [command.model, f"RECIPEBOOK-ARGS-{plan.source}{_drops(plan)}", *plan.extra_args],
+        "env": _env_entries(plan, secret),
+        "ports": ports,
+        "resources": _resources(plan, mode, claim, parts),
+        "volumeMounts": [
+            {"name": "models", "mountPath": MODEL_CACHE_PATH},
+            {"name": "compile", "mountPath": COMPILE_CACHE_PATH},
+            {"name": "shm", "mountPath": "/dev/shm"},
+        ],
+        "securityContext": {"allowPrivilegeEscalation": False},
+        "startupProbe": _probe(
+            plan.health,
+            health_name,
+            initialDelaySeconds=STARTUP_DELAY,
+            periodSeconds=STARTUP_PERIOD,
+            timeoutSeconds=5,
+            failureThreshold=plan.startup_failures,
+        ),
+        "readinessProbe": _probe(plan.health, health_name, periodSeconds=5, timeoutSeconds=2, failureThreshold=3),
+        "livenessProbe": _probe(plan.health, health_name, periodSeconds=10, timeoutSeconds=5, failureThreshold=3),
+    }
+
+
+def sidecar_ports(router: Router, ranks: int) -> tuple[int, ...]:
+    first = router.target_ports[0] if router.target_ports else client.DEFAULT_PORT
+    return tuple(first + i for i in range(ranks))
+
+
+def _sidecar(router: Router, plan: RolePlan) -> dict:
+    ranks = sum(c.ranks for c in plan.containers) if plan.merged else len(plan.containers)
+    ports = sidecar_ports(router, ranks)
+    first = plan.containers[0].ports[0]
+    return {
+        "name": "routing-proxy",
+        "image": _s("sidecar-image"),
+        "restartPolicy": "Always",
+        "args": [
+            f"--port={ports[0]}",
+            f"--model-server-port={first}",
+            f"--data-parallel-size={ranks}",
+            "--kv-connector=nixlv2",
+            "--secure-proxy=false",
+        ],
+        "env": [{"name": POD_IP, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}],
+        "ports": [{"name": port_name("proxy", i), "containerPort": p, "protocol": "TCP"} for i, p in enumerate(ports)],
+        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}},
+        "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True},
+    }
+
+
+def _pvc(where: Where, role: str, name: str, size: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": _s("namespace"), "labels": selector_labels(where, role)},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "storageClassName": _s("storage-class"),
+            "resources": {"requests": {"storage": _s(size)}},
+        },
+    }
+
+
+def _cel_products(skus: Sequence[str]) -> str:
+    names = ", ".join(f'"{sku}"' for sku in skus)
+    return f'device.attributes["{NPU_DEVICE_CLASS}"].productName in [{names}]'
+
+
+def _claim_template(where: Where, role: str, plan: RolePlan, nic: bool) -> dict:
+    requests = []
+    several = len(plan.containers) > 1
+    for i, container in enumerate(plan.containers):
+        requests.append(
+            {
+                "name": f"npu-{i}" if several else "npu",
+                "exactly": {
+                    "deviceClassName": NPU_DEVICE_CLASS,
+                    "count": container.npus,
+                    "selectors": [{"cel": {"expression": _cel_products(where.skus)}}],
+                },
+            }
+        )
+    devices: dict[str, Any] = {"requests": requests}
+    if nic:
+        requests.append(
+            {
+                "name": "nic",
+                "exactly": {
+                    "deviceClassName": NIC_DEVICE_CLASS,
+                    "count": 1,
+                    "selectors": [{"cel": {"expression": 'device.attributes["dra.net"].rdma'}}],
+                },
+            }
+        )
+        devices["constraints"] = [{"requests": [r["name"] for r in requests], "matchAttribute": NUMA_ATTRIBUTE}]
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {
+            "name": names_of(where, role).claim,
+            "namespace": _s("namespace"),
+            "labels": selector_labels(where, role),
+        },
+        "spec": {"spec": {"devices": devices}},
+    }
+
+
+def pod_template(where: Where, plan: RolePlan, router: Router | None, mode: str, *, secret: bool = True) -> dict:
+    """A role's pod on one node, running its containers (the same template serves a
+    LeaderWorkerSet's leader and workers of a role over nodes)."""
+    role = plan.role
+    names = names_of(where, role)
+    disaggregated = router is not None and role in DISAGGREGATED
+    several = len(plan.containers) > 1
+    pod: dict[str, Any] = {
         "affinity": {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -313,46 +1093,306 @@ def skeleton(where: Where, role: str, node: int, commands: Sequence[Command], ro
                         {"matchExpressions": [{"key": PRODUCT_LABEL, "operator": "In", "values": list(where.skus)}]}
                     ]
                 }
-            }
+            },
+            # roles of one deployment apart when the cluster has the nodes; together otherwise
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "weight": 100,
+                        "podAffinityTerm": {
+                            "topologyKey": "kubernetes.io/hostname",
+                            "labelSelector": {"matchLabels": {"app.kubernetes.io/instance": where.instance}},
+                        },
+                    }
+                ]
+            },
         },
+        "securityContext": dict(POD_SECURITY),
     }
-    if disaggregated and role == "decode":
-        pod["initContainers"] = [_sidecar(router, commands)]
-    pod["containers"] = [_container(c) for c in commands]
-    pod["volumes"] = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_LIMIT}}]
-    manifest = {
+    if disaggregated and role == "decode" and router is not None:
+        pod["initContainers"] = [_sidecar(router, plan)]
+    claims = [f"npu-{i}" if several else "" for i in range(len(plan.containers))]
+    parts = len(plan.containers)
+    pod["containers"] = [_container(c, mode, claims[i], secret, parts) for i, c in enumerate(plan.containers)]
+    if mode == "dra":
+        pod["resourceClaims"] = [{"name": "npus", "resourceClaimTemplateName": names.claim}]
+    pod["volumes"] = [
+        {"name": "models", "persistentVolumeClaim": {"claimName": names.models}},
+        {"name": "compile", "persistentVolumeClaim": {"claimName": names.compile}},
+        {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": _s("shm")}},
+    ]
+    metadata: dict[str, Any] = {"labels": _labels(where, role, router)}
+    if disaggregated and router is not None:
+        metadata["annotations"] = {ACTIVE_PORTS: ",".join(str(p) for p in active_ports(router, plan))}
+    return {"metadata": metadata, "spec": pod}
+
+
+def active_ports(router: Router, plan: RolePlan) -> tuple[int, ...]:
+    """The router's targetPorts a pod of the role serves: the routing proxy's on decode, the
+    server's own elsewhere."""
+    if plan.role == "decode":
+        ranks = sum(c.ranks for c in plan.containers) if plan.merged else len(plan.containers)
+        return sidecar_ports(router, ranks)
+    return tuple(p for p in plan.ports if isinstance(p, int))
+
+
+def _deployment(where: Where, plan: RolePlan, router: Router | None, mode: str) -> dict:
+    names = names_of(where, plan.role)
+    budget = STARTUP_DELAY + max(STARTUP_PERIOD * c.startup_failures for c in plan.containers)
+    return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": name, "labels": labels},
+        "metadata": {
+            "name": names.deployment,
+            "namespace": _s("namespace"),
+            "labels": _labels(where, plan.role, router),
+        },
         "spec": {
             "replicas": 1,
             "strategy": {"type": "Recreate"},  # the old pod holds the NPUs the new one needs
             "progressDeadlineSeconds": budget + 60,
-            "selector": {"matchLabels": {"app.kubernetes.io/name": name}},
-            "template": {"metadata": {"labels": labels}, "spec": pod},
+            "selector": {"matchLabels": selector_labels(where, plan.role)},
+            "template": pod_template(where, plan, router, mode),
         },
     }
-    return _header(where, role, node) + dump(manifest)
 
 
-def fill(text: str, lines: Mapping[str, tuple[Sequence[str], Sequence[str]]]) -> str:
-    """A skeleton with each container's fragments in place of its marker lines; ``lines`` maps a
-    container's name to the fragments of its args and of its env lines."""
+def _service(where: Where, plan: RolePlan) -> dict:
+    ports = []
+    for container in plan.containers:
+        for name, port in zip(container.port_names, container.ports, strict=False):
+            number = port if isinstance(port, int) else client.DEFAULT_PORT + len(ports)
+            ports.append({"name": name, "port": number, "targetPort": name, "protocol": "TCP"})
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": names_of(where, plan.role).service,
+            "namespace": _s("namespace"),
+            "labels": selector_labels(where, plan.role),
+        },
+        "spec": {"type": "ClusterIP", "selector": selector_labels(where, plan.role), "ports": ports},
+    }
 
-    def put(match: re.Match) -> str:
-        indent, kind, name = match.groups()
-        fragments = lines[name][0 if kind == "ARGS" else 1]
-        body = "".join(fragments)
-        return "".join(indent + row + "\n" for row in body.split("\n")[:-1])
 
-    return _MARK.sub(put, text)
+def _role_documents(where: Where, plan: RolePlan, router: Router | None, mode: str) -> list[dict]:
+    names = names_of(where, plan.role)
+    documents = [
+        _pvc(where, plan.role, names.models, "model-cache"),
+        _pvc(where, plan.role, names.compile, "compile-cache"),
+    ]
+    disaggregated = router is not None and plan.role in DISAGGREGATED
+    if mode == "dra":
+        documents.append(_claim_template(where, plan.role, plan, nic=disaggregated))
+    documents.append(_deployment(where, plan, router, mode))
+    if not disaggregated:
+        documents.append(_service(where, plan))
+    return documents
 
 
-def router_files(router: Router) -> dict[str, str]:
-    """The router's values file and its Helm steps, to run from that folder."""
-    steps = "\n".join(router.steps)
-    install = f'#!/usr/bin/env bash\n# After {APPLY}: the llm-d router ({LLM_D}).\nset -euo pipefail\ncd "$(dirname "$0")"\n{steps}\n'
-    return {f"{ROUTER_FOLDER}/{router.values_name}": router.values_text, f"{ROUTER_FOLDER}/install.sh": install}
+def _header(where: Where, plan: RolePlan | None, mode: str) -> str:
+    head = f"# {where.recipe}: {where.strategy} / {where.target}"
+    if plan is not None:
+        head += f", role {plan.role} (node {plan.node})"
+    npus = (
+        f"NPUs as {NPU_RESOURCE} (RBLN device plugin {DEVICE_PLUGIN} or later)"
+        if mode == "device-plugin"
+        else f"NPUs claimed from DRA device class {NPU_DEVICE_CLASS} (Kubernetes {KUBERNETES} or later)"
+    )
+    return (
+        f"{head}\n# Kubernetes {KUBERNETES} or later; {npus}. Apply the folder with: {APPLY}\n"
+        "# A value in <ANGLE_BRACKETS> is yours to set first: see the operator's page (Kubernetes).\n"
+    )
+
+
+def _namespace_file(where: Where, mode: str) -> str:
+    body = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": _s("namespace"),
+            "labels": {"app.kubernetes.io/part-of": label_value(dns(where.recipe)) or "recipe"},
+        },
+    }
+    return _header(where, None, mode) + dump(body)
+
+
+def cluster_values(where: Where, router: Router) -> str:
+    """The values the cluster adds to the recipe's: a pool that selects this deployment's
+    pods only, and an HTTPRoute to the Gateway the operator names."""
+    body = {
+        "router": {"modelServers": {"matchLabels": pool_labels(where, router)}},
+        "httpRoute": {"create": True, "inferenceGatewayName": _s("gateway")},
+    }
+    return (
+        f"# Layered over {router.values_name} (helm install --values, in this order): the pool selects\n"
+        f"# this deployment's pods only, and the chart routes the Gateway's traffic to it.\n" + dump(body)
+    )
+
+
+def _install_step(where: Where, step: str, values: str) -> str:
+    """The recipe's helm install as the cluster runs it: this deployment's release name, the
+    namespace, and the cluster's values after the recipe's."""
+    try:
+        words = shell.words(step.replace("\\\n", " "))
+    except ValueError:
+        return step
+    if len(words) < 4 or words[:2] != ["helm", "install"] or words[2].startswith("-") or words[3].startswith("-"):
+        return step
+    rest = [*words[4:], "--namespace", _s("namespace"), "--values", values]
+    lines = [f"helm install {where.release} {shell_quote(words[3])}"]
+    i = 0
+    while i < len(rest):
+        if i + 1 < len(rest) and rest[i].startswith("--") and "=" not in rest[i] and not rest[i + 1].startswith("-"):
+            lines.append(f"{rest[i]} {shell_quote(rest[i + 1])}")
+            i += 2
+        else:
+            lines.append(shell_quote(rest[i]))
+            i += 1
+    return (" \\\n    ").join(lines)
+
+
+def shell_quote(word: str) -> str:
+    import shlex
+
+    return word if _SETTING.fullmatch(word) else shlex.quote(word)
+
+
+def router_files(where: Where, router: Router) -> dict[str, str]:
+    """The router's values files and its Helm steps, to run from that folder."""
+    steps = "\n".join(_install_step(where, s, CLUSTER_VALUES) for s in router.steps)
+    install = (
+        "#!/usr/bin/env bash\n"
+        f"# After {APPLY}: the llm-d router ({LLM_D}) in namespace @{{namespace}}. It needs the Gateway API and\n"
+        "# InferencePool CRDs and a Gateway named @{gateway} in that namespace (see the operator's page).\n"
+        'set -euo pipefail\ncd "$(dirname "$0")"\n'
+        f"{steps}\n"
+    )
+    return {
+        f"{ROUTER_FOLDER}/{router.values_name}": router.values_text,
+        f"{ROUTER_FOLDER}/{CLUSTER_VALUES}": cluster_values(where, router),
+        f"{ROUTER_FOLDER}/install.sh": install,
+    }
+
+
+# -- planning a selection ------------------------------------------------------------------
+
+
+def plans(
+    roles: Sequence[tuple[str, Sequence[Command]]], nodes: Mapping[str, int], router: Router | None
+) -> tuple[RolePlan, ...]:
+    drop_events = router is None or not router.kv_events
+    disaggregated = router is not None
+    return tuple(
+        plan_role(
+            role,
+            nodes.get(role, 1),
+            commands,
+            drop_events=drop_events,
+            keep_alive=disaggregated and role == "prefill",
+        )
+        for role, commands in roles
+    )
+
+
+def findings_of(
+    where: Where, roles: Sequence[tuple[str, Sequence[Command]]], role_plans: Sequence[RolePlan], router: Router | None
+) -> list[Finding]:
+    """Everything the recipe's data would make wrong in these manifests."""
+    found = name_findings(where, roles)
+    if router is not None:
+        found += router_findings(where, router)
+        found += port_findings(router, role_plans)
+    for plan in role_plans:
+        for container in plan.containers:
+            found += number_findings(plan.role, container)
+    return found
+
+
+def port_findings(router: Router, role_plans: Sequence[RolePlan]) -> list[Finding]:
+    """Rule 19: every port a prefill/decode pod serves is one of the router's targetPorts, and
+    a decode role's ranks listen on consecutive ports (its routing proxy forwards port
+    ``first + i`` to rank i)."""
+    findings = []
+    served: list[int] = []
+    at = router.values_at + _key_at(router.values_text, "targetPorts")
+    for plan in role_plans:
+        if plan.role not in DISAGGREGATED:
+            continue
+        ports = plan.ports
+        if any(not isinstance(p, int) for p in ports):
+            findings.append(
+                Finding(
+                    at=("router", at),
+                    message=f"the {plan.role} servers listen on {', '.join(map(str, ports))}: a router's targetPorts "
+                    "cannot reach a port the reader fills in",
+                )
+            )
+            continue
+        if plan.role == "decode":
+            numbers = [p for p in ports if isinstance(p, int)]
+            if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+                findings.append(
+                    Finding(
+                        at=("router", at),
+                        message=f"the decode ranks listen on {numbers}, not on consecutive ports the routing proxy "
+                        "forwards to",
+                    )
+                )
+            served += active_ports(router, plan)
+        else:
+            served += [p for p in ports if isinstance(p, int)]
+    missing = sorted({p for p in served if p not in router.target_ports})
+    if missing:
+        findings.append(
+            Finding(
+                at=("router", at),
+                message=f"the router's targetPorts {list(router.target_ports)} miss port(s) {missing} its model "
+                "servers listen on",
+            )
+        )
+    if any(p > 65535 for p in served):
+        findings.append(Finding(at=("router", at), message="the routing proxy's ports would pass 65535"))
+    return findings
+
+
+def number_findings(role: str, container: ContainerPlan) -> list[Finding]:
+    """Numbers a manifest holds that Kubernetes keeps in int32 (a probe's budget, NPU counts),
+    and ports of 1-65535."""
+    findings = []
+    command = container.command
+    budget = STARTUP_DELAY + STARTUP_PERIOD * container.startup_failures + 60
+    if budget > INT32:
+        findings.append(
+            Finding(
+                at=("line", role, READY_TIMEOUT),
+                message=f"{READY_TIMEOUT} makes the start-up probe's budget {budget} s, beyond Kubernetes' "
+                f"largest number ({INT32})",
+            )
+        )
+    if not 1 <= container.npus <= INT32:
+        flag = next(
+            (
+                f
+                for f in ("--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size")
+                if _flag(command, f)
+            ),
+            "--tensor-parallel-size",
+        )
+        findings.append(
+            Finding(
+                at=("line", role, flag), message=f"the {container.name} container would ask for {container.npus} NPUs"
+            )
+        )
+    for port in container.ports:
+        if isinstance(port, int) and not 1 <= port <= 65535:
+            findings.append(Finding(at=("line", role, "--port"), message=f"port {port} is not 1-65535"))
+    return findings
+
+
+# -- skeletons, settings and fragments -------------------------------------------------------
+
+_MARK = re.compile(r"^( *)- RECIPEBOOK-(ARGS|ENV)-([a-z0-9-]+)(?:/([a-z,-]+))?\n", re.MULTILINE)
 
 
 def skeletons(
@@ -360,26 +1400,63 @@ def skeletons(
     roles: Sequence[tuple[str, Sequence[Command]]],
     nodes: Mapping[str, int],
     router_steps: Sequence[str],
+    mode: str = "device-plugin",
 ) -> dict[str, str]:
-    """Every manifest file of a selection, with marker lines (and the router's files)."""
+    """Every manifest file of a selection in one NPU mode, with marker lines where each
+    container's lines go and setting markers (``@{name}``); raises KubernetesError with the
+    findings of a recipe that would make them wrong."""
     router = router_of(router_steps)
+    role_plans = plans(roles, nodes, router)
+    found = findings_of(where, roles, role_plans, router)
+    if found:
+        raise KubernetesError(found)
+    out = {NAMESPACE_FILE: _namespace_file(where, mode)}
+    for plan in role_plans:
+        out[role_file(plan.role)] = _header(where, plan, mode) + dump_all(_role_documents(where, plan, router, mode))
     if router is not None:
-        problems = router_problems(router, roles)
-        if problems:
-            raise KubernetesError("; ".join(problems))
-    out = {
-        f"{FOLDER}/{_dns(role)}.yaml": skeleton(where, role, nodes.get(role, 1), commands, router)
-        for role, commands in roles
-    }
-    if router is not None:
-        out.update(router_files(router))
+        out.update(router_files(where, router))
     return out
 
 
-def fragments_of(command: Command) -> tuple[list[str], list[str]]:
+def with_settings(text: str, settings: Mapping[str, str]) -> str:
+    """A skeleton with the settings' values in place of their markers; a line whose only value is
+    a setting left empty (the cluster's default storage class) is left out."""
+
+    def value(match: re.Match[str]) -> str:
+        name, parts = match.group(1), int(match.group(2) or 1)
+        return share(name, settings.get(name) or "", parts) or UNSET.get(name, "")
+
+    def line(row: str) -> str | None:
+        match = re.fullmatch(r" *[A-Za-z]+: '@\{([a-z-]+)\}'", row)
+        if match and match.group(1) in SETTING and SETTING[match.group(1)].empty and not settings.get(match.group(1)):
+            return None
+        return _SETTING.sub(value, row)
+
+    rows = (line(row) for row in text.split("\n"))
+    return "\n".join(row for row in rows if row is not None)
+
+
+def fill(
+    text: str, lines: Mapping[str, tuple[Sequence[tuple[str | None, str]], Sequence[tuple[str | None, str]]]]
+) -> str:
+    """A skeleton with each container's fragments in place of its marker lines; ``lines`` maps a
+    command's container name to the (kind, fragment) of its args and of its env lines; a marker
+    names the kinds its container drops."""
+
+    def put(match: re.Match[str]) -> str:
+        indent, kind, name, drop = match.groups()
+        dropped = set((drop or "").split(","))
+        fragments = lines[name][0 if kind == "ARGS" else 1]
+        body = "".join(fragment for line_kind_, fragment in fragments if line_kind_ not in dropped)
+        return "".join(indent + row + "\n" for row in body.split("\n")[:-1])
+
+    return _MARK.sub(put, text)
+
+
+def fragments_of(command: Command) -> tuple[list[tuple[str | None, str]], list[tuple[str | None, str]]]:
     return (
-        [line_fragment("arg", text) for text in command.args],
-        [line_fragment("env", text) for text in command.envs],
+        [(line_kind("arg", t), line_fragment("arg", t)) for t in command.args],
+        [(line_kind("env", t), line_fragment("env", t)) for t in command.envs],
     )
 
 
@@ -388,77 +1465,161 @@ def manifests(
     roles: Sequence[tuple[str, Sequence[Command]]],
     nodes: Mapping[str, int],
     router_steps: Sequence[str],
+    settings: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """Every Kubernetes file of a selection, by path (``kubernetes/<role>.yaml``, the router's)."""
-    lines = {_dns(c.name): fragments_of(c) for _role, commands in roles for c in commands}
-    return {name: fill(text, lines) for name, text in skeletons(where, roles, nodes, router_steps).items()}
+    """Every Kubernetes file of a selection, by path, with the settings (their defaults when not
+    given; ``settings_of`` checks given ones)."""
+    chosen = settings_of(settings, where.defaults())
+    lines = {dns(c.name): fragments_of(c) for _role, commands in roles for c in commands}
+    texts = skeletons(where, roles, nodes, router_steps, chosen["npu"])
+    return {name: finish(name, text, chosen, lines) for name, text in texts.items()}
 
 
-def container_name(command: Command) -> str:
-    return _dns(command.name)
+def finish(name: str, text: str, settings: Mapping[str, str], lines: Mapping[str, Any]) -> str:
+    """A skeleton file as written: a role's file with its settings and its lines, the router's
+    files with their settings, the recipe's own values file as the recipe wrote it."""
+    if name.startswith(f"{ROUTER_FOLDER}/") and not name.endswith((f"/{CLUSTER_VALUES}", "/install.sh")):
+        return text
+    text = with_settings(text, settings)
+    return fill(text, lines) if not name.startswith(f"{ROUTER_FOLDER}/") else text
+
+
+def container_names(
+    roles: Sequence[tuple[str, Sequence[Command]]], router_steps: Sequence[str], nodes: Mapping[str, int]
+) -> dict[str, tuple[Command, ...]]:
+    """Each server container's name and the commands it runs (every rank, for a merged role)."""
+    router = router_of(router_steps)
+    out = {}
+    for plan in plans(roles, nodes, router):
+        commands = dict(roles)[plan.role]
+        for container in plan.containers:
+            out[container.name] = tuple(commands) if plan.merged else (container.command,)
+    return out
 
 
 # -- per target: the skeletons every selection shares ---------------------------------------
 
 
-def _command_key(c: Command) -> tuple:
-    return (
-        c.role,
-        c.name,
-        c.launcher,
-        c.model,
-        client.port(c),
-        client.npus(c),
-        startup_failures(c),
-        tuple(shell.placeholders("\n".join((*c.envs, *c.args)))),
-        bool(c.envs),
-    )
-
-
-def _key(commands: Sequence[Command], known: dict[tuple, tuple]) -> tuple:
-    """What a selection's skeletons read of its commands (the rest is in the line fragments);
-    `known`: each command's part by what it is made of (the selections of a target share most
-    of their commands)."""
+def plan_key(plan: RolePlan) -> tuple:
+    """What a role's skeleton reads of its plan (the lines themselves are fragments)."""
     parts = []
-    for c in commands:
-        made_of = (c.role, c.rank, c.launcher, c.model, c.envs, c.args)
-        part = known.get(made_of)
-        if part is None:
-            part = known[made_of] = _command_key(c)
-        parts.append(part)
-    return tuple(parts)
+    for c in plan.containers:
+        command = c.command
+        kept = [t.text for t in (*command.arg_lines, *command.env_lines) if line_kind(t.kind, t.text) not in c.drop]
+        env_names = tuple(env_pair(t)[0] for t in command.envs if line_kind("env", t) not in c.drop)
+        parts.append(
+            (
+                c.name, c.source, c.drop, c.ranks, c.ports, c.health, c.npus, c.extra_args, c.extra_env,
+                c.startup_failures, c.port_names, command.launcher, command.model,
+                tuple(shell.placeholders("\n".join(kept))), env_names,
+            )
+        )  # fmt: skip
+    return (plan.role, plan.node, plan.merged, tuple(parts))
 
 
 def variants(
     where: Where,
     offered: Sequence[Sequence[int]],
-    commands_at: Any,
+    commands_at: Callable[[Sequence[int]], Sequence[Command]],
     nodes: Mapping[str, int],
     router_steps: Sequence[str],
-) -> list[tuple[int, dict[str, str]]]:
-    """The skeleton files of a target, each with the set of its selections (bit i: the i-th of
-    ``offered``) that share them; each distinct set is rendered once."""
-    from ..expanding.expansion import by_role
-
+) -> list[tuple[int, dict[str, dict[str, str]]]]:
+    """The skeleton files of a target in each NPU mode, each with the set of its selections
+    (bit i: the i-th of ``offered``) that share them; each distinct set is rendered once."""
+    router = router_of(router_steps)
     bits: dict[tuple, int] = {}
-    first: dict[tuple, tuple[Command, ...]] = {}
+    first: dict[tuple, Sequence[Command]] = {}
     known: dict[tuple, tuple] = {}
     for bit, chosen in enumerate(offered):
         commands = commands_at(chosen)
-        key = _key(commands, known)
+        made_of = tuple(commands)
+        key = known.get(made_of)
+        if key is None:
+            key = known[made_of] = tuple(plan_key(p) for p in plans(by_role(commands), nodes, router))
         bits[key] = bits.get(key, 0) | 1 << bit
         first.setdefault(key, commands)
     merged: dict[tuple, int] = {}
-    rendered: dict[tuple, dict[str, str]] = {}
+    rendered: dict[tuple, dict[str, dict[str, str]]] = {}
     for key, set_bits in bits.items():
-        files = skeletons(where, by_role(first[key]), nodes, router_steps)
-        text_key = tuple(files.items())
+        roles = by_role(first[key])
+        files = {mode: skeletons(where, roles, nodes, router_steps, mode) for mode in MODES}
+        text_key = tuple((mode, tuple(f.items())) for mode, f in files.items())
         merged[text_key] = merged.get(text_key, 0) | set_bits
         rendered[text_key] = files
     return [(set_bits, rendered[key]) for key, set_bits in merged.items()]
 
 
 def node_of_file(path: str, nodes: Mapping[str, int]) -> int | None:
-    """The node whose values a manifest takes (a role's file), None for the router's files."""
-    by_file = {f"{FOLDER}/{_dns(role)}.yaml": node for role, node in nodes.items()}
+    """The node whose values a manifest takes (a role's file), None for the others."""
+    by_file = {role_file(role): node for role, node in nodes.items()}
     return by_file.get(path)
+
+
+# -- what the page says changed, and what a node must offer ---------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Difference:
+    """One way a container's command differs from the recipe's, as a key the adapter words."""
+
+    what: str  # "merged", "devices", "kv-events", "cache", "keep-alive", "nixl-port"
+    role: str
+    detail: Mapping[str, Any]
+
+
+def differences(role_plans: Sequence[RolePlan], router: Router | None) -> tuple[Difference, ...]:
+    out = []
+    for plan in role_plans:
+        for c in plan.containers:
+            command = c.command
+            kinds = {line_kind(t.kind, t.text) for t in (*command.arg_lines, *command.env_lines)}
+            if plan.merged:
+                out.append(Difference(what="merged", role=plan.role, detail={"ranks": c.ranks, "health": c.health}))
+                if _flag(command, NIXL_PORT_ENV) is not None:
+                    out.append(
+                        Difference(what="nixl-port", role=plan.role, detail={"port": _flag(command, NIXL_PORT_ENV)})
+                    )
+            out.append(Difference(what="devices", role=plan.role, detail={"npus": c.npus, "container": c.name}))
+            if "kv-events" in c.drop and "kv-events" in kinds:
+                out.append(Difference(what="kv-events", role=plan.role, detail={}))
+            if dict(c.extra_env).get(KEEP_ALIVE[0]) == KEEP_ALIVE[1]:
+                out.append(Difference(what="keep-alive", role=plan.role, detail={"seconds": KEEP_ALIVE[1]}))
+    unique = {(d.what, d.role): d for d in out}
+    return tuple(unique.values())
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class NodeNeeds:
+    """What one node must offer the pods of a selection placed on it."""
+
+    node: int
+    roles: tuple[str, ...]
+    npus: int
+    cpu: int  # whole CPUs
+    memory: int  # bytes
+
+
+def node_needs(
+    role_plans: Sequence[RolePlan], settings: Mapping[str, str], router: Router | None
+) -> tuple[NodeNeeds, ...]:
+    """Per node, the NPUs, CPUs and memory the pods placed on it ask for (each container its
+    share of its pod's CPU and memory, the routing proxy its own)."""
+    chosen = settings_of(settings, {})
+    by_node: dict[int, list[RolePlan]] = {}
+    for plan in role_plans:
+        by_node.setdefault(plan.node, []).append(plan)
+    out = []
+    for node, placed in sorted(by_node.items()):
+        cpu = memory = 0
+        for plan in placed:
+            parts = len(plan.containers)
+            cpu += parts * int(share("cpu", chosen["cpu"], parts))
+            memory += parts * memory_bytes(share("memory", chosen["memory"], parts))
+            if router is not None and plan.role == "decode":
+                cpu, memory = cpu + 1, memory + _GiB
+        out.append(
+            NodeNeeds(
+                node=node, roles=tuple(p.role for p in placed), npus=sum(p.npus for p in placed), cpu=cpu, memory=memory
+            )
+        )
+    return tuple(out)

@@ -13,13 +13,16 @@ each target opens on.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from ..expanding.expansion import API_VERSION
 from ..expanding.page import RecipePage, TargetPage
 from ..expanding.table import Product, TableLine
+from ..reading.model import Recipe
+from . import kubernetes
 from .files import config_entry
-from .kubernetes import line_fragment
+from .kubernetes import line_fragment, line_kind
 
 
 def _product(product: Product) -> list[list[int] | None]:
@@ -32,10 +35,27 @@ def _line(line: TableLine) -> dict:
     if line.kind == "arg":
         entry["config"] = list(config_entry(line.text))
     entry["k8s"] = line_fragment(line.kind, line.text)
+    entry["k8s_kind"] = line_kind(line.kind, line.text)
     return entry
 
 
-def target_document(target: TargetPage, files: str | None = None, recipe: str = "") -> dict:
+def _kubernetes(target: TargetPage, recipe: Recipe) -> dict:
+    """The target's Kubernetes skeletons per set of selections and NPU mode, with what each
+    node's pods ask for, and the settings' defaults for this target."""
+    where = target.kubernetes_where(recipe)
+    return {
+        "settings": kubernetes.settings_of(None, where.defaults()),
+        "variants": [
+            {
+                "when": [_product(p) for p in when],
+                "modes": {mode: dict(texts) for mode, texts in files.items()},
+            }
+            for when, files in target.kubernetes(recipe)
+        ],
+    }
+
+
+def target_document(target: TargetPage, files: str | None, recipe: Recipe) -> dict:
     """One strategy and target: its axes, selections, line tables, nodes and serving groups,
     and with which releases it was verified (``verified.current`` false: not yet re-verified
     with the pinned ones)."""
@@ -86,10 +106,9 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
         "memory": [{"when": [_product(p) for p in group.when], **group.fit.to_json()} for group in target.memory],
         "files": files,
         # the Kubernetes files of each set of selections, with a marker line per container's args
-        # and env lines, which the lines' "k8s" fragments fill (kubernetes.fill)
-        "kubernetes": [
-            {"when": [_product(p) for p in when], "files": dict(texts)} for when, texts in target.kubernetes(recipe)
-        ],
+        # and env lines, which the lines' "k8s" fragments fill (kubernetes.fill), and setting
+        # markers (kubernetes.with_settings)
+        "kubernetes": _kubernetes(target, recipe),
     }
 
 
@@ -100,6 +119,17 @@ def recipe_document(page: RecipePage, files: Mapping[tuple[str, str], str] | Non
         "version": API_VERSION,
         "recipe": page.recipe.name,
         "targets": [
-            target_document(t, files.get((t.strategy.slug, t.target.target)), page.recipe.name) for t in page.targets
+            target_document(t, files.get((t.strategy.slug, t.target.target)), page.recipe) for t in page.targets
         ],
     }
+
+
+def document_script(name: str, document: dict) -> str:
+    """A recipe's API document as a script that files it under its name in
+    ``window.RecipeDocuments``: what ``recipebook-files.js`` reads when the site is opened from
+    disk, where a page may load a script but not fetch a file (ASCII only: any text is a
+    string literal)."""
+    body = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+    return (
+        f"(window.RecipeDocuments = window.RecipeDocuments || {{}})[{json.dumps(name, ensure_ascii=True)}] = {body};\n"
+    )

@@ -1,0 +1,480 @@
+"""What the Kubernetes manifests must keep beyond the API schemas, and the rules that refuse a
+recipe whose data would break them.
+
+``problems`` reads a selection's rendered files as Kubernetes and the router chart would: every
+name a DNS-1123 name, unique per kind and namespace; every label key and value of its syntax
+and a string; every Deployment selecting its own pods; every port a probe, a Service or the
+router's pool targets served by every pod it selects, and the pool selecting exactly the
+prefill and decode pods on the ports they serve; every volume mount with its volume, every
+claim with its template, every ``$(NAME)`` with its env entry; every number within int32;
+the CPU, memory and NPUs each node's pods ask for equal to what the page says the node must
+offer. The tests run it on every selection of every recipe; rule 24 runs it in ``validate`` on
+the files of each set of selections that share them, in both NPU modes.
+
+Rules 19 and 24 refuse the data that ``rendering/kubernetes.py`` finds would make a wrong
+manifest (``Finding``), each at its JSON pointer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import yaml
+
+from .. import shell
+from ..expanding import client
+from ..expanding.expansion import by_role
+from ..expanding.page import grid_table
+from ..problems import Problem, pointer_join
+from ..reading.model import Recipe, Strategy, Target
+from ..reading.source import Document
+from ..rendering import kubernetes as k8s
+
+_REFERENCE = re.compile(r"(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+_PORT_NAME = re.compile(r"(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*")
+_DNS_LABEL = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"(?=.{1,253}$)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
+_SHORT_NAMES = {"Service", "Namespace"}  # a DNS-1123 label; the others a subdomain
+_QUANTITY = re.compile(r"([0-9]+)(Ki|Mi|Gi|Ti)?")
+_UNITS = {None: 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def _bytes(quantity: object) -> int | None:
+    match = _QUANTITY.fullmatch(str(quantity))
+    return int(match.group(1)) * _UNITS[match.group(2)] if match else None
+
+
+def _ints(value: Any, path: str) -> Iterator[tuple[str, int]]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _ints(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _ints(item, f"{path}[{i}]")
+
+
+def _labels_problems(labels: Any, where: str) -> list[str]:
+    if not isinstance(labels, dict):
+        return [f"{where}: labels are not a mapping"]
+    out = []
+    for key, value in labels.items():
+        why = k8s.label_key_problem(key) or k8s.label_value_problem(value)
+        if why:
+            out.append(f"{where}: {why}")
+    return out
+
+
+def _selects(selector: Mapping[str, str], labels: Mapping[str, str]) -> bool:
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+def _pod_ports(pod: Mapping[str, Any]) -> tuple[set[int], set[str]]:
+    numbers: set[int] = set()
+    names: set[str] = set()
+    for container in (*pod.get("initContainers", ()), *pod.get("containers", ())):
+        for port in container.get("ports", ()):
+            numbers.add(port.get("containerPort"))
+            if "name" in port:
+                names.add(port["name"])
+    return numbers, names
+
+
+def _named_port(pod: Mapping[str, Any], name: str) -> int | None:
+    for container in (*pod.get("initContainers", ()), *pod.get("containers", ())):
+        for port in container.get("ports", ()):
+            if port.get("name") == name:
+                return port.get("containerPort")
+    return None
+
+
+def _container_problems(container: Mapping[str, Any], pod: Mapping[str, Any], where: str) -> list[str]:
+    out = []
+    name = container.get("name", "")
+    if not _DNS_LABEL.fullmatch(str(name)):
+        out.append(f"{where}: container name {name!r} is not a DNS-1123 label")
+    env = container.get("env", [])
+    names = [e.get("name") for e in env]
+    if len(names) != len(set(names)):
+        out.append(f"{where}: container {name} sets an env name twice")
+    for i, entry in enumerate(env):
+        for ref in _REFERENCE.findall(str(entry.get("value", ""))):
+            if ref not in names[:i]:
+                out.append(f"{where}: env {entry.get('name')} refers to $({ref}), which no earlier env entry sets")
+        secret = (entry.get("valueFrom") or {}).get("secretKeyRef")
+        if secret and not secret.get("optional"):
+            out.append(f"{where}: env {entry.get('name')} needs a Secret that the files do not create")
+    for word in (*container.get("command", ()), *container.get("args", ())):
+        for ref in _REFERENCE.findall(str(word)):
+            if ref not in names:
+                out.append(f"{where}: container {name} refers to $({ref}), which its env does not set")
+    declared = {p.get("containerPort") for p in container.get("ports", ())}
+    declared_names = {p.get("name") for p in container.get("ports", ())}
+    for port in container.get("ports", ()):
+        number = port.get("containerPort")
+        if type(number) is not int or not 1 <= number <= 65535:
+            out.append(f"{where}: container {name} port {number!r} is not 1-65535")
+        if "name" in port and not _PORT_NAME.fullmatch(str(port["name"])):
+            out.append(f"{where}: port name {port['name']!r} is not an IANA service name")
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        target = ((container.get(probe) or {}).get("httpGet") or {}).get("port")
+        if probe in container and target not in declared and target not in declared_names:
+            out.append(f"{where}: the {probe} of {name} calls port {target!r}, which the container does not serve")
+    volumes = {v.get("name") for v in pod.get("volumes", ())}
+    for mount in container.get("volumeMounts", ()):
+        if mount.get("name") not in volumes:
+            out.append(f"{where}: container {name} mounts {mount.get('name')!r}, which the pod has no volume for")
+    resources = container.get("resources", {})
+    requests, limits = resources.get("requests", {}), resources.get("limits", {})
+    for key in ("cpu", "memory", k8s.NPU_RESOURCE):
+        if str(requests.get(key)) != str(limits.get(key)):
+            out.append(
+                f"{where}: container {name} asks for {key} {requests.get(key)!r} but is limited to {limits.get(key)!r}"
+            )
+    claims = {c.get("name") for c in pod.get("resourceClaims", ())}
+    for claim in resources.get("claims", ()):
+        if claim.get("name") not in claims:
+            out.append(f"{where}: container {name} uses claim {claim.get('name')!r}, which the pod does not claim")
+    return out
+
+
+def _pod_problems(
+    pod: Mapping[str, Any], where: str, objects: Sequence[Mapping[str, Any]], namespace: str
+) -> list[str]:
+    out = []
+    containers = [*pod.get("initContainers", ()), *pod.get("containers", ())]
+    names = [c.get("name") for c in containers]
+    if len(names) != len(set(names)):
+        out.append(f"{where}: two containers share a name")
+    port_names = [p.get("name") for c in containers for p in c.get("ports", ()) if "name" in p]
+    if len(port_names) != len(set(port_names)):
+        out.append(f"{where}: two ports of the pod share a name")
+    numbers = [p.get("containerPort") for c in containers for p in c.get("ports", ())]
+    if len(numbers) != len(set(numbers)):
+        out.append(f"{where}: two containers of the pod declare one port")
+    for container in containers:
+        out += _container_problems(container, pod, where)
+    claims = {
+        o["metadata"]["name"]
+        for o in objects
+        if o.get("kind") == "PersistentVolumeClaim" and o["metadata"].get("namespace") == namespace
+    }
+    templates = {
+        o["metadata"]["name"]: o
+        for o in objects
+        if o.get("kind") == "ResourceClaimTemplate" and o["metadata"].get("namespace") == namespace
+    }
+    for volume in pod.get("volumes", ()):
+        claim = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+        if claim is not None and claim not in claims:
+            out.append(f"{where}: volume {volume.get('name')} names the claim {claim!r}, which the files do not create")
+    memory = sum(_bytes(c.get("resources", {}).get("limits", {}).get("memory")) or 0 for c in pod.get("containers", ()))
+    for volume in pod.get("volumes", ()):
+        empty = volume.get("emptyDir") or {}
+        if empty.get("medium") == "Memory" and (_bytes(empty.get("sizeLimit")) or 0) >= memory:
+            out.append(f"{where}: the memory-backed volume {volume.get('name')} is not smaller than the pod's memory")
+    for entry in pod.get("resourceClaims", ()):
+        template = templates.get(entry.get("resourceClaimTemplateName"))
+        if template is None:
+            out.append(
+                f"{where}: the pod claims from template {entry.get('resourceClaimTemplateName')!r}, which the files do not create"
+            )
+            continue
+        requests = {r["name"] for r in template["spec"]["spec"]["devices"]["requests"]}
+        for container in containers:
+            for claim in container.get("resources", {}).get("claims", ()):
+                if (
+                    claim.get("name") == entry.get("name")
+                    and claim.get("request", next(iter(requests))) not in requests
+                ):
+                    out.append(
+                        f"{where}: container {container.get('name')} uses request {claim.get('request')!r}, which the template lacks"
+                    )
+    return out
+
+
+def problems(
+    files: Mapping[str, str],
+    *,
+    nodes: Mapping[str, int] | None = None,
+    needs: Sequence[k8s.NodeNeeds] = (),
+) -> list[str]:
+    """Every way a selection's Kubernetes files would not run as the page says (``files``: the
+    selection's files by name, the Kubernetes ones read as YAML); ``nodes`` maps a role to its
+    node, ``needs`` is what the page says each node must offer."""
+    objects: list[dict[str, Any]] = []
+    owner: dict[int, str] = {}
+    for name, text in files.items():
+        if (
+            not name.startswith(f"{k8s.FOLDER}/")
+            or not name.endswith(".yaml")
+            or name.startswith(f"{k8s.ROUTER_FOLDER}/")
+        ):
+            continue
+        for document in yaml.safe_load_all(text):
+            if document is not None:
+                owner[len(objects)] = name
+                objects.append(document)
+    out: list[str] = []
+    seen: set[tuple[str, str, str]] = set()
+    pods: list[tuple[str, dict[str, Any], dict[str, Any]]] = []  # (file, deployment, template)
+    for index, obj in enumerate(objects):
+        kind, meta = obj.get("kind", ""), obj.get("metadata", {})
+        name, namespace = str(meta.get("name")), str(meta.get("namespace", ""))
+        where = f"{owner[index]}: {kind} {name}"
+        pattern = _DNS_LABEL if kind in _SHORT_NAMES else _DNS_SUBDOMAIN
+        if not pattern.fullmatch(name):
+            out.append(f"{where}: the name is not a DNS-1123 {'label' if kind in _SHORT_NAMES else 'name'}")
+        if (kind, namespace, name) in seen:
+            out.append(f"{where}: two objects of kind {kind} share the name")
+        seen.add((kind, namespace, name))
+        out += _labels_problems(meta.get("labels", {}), where)
+        for path, number in _ints(obj, kind):
+            if not 0 <= number <= k8s.INT32:
+                out.append(f"{where}: {path} = {number} is outside int32")
+        if kind == "Deployment":
+            template = obj["spec"]["template"]
+            selector = obj["spec"]["selector"].get("matchLabels", {})
+            out += _labels_problems(selector, f"{where} selector")
+            out += _labels_problems(template["metadata"].get("labels", {}), f"{where} pod")
+            if not _selects(selector, template["metadata"].get("labels", {})):
+                out.append(f"{where}: its selector {selector} does not select its own pods")
+            out += _pod_problems(template["spec"], where, objects, namespace)
+            pods.append((owner[index], obj, template))
+    for index, obj in enumerate(objects):
+        if obj.get("kind") != "Service":
+            continue
+        where = f"{owner[index]}: Service {obj['metadata']['name']}"
+        selector = obj["spec"].get("selector") or {}
+        chosen = [t for _f, _d, t in pods if _selects(selector, t["metadata"].get("labels", {}))]
+        if not chosen:
+            out.append(f"{where}: selects no pod")
+        for port in obj["spec"].get("ports", ()):
+            target = port.get("targetPort", port.get("port"))
+            for template in chosen:
+                numbers, names = _pod_ports(template["spec"])
+                if target not in numbers and target not in names:
+                    out.append(f"{where}: port {target!r} is not served by every pod it selects")
+    out += _pool_problems(files, pods)
+    out += _node_problems(pods, nodes or {}, needs)
+    return out
+
+
+def pool_of(files: Mapping[str, str]) -> dict[str, Any] | None:
+    """The router's pool as the chart renders it from the values files in the order install.sh
+    gives them (the recipe's, then the cluster's): its selector (values quoted: strings) and
+    its target ports."""
+    router = {name: text for name, text in files.items() if name.startswith(f"{k8s.ROUTER_FOLDER}/")}
+    if not router:
+        return None
+    cluster = f"{k8s.ROUTER_FOLDER}/{k8s.CLUSTER_VALUES}"
+    recipe = next(name for name in router if name.endswith(".yaml") and name != cluster)
+    labels: dict[str, str] = {}
+    ports: list[int] = []
+    for name in (recipe, cluster):
+        servers = ((yaml.safe_load(router[name]) or {}).get("router") or {}).get("modelServers") or {}
+        labels.update({str(k): str(v) for k, v in (servers.get("matchLabels") or {}).items()})
+        if "targetPorts" in servers:
+            ports = [p["number"] for p in servers["targetPorts"]]
+    return {"selector": labels, "targetPorts": ports or [client.DEFAULT_PORT]}
+
+
+def _pool_problems(files: Mapping[str, str], pods: Sequence[tuple[str, dict, dict]]) -> list[str]:
+    pool = pool_of(files)
+    if pool is None:
+        return []
+    out = []
+    selector, targets = pool["selector"], pool["targetPorts"]
+    chosen = [(f, d, t) for f, d, t in pods if _selects(selector, t["metadata"].get("labels", {}))]
+    roles = {t["metadata"]["labels"].get(k8s.ROLE_LABEL) for _f, _d, t in chosen}
+    meant = {f for f, _d, t in pods if t["metadata"].get("labels", {}).get(k8s.ROLE_LABEL) in k8s.DISAGGREGATED}
+    if {f for f, _d, _t in chosen} != meant:
+        out.append(
+            f"the router's pool {selector} selects {sorted(f for f, _d, _t in chosen)}, not the prefill and decode pods {sorted(meant)}"
+        )
+    if not {"prefill", "decode"} <= roles:
+        out.append(f"the router's pool selects the roles {sorted(r for r in roles if r)}, not prefill and decode")
+    active_union: set[int] = set()
+    for name, _deployment, template in chosen:
+        annotation = (template["metadata"].get("annotations") or {}).get(k8s.ACTIVE_PORTS)
+        active = (
+            {int(p) for p in str(annotation).split(",") if p.strip().isdigit()} & set(targets)
+            if annotation
+            else set(targets)
+        )
+        numbers, _names = _pod_ports(template["spec"])
+        if not active:
+            out.append(f"{name}: the pool reaches the pod on none of its targetPorts {targets}")
+        for port in sorted(active - numbers):
+            out.append(f"{name}: the pool sends requests to port {port}, which the pod does not serve")
+        active_union |= active
+    for port in sorted(set(targets) - active_union):
+        out.append(f"the router's targetPort {port} is served by no pod")
+    return out
+
+
+def _node_problems(
+    pods: Sequence[tuple[str, dict, dict]], nodes: Mapping[str, int], needs: Sequence[k8s.NodeNeeds]
+) -> list[str]:
+    if not needs:
+        return []
+    out = []
+    by_role = {t["metadata"]["labels"].get("app.kubernetes.io/component"): t for _f, _d, t in pods}
+    for need in needs:
+        cpu = memory = npus = 0
+        for role in need.roles:
+            template = by_role.get(k8s.label_value(k8s.dns(role)))
+            if template is None:
+                out.append(f"node {need.node}: role {role} has no pod")
+                continue
+            for container in (*template["spec"].get("initContainers", ()), *template["spec"].get("containers", ())):
+                requests = container.get("resources", {}).get("requests", {})
+                cpu += int(str(requests.get("cpu", 0)))
+                memory += _bytes(requests.get("memory", 0)) or 0
+                npus += int(requests.get(k8s.NPU_RESOURCE, 0))
+        if (cpu, memory) != (need.cpu, need.memory):
+            out.append(
+                f"node {need.node}: its pods ask for {cpu} CPU and {memory} B, the page says {need.cpu} and {need.memory}"
+            )
+        if npus and npus != need.npus:
+            out.append(f"node {need.node}: its pods ask for {npus} NPUs, the page says {need.npus}")
+    del nodes
+    return out
+
+
+# -- the rules ------------------------------------------------------------------------------
+
+
+def _nodes(strategy: Strategy, target: Target) -> dict[str, int]:
+    return {role.role: client.node_of(i, strategy.nodes) for i, role in enumerate(target.grid.base)}
+
+
+def _where(recipe: Recipe, strategy: Strategy, target: Target) -> k8s.Where:
+    checkpoint = recipe.facts.checkpoint(target.grid.model) if recipe.facts else None
+    return k8s.Where(
+        recipe=recipe.name,
+        strategy=strategy.slug,
+        target=target.target,
+        skus=target.skus,
+        model=target.grid.model,
+        checkpoint_bytes=checkpoint.total if checkpoint else None,
+    )
+
+
+def _target_findings(
+    recipe: Recipe, strategy: Strategy, target: Target, *, semantic_too: bool
+) -> tuple[tuple[k8s.Finding, ...], tuple[str, ...]]:
+    """The findings of every selection of a target (each distinct set of roles once), and with
+    ``semantic_too`` the problems of the files of each distinct skeleton in both modes."""
+    steps = tuple(step.cmd for step in target.grid.router)
+    if any(shell.bash_syntax_error(cmd) for cmd in steps):
+        return (), ()  # rule 10 reports it
+    lines, _wrong = grid_table(target.grid)
+    where = _where(recipe, strategy, target)
+    nodes = _nodes(strategy, target)
+    router = k8s.router_of(steps)
+    found: dict[tuple, k8s.Finding] = {}
+    good: dict[tuple, tuple] = {}
+    for chosen in lines.offered:
+        roles = by_role(lines.commands(chosen))
+        role_plans = k8s.plans(roles, nodes, router)
+        key = tuple(k8s.plan_key(p) for p in role_plans)
+        if key in good:
+            continue
+        findings = k8s.findings_of(where, roles, role_plans, router)
+        for finding in findings:
+            found.setdefault((finding.at, finding.message), finding)
+        good[key] = (roles, role_plans) if not findings else ()
+    semantic: dict[str, None] = {}
+    for entry in good.values() if semantic_too else ():
+        if not entry:
+            continue
+        roles, role_plans = entry
+        for mode in k8s.MODES:
+            written = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
+            needs = k8s.node_needs(role_plans, {}, router)
+            for problem in problems(written, nodes=nodes, needs=needs):
+                semantic.setdefault(f"{mode}: {problem}")
+    return tuple(found.values()), tuple(semantic)
+
+
+def _line_pointer(target: Target, role: str, key: str) -> str | None:
+    for _kind, pointer, owner, mapping in target.grid.mappings():
+        if owner != role:
+            continue
+        for name in mapping:
+            normal = name.replace("_", "-") if name.startswith("--") else name
+            if normal == key:
+                return pointer_join(pointer, name)
+    return None
+
+
+def _located(doc: Document, strategy: Strategy, target: Target, finding: k8s.Finding) -> Problem:
+    at = finding.at
+    roles = {role.role: role for role in target.grid.base}
+    if at[0] == "router":
+        steps = target.grid.router
+        offset = at[1]
+        for step in steps:
+            if offset <= len(step.cmd):
+                return doc.problem_inside(pointer_join(step.ptr, "cmd"), offset, finding.message)
+            offset -= len(step.cmd) + 1
+        return doc.problem(pointer_join(target.ptr, "grid", "router"), finding.message)
+    if at[0] == "name":
+        return doc.problem("/name", finding.message)
+    if at[0] == "sku":
+        return doc.problem(pointer_join(target.ptr, "skus", at[1]), finding.message)
+    if at[0] == "role" and at[1] in roles:
+        return doc.problem(pointer_join(roles[at[1]].ptr, "role"), finding.message)
+    if at[0] == "line":
+        pointer = _line_pointer(target, at[1], at[2])
+        if pointer is not None:
+            return doc.problem(pointer, finding.message, key=False)
+        if at[1] in roles:
+            return doc.problem(roles[at[1]].ptr, finding.message)
+    return doc.problem(target.ptr, finding.message)
+
+
+_ROUTER_FINDING = re.compile(r"targetPorts|routing proxy")
+
+
+def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """19. A router whose values select model servers by their labels reaches every prefill and
+    decode server of every selection on one of the router's `targetPorts` (a decode role's
+    ranks on consecutive ports, which its routing proxy forwards to), so that the Kubernetes
+    manifests of the selection give the router its endpoints; the problem points at
+    `targetPorts` in the values file of the router step."""
+    for strategy in recipe.strategies:
+        for target in strategy.targets:
+            for finding in _target_findings(recipe, strategy, target, semantic_too=False)[0]:
+                if finding.at[0] == "router" and _ROUTER_FINDING.search(finding.message):
+                    yield _located(doc, strategy, target, finding)
+
+
+def kubernetes_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """24. What a recipe gives its Kubernetes manifests makes valid, distinct objects: each
+    role, recipe, strategy and target name gives DNS-1123 names that no two roles share once a
+    long name is shortened, each SKU is a node label value, the router's `matchLabels` are label
+    keys and quoted string values that select the prefill and decode pods together (never one
+    role, never a label a Deployment selects its own pods by, never none), its values file has
+    a plain name, and every number a manifest holds (a start-up budget from
+    `VLLM_ENGINE_READY_TIMEOUT_S`, an NPU count, a port) fits Kubernetes' int32 and port range.
+    Each problem points at the value it comes from; the files of every selection are then read
+    as Kubernetes reads them (selectors, ports, volumes, claims, env references, the router's
+    pool), and any remaining problem points at the target."""
+    for strategy in recipe.strategies:
+        for target in strategy.targets:
+            findings, semantic = _target_findings(recipe, strategy, target, semantic_too=True)
+            for finding in findings:
+                if not (finding.at[0] == "router" and _ROUTER_FINDING.search(finding.message)):
+                    yield _located(doc, strategy, target, finding)
+            for problem in semantic:
+                yield doc.problem(target.ptr, f"its Kubernetes files would not run: {problem}")
+
+
+RULES = (router_reaches_servers, kubernetes_names)
