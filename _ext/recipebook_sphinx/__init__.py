@@ -124,6 +124,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-client", directives.ClientDirective)
     app.add_directive("recipe-catalogue", directives.CatalogueDirective)
     app.add_directive("recipe-flags", directives.FlagsDirective)
+    app.add_directive("recipe-kubernetes-settings", directives.KubernetesSettingsDirective)
     app.add_role("recipe-memory", memory_role.MemoryRole())
     app.add_directive("recipe-rules", rb_rules.RulesDirective)
     i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))

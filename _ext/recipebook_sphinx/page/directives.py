@@ -25,14 +25,17 @@ from recipebook.checking import inline
 from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage
 from recipebook.expanding.provenance import PACKAGES, Provenance
 from recipebook.reading.model import Recipe, Strategy
+from recipebook.rendering import kubernetes
 
 from .. import config, store
 from ..i18n import untranslated
 from ..warnings_ import Subtype, warn
 from . import nodes as rb_nodes
-from .explorer_view import explorer_view
+from .explorer_view import explorer_view, setting_words
 
 _ = get_translation("recipebook")
+# The operator's page (source/kubernetes.md), which the Kubernetes panel links to.
+OPERATOR_PAGE = "kubernetes"
 # labels recipes give in English only; the build's note names those a translated page shows in English
 label_ = untranslated.labels()
 
@@ -428,6 +431,8 @@ class ExplorerDirective(RecipeDirective):
             files_href=f"{up}api/recipes/{recipe.name}/{target.strategy.slug}/{target.target.target}/",
             repository_url=self.config.recipebook_repository_url,
             versions=dict(self.config.recipebook_versions),
+            source=recipe,
+            operator_href="../" * self.env.docname.count("/") + f"{OPERATOR_PAGE}.html",
         )
         return rb_nodes.make_explorer(
             view, rb_recipe=recipe.name, rb_strategy=target.strategy.slug, rb_target=target.target.target
@@ -525,3 +530,40 @@ class FlagsDirective(SphinxDirective):
             rows.append([_para(nodes.literal(flag, flag)), _para(rb_nodes.make_flag_help(help_text)), used])
         table = _table([_("Flag"), _("What it does (vLLM help)"), _("Used by")], rows, classes=("rb-flags",))
         return _untranslatable([intro, table])
+
+
+class KubernetesSettingsDirective(SphinxDirective):
+    """Every choice an operator makes for the Kubernetes files (``kubernetes.SETTINGS``): its
+    name on the command line, what it does, its default."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        words = setting_words(_)
+        versions = dict(self.config.recipebook_versions)
+        rows: list[list[nodes.Node | str]] = []
+        for setting in kubernetes.SETTINGS:
+            label, text = words[setting.name]
+            text = text.format(vllm=versions.get("vllm", ""), vllm_rbln=versions.get("vllm-rbln", ""))
+            if setting.default:
+                default: nodes.Node = _para(nodes.literal(setting.default, setting.default))
+            elif setting.name in kubernetes.UNSET and setting.name != "server-image":
+                default = _para(
+                    _("from the recipe's checkpoint facts; without them, {unset}").format(
+                        unset=kubernetes.UNSET[setting.name]
+                    )
+                )
+            elif setting.empty:
+                default = _para(_("the cluster's default"))
+            else:
+                default = _para(
+                    _("none: the files hold {unset} until you set it").format(unset=kubernetes.UNSET[setting.name])
+                )
+            name = f"--set-k8s {setting.name}=..."
+            rows.append([_para(label), _para(nodes.literal(name, name)), _para(text), default])
+        table = _table(
+            [_("Setting"), _("On the command line"), _("What it does"), _("Default")],
+            rows,
+            classes=("rb-k8s-settings-table",),
+        )
+        return _untranslatable([table])

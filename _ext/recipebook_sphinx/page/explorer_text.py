@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from docutils import nodes
 
 from . import memory_panel
-from .explorer_view import ExplorerView, RankTable
+from .explorer_view import ExplorerView, ManifestsView, RankTable, node_needs
 
 
 def _para(*texts: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
@@ -114,6 +114,8 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
         out.append(_para(bench_note))
         out.append(_code(sv.bench_text))
         break
+    if v.manifests:
+        out += _manifests_text(v.manifests)
     if v.report:
         href, _base, _title, _body, label, _note = v.report
         para = nodes.paragraph()
@@ -122,4 +124,22 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
     if v.other_lines:
         out.append(_para(v.other_lines_title))
         out.append(_code("\n".join(v.other_lines)))
+    return out
+
+
+def _manifests_text(m: ManifestsView) -> list[nodes.Element]:
+    """The Kubernetes panel for the opening selection with the default settings."""
+    out: list[nodes.Element] = [_heading(m.title), _para(m.note)]
+    para = nodes.paragraph()
+    para += nodes.reference(m.operator[1], m.operator[1], refuri=m.operator[0])
+    out.append(para)
+    variant = next((v for v in m.variants if v.opening), None)
+    if variant is not None:
+        out.append(_para(m.nodes_title))
+        out.append(
+            _list([f"{words}: {node_needs(m, npus, pods, sidecars)}" for words, npus, pods, sidecars in variant.nodes])
+        )
+        out.append(_para(m.changes_title))
+        out.append(_list(list(variant.changes)))
+    out.append(_code(m.apply.lines[0].parts[0][0] if m.apply.lines else ""))
     return out

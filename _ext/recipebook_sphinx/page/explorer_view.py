@@ -21,9 +21,11 @@ from collections.abc import Callable
 from recipebook import shell
 from recipebook.expanding import client
 from recipebook.expanding.client import RolePlan
+from recipebook.expanding.expansion import by_role
 from recipebook.expanding.page import Axis, Placeholder, Serving, TargetPage
 from recipebook.expanding.ranks import rank_differences
 from recipebook.expanding.table import Axes, Product, RoleTable, admits
+from recipebook.reading.model import Recipe
 from recipebook.rendering import kubernetes
 from recipebook.rendering.files import selection_key
 
@@ -134,14 +136,51 @@ class ManifestFile:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class ManifestsView:
-    """The panel of the selection's Kubernetes manifests, next to its commands."""
+class SettingInput:
+    """One choice the operator makes for the manifests (``kubernetes.SETTINGS``)."""
 
+    name: str  # the setting, as --set-k8s names it
+    id: str
+    label: str
+    help: str
+    default: str  # this target's default ("" for none)
+    shown: str  # how the default reads in an empty field
+    choices: tuple[tuple[str, str], ...] = ()  # (value, label) for a choice of a few
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ManifestsVariant:
+    """What a set of selections' manifests change from the commands, and what each node must
+    offer, shown under the selections it is for."""
+
+    classes: tuple[str, ...]
+    opening: bool  # the opening selection shows it
+    changes: tuple[str, ...]
+    nodes: tuple[tuple[str, int, tuple[int, ...], int], ...]  # (words, NPUs, containers per pod, sidecars)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ManifestsView:
+    """The panel of the selection's Kubernetes manifests, after its roles and nodes."""
+
+    id: str
     title: str
     note: str
+    operator: tuple[str, str]  # (href, link text) of the operator's page
+    settings_title: str
+    settings: tuple[SettingInput, ...]
+    settings_problem: str  # shown beside a value that cannot be used
+    changes_title: str
+    nodes_title: str
+    node_words: tuple[str, str]  # what a node offers ({npus}, {cpu}, {memory}), and "(with the routing proxy)"
+    defaults: str  # the target's default settings, as JSON for the script
+    variants: tuple[ManifestsVariant, ...]
     static_note: str  # shown until the script has written the selection's files
+    disk_note: str  # shown when the page is opened from disk and the files cannot be read
     apply: Code  # kubectl apply -f kubernetes/
+    router: Code | None  # kubernetes/router/install.sh
     files: tuple[ManifestFile, ...]
+    link: str  # the sentence under "Roles and nodes" that links here
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -408,27 +447,217 @@ def _report(
     )
 
 
-def _manifests_view(target: TargetPage, recipe: str, gid: str, files_href: str, _: Translate) -> ManifestsView:
-    """The manifests panel: the file names (every selection of a target has the same files),
-    each linking to the opening selection's static copy, and an empty block per file that
-    recipebook-files.js fills with the selection's text, as it writes the download."""
+def setting_words(_: Translate) -> dict[str, tuple[str, str]]:
+    """Each setting's label and what it does, in the reader's language (the operator's page
+    lists the same)."""
+    return {
+        "namespace": (_("Namespace"), _("Where every object goes; the first file creates it.")),
+        "npu": (
+            _("NPUs from"),
+            _(
+                "The RBLN device plugin (each container asks for rebellions.ai/npu) or dynamic resource "
+                "allocation (a ResourceClaimTemplate on the npu.rebellions.ai device class, with an RDMA NIC on "
+                "the same NUMA node for prefill/decode)."
+            ),
+        ),
+        "server-image": (
+            _("Server image"),
+            _(
+                "An image with vllm-rbln {vllm_rbln} (with its kv_connectors extra) on vLLM {vllm}, the RBLN "
+                "compiler and runtime, and the RBLN driver's user-space libraries that match your nodes' driver."
+            ),
+        ),
+        "sidecar-image": (_("Routing proxy image"), _("llm-d's routing proxy, released with the router chart.")),
+        "storage-class": (
+            _("Storage class"),
+            _("For the model and compile cache volumes; empty: the cluster's default class."),
+        ),
+        "model-cache": (
+            _("Model cache size"),
+            _("Per role: the served checkpoint and a tenth more (from the recipe's checkpoint facts)."),
+        ),
+        "compile-cache": (
+            _("Compile cache size"),
+            _(
+                "Per role: the compiled model (VLLM_CACHE_ROOT), kept across restarts. Not measured: the default "
+                "is the checkpoint's size, since the compiled model carries the weights."
+            ),
+        ),
+        "cpu": (
+            _("CPUs per pod"),
+            _("Requested and limited alike (guaranteed); keep it even on nodes with a static CPU manager."),
+        ),
+        "memory": (
+            _("Memory per pod"),
+            _("Requested and limited alike; it holds the shared memory and the page cache of the model read."),
+        ),
+        "shm": (_("Shared memory"), _("/dev/shm in memory, counted in the pod's memory.")),
+        "hf-secret": (
+            _("Hugging Face Secret"),
+            _("A Secret with the key HF_TOKEN, read when it exists (a gated model needs it)."),
+        ),
+        "gateway": (_("Gateway"), _("The Gateway in the namespace that routes to the router (prefill/decode).")),
+    }
+
+
+def _setting_inputs(
+    defaults: dict[str, str], gid: str, versions: dict[str, str], _: Translate
+) -> tuple[SettingInput, ...]:
+    words = setting_words(_)
+    out = []
+    for setting in kubernetes.SETTINGS:
+        label, text = words[setting.name]
+        default = defaults.get(setting.name, setting.default)
+        shown = default or (_("the cluster's default") if setting.empty else kubernetes.UNSET.get(setting.name, ""))
+        choices = (("device-plugin", _("device plugin")), ("dra", _("DRA"))) if setting.name == "npu" else ()
+        out.append(
+            SettingInput(
+                name=setting.name,
+                id=f"{gid}-k8s-{setting.name}",
+                label=label,
+                help=text.format(vllm=versions.get("vllm", ""), vllm_rbln=versions.get("vllm-rbln", "")),
+                default=default,
+                shown=shown,
+                choices=choices,
+            )
+        )
+    return tuple(out)
+
+
+def node_needs(view: ManifestsView, npus: int, pods: tuple[int, ...], sidecars: int) -> str:
+    """What a node must offer with the default settings (``recipebook-files.js`` nodeNeeds
+    words it again for the reader's): each pod's containers their share, the proxy its own."""
+    return view_needs(view.node_words, npus, pods, sidecars, kubernetes.settings_of(None, {}))
+
+
+def view_needs(
+    words: tuple[str, str], npus: int, pods: tuple[int, ...], sidecars: int, settings: dict[str, str]
+) -> str:
+    cpu = sum(n * int(kubernetes.share("cpu", settings["cpu"], n)) for n in pods) + sidecars
+    memory = sum(n * kubernetes.memory_bytes(kubernetes.share("memory", settings["memory"], n)) for n in pods)
+    memory += sidecars * 2**30
+    gib = f"{memory / 2**30:.10f}".rstrip("0").rstrip(".")  # a whole MiB: ten decimals at most, exact
+    text = words[0].format(npus=npus, cpu=cpu, memory=gib)
+    return f"{text} {words[1]}" if sidecars else text
+
+
+def change_words(change: kubernetes.Difference, _: Translate) -> str:
+    """What a manifest changes from the recipe's commands, and why, in words."""
+    role = role_title(change.role, _)
+    d = change.detail
+    if change.what == "merged":
+        return _(
+            "{role}: one container runs all {ranks} ranks (--data-parallel-size-local {ranks} "
+            "--data-parallel-multi-port-external-lb): vLLM starts rank i on --port + i with the container's i-th "
+            "NPU, as the commands above do; its probes call /health on port {health}, which answers once every "
+            "rank is ready. make crosscheck checks with vLLM's own code that each rank gets its command's arguments."
+        ).format(role=role, ranks=d["ranks"], health=d["health"])
+    if change.what == "nixl-port":
+        return _(
+            "{role}: every rank reads VLLM_NIXL_SIDE_CHANNEL_PORT={port}, to which vLLM adds the rank; the "
+            "commands above give each rank a port of its own instead."
+        ).format(role=role, port=d["port"])
+    if change.what == "devices":
+        return _(
+            "{role}: RBLN_VISIBLE_DEVICES counts the {npus} NPUs the container was given (0 to {last}), not the "
+            "host's devices: the device plugin or the DRA driver chooses which."
+        ).format(role=role, npus=d["npus"], last=int(d["npus"]) - 1)
+    if change.what == "kv-events":
+        return _(
+            "{role}: --kv-events-config is left out: the router's endpoint picker reads no KV events (it has no "
+            "precise-prefix-cache-producer plugin), so nothing would listen on that port."
+        ).format(role=role)
+    if change.what == "keep-alive":
+        return _(
+            "{role}: VLLM_HTTP_TIMEOUT_KEEP_ALIVE={seconds}, longer than the routing proxy keeps an idle "
+            "connection (about 90 s), so a reused connection is not reset."
+        ).format(role=role, seconds=d["seconds"])
+    return change.what
+
+
+def _manifests_view(
+    target: TargetPage,
+    recipe: Recipe,
+    gid: str,
+    files_href: str,
+    operator_href: str,
+    versions: dict[str, str],
+    _: Translate,
+) -> ManifestsView:
+    """The manifests panel: the settings, what the manifests change from the commands and
+    what each node must offer (per set of selections), the file names (every selection of a
+    target has the same files), each linking to the opening selection's static copy, and an
+    empty block per file that recipebook-files.js fills with the selection's text."""
     opening = target.opening
+    variants = target.kubernetes(recipe)
     names = next(
-        files for when, files in target.kubernetes(recipe) if not when or any(admits(p, opening) for p in when)
+        files["device-plugin"] for when, files in variants if not when or any(admits(p, opening) for p in when)
     )
     static = f"{files_href}{selection_key(target.opening_selection())}/"
+    where = target.kubernetes_where(recipe)
+    defaults = kubernetes.settings_of(None, where.defaults())
+    steps = [cmd for _n, cmd in target.router]
+    router = kubernetes.router_of(steps)
+    shown = []
+    for when, _files in variants:
+        products: list[Product] = list(when) or [(None,) * len(target.table.axes)]
+        chosen = next(c for c in target.table.offered if any(admits(p, c) for p in products))
+        roles = by_role(target.commands_at(chosen))
+        plans = kubernetes.plans(roles, target.role_nodes, router)
+        changes = tuple(change_words(c, _) for c in kubernetes.differences(plans, router))
+        nodes = tuple(
+            (
+                _("Node {node} ({roles})").format(
+                    node=need.node, roles=", ".join(role_title(r, _) for r in need.roles)
+                ),
+                need.npus,
+                tuple(len(p.containers) for p in plans if p.node == need.node),
+                sum(1 for p in plans if p.node == need.node and router is not None and p.role == "decode"),
+            )
+            for need in kubernetes.node_needs(plans, {}, router)
+        )
+        for product in products:
+            shown.append(
+                ManifestsVariant(
+                    classes=tuple(hide_classes(product, target.table.axes)),
+                    opening=admits(product, opening),
+                    changes=changes,
+                    nodes=nodes,
+                )
+            )
+    install = f"{kubernetes.ROUTER_FOLDER}/install.sh"
     return ManifestsView(
-        title=_("Kubernetes manifests"),
+        id=f"{gid}-k8s-panel",
+        title=_("Run it on Kubernetes"),
         note=_(
-            "The kubernetes/ folder of the ready-to-run files, for the selection above and the values you "
-            "filled in: each file as it downloads. Apply the folder with:"
+            "The kubernetes/ folder of the ready-to-run files runs the commands above on RBLN nodes, for the "
+            "selection and the values you chose. Set what your cluster needs below; what each setting does and "
+            "what the cluster must have first is on the operator's page."
         ),
-        static_note=_("Without JavaScript, the file names open the manifests of the opening selection."),
+        operator=(operator_href, _("Operating on Kubernetes")),
+        settings_title=_("Your cluster"),
+        settings=_setting_inputs(defaults, gid, versions, _),
+        settings_problem=_("This value cannot be used; the files keep the default."),
+        changes_title=_("What the manifests change from the commands above, and why:"),
+        nodes_title=_("What each node must offer the pods placed on it:"),
+        node_words=(_("{npus} NPUs, {cpu} CPUs and {memory} GiB of memory"), _("(with the routing proxy)")),
+        variants=tuple(shown),
+        defaults=json.dumps(defaults, separators=(",", ":")),
+        static_note=_(
+            "Without JavaScript, the file names open the manifests of the opening selection with the default settings."
+        ),
+        disk_note=_(
+            "This page was opened from disk and its browser does not let it read the recipe's files: the file "
+            "names open the opening selection's manifests. Serve the site folder (python3 -m http.server) to "
+            "write any selection's."
+        ),
         apply=plain_code(f"{gid}-k8s", kubernetes.APPLY),
+        router=plain_code(f"{gid}-k8s-router", f"bash {install}") if router is not None else None,
         files=tuple(
             ManifestFile(name=name, href=static + name, code=Code(pre_id=f"{gid}-k8s{k}", lines=(), long=True))
             for k, name in enumerate(names)
         ),
+        link=_("To run these roles on a Kubernetes cluster instead, see Run it on Kubernetes below."),
     )
 
 
@@ -442,6 +671,8 @@ def explorer_view(
     files_href: str = "",
     repository_url: str = "",
     versions: dict[str, str] | None = None,
+    source: Recipe | None = None,
+    operator_href: str = "",
 ) -> ExplorerView:
     """The explorer's view: the target's page model in words."""
     axes = target.table.axes
@@ -525,21 +756,25 @@ def explorer_view(
     files = None
     if files_href:
         files = (files_href, _("Ready-to-run files"), _("(serve.sh, a vLLM config and an env file per command)"))
-        k8s_versions = kubernetes.VERSIONS
         k8s = (
             _("Their kubernetes/ folder runs the same commands on a cluster:"),
             kubernetes.APPLY,
             _(
-                "The manifests target Kubernetes {kubernetes}, NPUs as {resource} (RBLN device plugin {plugin} or "
-                "later) and the llm-d router {llmd}."
+                "The manifests target Kubernetes {kubernetes} or later, NPUs as {resource} (RBLN device plugin "
+                "{plugin} or later) or from the {device_class} device class (DRA), and the llm-d router {llmd}."
             ).format(
-                kubernetes=k8s_versions["kubernetes"],
-                resource=k8s_versions["npu_resource"],
-                plugin=k8s_versions["device_plugin"],
-                llmd=k8s_versions["llm_d"],
+                kubernetes=kubernetes.VERSIONS["kubernetes"],
+                resource=kubernetes.VERSIONS["npu_resource"],
+                plugin=kubernetes.VERSIONS["device_plugin"],
+                device_class=kubernetes.VERSIONS["npu_device_class"],
+                llmd=kubernetes.VERSIONS["llm_d"],
             ),
         )
-        manifests = _manifests_view(target, recipe, gid, files_href, _)
+        manifests = (
+            _manifests_view(target, source, gid, files_href, operator_href, versions or {}, _)
+            if source is not None
+            else None
+        )
     else:
         k8s = manifests = None
     return ExplorerView(

@@ -25,7 +25,7 @@ from markupsafe import Markup
 
 from ..paths import TEMPLATES
 from .explorer_text import text_form
-from .explorer_view import Code, ExplorerView
+from .explorer_view import Code, ExplorerView, node_needs
 
 
 class recipe_explorer(nodes.container):  # docutils names its node classes in lower case
@@ -110,6 +110,7 @@ def templates() -> jinja2.Environment:
     environment.filters["code"] = code_markup
     environment.filters["breakable"] = breakable_name
     environment.globals["code_html"] = code_html
+    environment.globals["node_needs"] = node_needs
     return environment
 
 

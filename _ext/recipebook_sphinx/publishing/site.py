@@ -139,6 +139,8 @@ def write_api(site: SiteWriter, pages: list[RecipePage], languages: Iterable[str
         site.write(
             f"api/recipes/{recipe.name}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
         )
+        # the same document as a script: a page opened from disk may load a script, not fetch a file
+        site.write(f"api/recipes/{recipe.name}.js", portable.document_script(recipe.name, document))
     site.write("api/index.json", json.dumps(index, indent=2, ensure_ascii=False) + "\n")
     site.sweep("api")
 

@@ -211,37 +211,135 @@
     return command.envs.map(function (e) { return "export " + substitute(e, values, command.node) + "\n"; }).join("");
   }
 
-  // kubernetes.py _dns: a name Kubernetes takes (lower case, dashes)
+  // -- Kubernetes: kubernetes.py's settings, skeletons and fragments, step for step -------
+
+  // kubernetes.py dns: a text as a DNS-1123 label's characters (lower case, dashes)
   function dnsName(text) {
-    return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 63).replace(/-+$/, "") || "x";
+    return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
   }
 
-  // The Kubernetes files of a selection: the skeletons its set of selections shares, each
-  // container's marker lines replaced by the fragments of its lines (kubernetes.py fill)
-  function kubernetesFiles(target, selection, commands, values) {
+  var SETTING_NAMES = ["namespace", "npu", "server-image", "sidecar-image", "storage-class", "model-cache",
+    "compile-cache", "cpu", "memory", "shm", "hf-secret", "gateway"];
+  var DNS_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+  var DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
+  var IMAGE = /^[a-z0-9][A-Za-z0-9._\/:@-]{0,254}$/;
+  var QUANTITY = /^[1-9][0-9]{0,5}(?:Mi|Gi|Ti)$/;
+  var SETTING_SYNTAX = {
+    "namespace": DNS_LABEL, "npu": /^(?:device-plugin|dra)$/, "server-image": IMAGE, "sidecar-image": IMAGE,
+    "storage-class": DNS_SUBDOMAIN, "model-cache": QUANTITY, "compile-cache": QUANTITY, "cpu": /^[1-9][0-9]{0,3}$/,
+    "memory": QUANTITY, "shm": QUANTITY, "hf-secret": DNS_SUBDOMAIN, "gateway": DNS_SUBDOMAIN,
+  };
+  // "" is a value of these: the cluster's default class, or a value the files leave to set
+  var MAY_BE_EMPTY = { "storage-class": true, "server-image": true, "model-cache": true, "compile-cache": true };
+  var UNSET = { "server-image": "<VLLM_RBLN_IMAGE>", "model-cache": "<MODEL_CACHE_SIZE>", "compile-cache": "<COMPILE_CACHE_SIZE>" };
+  var SETTING_MARK = new RegExp("@\\{(" + SETTING_NAMES.join("|") + ")(?:/([1-9][0-9]{0,3}))?\\}", "g");
+
+  // Whether a value can be that setting (kubernetes.py setting_problem): true when it can
+  function settingOk(name, value) {
+    if (!Object.prototype.hasOwnProperty.call(SETTING_SYNTAX, name) || typeof value !== "string") { return false; }
+    if (value === "") { return MAY_BE_EMPTY[name] === true; }
+    return SETTING_SYNTAX[name].test(value);
+  }
+
+  function mebibytes(quantity) {
+    return Number(quantity.slice(0, -2)) * { Mi: 1, Gi: 1024, Ti: 1048576 }[quantity.slice(-2)];
+  }
+
+  // Every setting's value (kubernetes.py settings_of): the given one where it can be used, else
+  // the target's default; and the names of the given ones that could not
+  function settingsOf(given, defaults) {
+    var out = {};
+    var bad = [];
+    SETTING_NAMES.forEach(function (name) { out[name] = defaults[name]; });
+    Object.keys(given || {}).forEach(function (name) {
+      if (SETTING_NAMES.indexOf(name) < 0) { return; }
+      if (settingOk(name, given[name])) { out[name] = given[name]; } else { bad.push(name); }
+    });
+    if (mebibytes(out.shm) >= mebibytes(out.memory)) {
+      bad.push(given && given.shm !== undefined ? "shm" : "memory");
+      out.shm = defaults.shm;
+      out.memory = defaults.memory;
+    }
+    return { values: out, bad: bad };
+  }
+
+  // one of `parts` containers' share of a pod's CPU or memory (kubernetes.py share)
+  function share(name, value, parts) {
+    if (parts === 1 || !value) { return value; }
+    if (name === "cpu") { return String(Math.ceil(Number(value) / parts)); }
+    return Math.ceil(mebibytes(value) / parts) + "Mi";
+  }
+
+  // kubernetes.py with_settings
+  function withSettings(text, settings) {
+    return text.split("\n").filter(function (row) {
+      var match = /^ *[A-Za-z]+: '@\{([a-z-]+)\}'$/.exec(row);
+      return !(match && match[1] === "storage-class" && !settings[match[1]]);
+    }).map(function (row) {
+      return row.replace(SETTING_MARK, function (m, name, parts) {
+        return share(name, settings[name] || "", Number(parts || 1)) || UNSET[name] || "";
+      });
+    }).join("\n");
+  }
+
+  // kubernetes.py fill: each container's fragments in place of its marker lines, less the
+  // kinds of lines its marker names
+  function fill(text, byName) {
+    return text.replace(/^( *)- RECIPEBOOK-(ARGS|ENV)-([a-z0-9-]+)(?:\/([a-z,-]+))?\n/gm,
+      function (m, indent, kind, who, drop) {
+        var dropped = (drop || "").split(",");
+        var lines = kind === "ARGS" ? byName[who].argLines : byName[who].envLines;
+        var body = lines.filter(function (l) { return dropped.indexOf(l.k8s_kind) < 0; })
+          .map(function (l) { return l.k8s; }).join("");
+        return body.split("\n").slice(0, -1).map(function (row) { return indent + row + "\n"; }).join("");
+      });
+  }
+
+  // The Kubernetes files of a selection: the skeletons its set of selections shares in the
+  // chosen NPU mode, each finished as kubernetes.py finish does
+  function kubernetesFiles(target, selection, commands, values, given) {
     var chosen = target.axes.map(function (axis) { return axis[1].indexOf(selection[axis[0]]); });
-    var variant = (target.kubernetes || []).filter(function (v) {
+    var k8s = target.kubernetes || { variants: [] };
+    var variant = k8s.variants.filter(function (v) {
       return !v.when.length || v.when.some(function (product) { return admits(product, chosen); });
     })[0];
     var out = {};
     if (!variant) { return out; }
+    var settings = settingsOf(given, k8s.settings).values;
     var byName = {};
     commands.forEach(function (command) { byName[dnsName(commandName(command))] = command; });
     var nodes = {};
-    target.roles.forEach(function (role) { nodes["kubernetes/" + dnsName(role.role) + ".yaml"] = role.node; });
-    Object.keys(variant.files).forEach(function (name) {
-      var text = variant.files[name].replace(/^( *)- RECIPEBOOK-(ARGS|ENV)-([a-z0-9-]+)\n/gm, function (m, indent, kind, who) {
-        var lines = kind === "ARGS" ? byName[who].argLines : byName[who].envLines;
-        var body = lines.map(function (l) { return l.k8s; }).join("");
-        return body.split("\n").slice(0, -1).map(function (row) { return indent + row + "\n"; }).join("");
-      });
+    target.roles.forEach(function (role) { nodes["kubernetes/" + (dnsName(role.role) || "role") + ".yaml"] = role.node; });
+    var files = variant.modes[settings.npu];
+    Object.keys(files).forEach(function (name) {
+      var text = files[name];
+      var router = name.indexOf("kubernetes/router/") === 0;
+      if (!router || /\/(cluster-values\.yaml|install\.sh)$/.test(name)) {
+        text = withSettings(text, settings);
+        if (!router) { text = fill(text, byName); }
+      }
       out[name] = substitute(text, values, Object.prototype.hasOwnProperty.call(nodes, name) ? nodes[name] : null);
     });
     return out;
   }
 
-  // Every file of one selection of one target document, by file name; only checked values are used
-  function build(data, selection, values) {
+  // What a node must offer (nodes.py node_needs): each pod's containers their share, the proxy its own
+  function nodeNeeds(words, npus, pods, sidecars, settings) {
+    var cpu = sidecars;
+    var mib = sidecars * 1024;
+    pods.forEach(function (n) {
+      cpu += n * Number(share("cpu", settings.cpu, n));
+      mib += n * mebibytes(share("memory", settings.memory, n));
+    });
+    // mib / 1024 has at most ten decimals: written exactly, as nodes.py writes it
+    var gib = (mib / 1024).toFixed(10).replace(/0+$/, "").replace(/\.$/, "");
+    var text = words[0].replace("{npus}", npus).replace("{cpu}", cpu).replace("{memory}", gib);
+    return sidecars ? text + " " + words[1] : text;
+  }
+
+  // Every file of one selection of one target document, by file name; only checked values
+  // and settings are used
+  function build(data, selection, values, settings) {
     var target = data.target;
     var usable = checkedValues(values || {}).values;
     var commands = commandsOf(target, selection).map(function (command) {
@@ -255,7 +353,7 @@
       files[name + ".yaml"] = configYaml(command, usable);
       files[name + ".env"] = envFile(command, usable);
     });
-    var manifests = kubernetesFiles(target, selection, commands, usable);
+    var manifests = kubernetesFiles(target, selection, commands, usable, settings || {});
     Object.keys(manifests).forEach(function (name) { files[name] = manifests[name]; });
     return files;
   }
@@ -323,7 +421,8 @@
 
   var api = {
     build: build, commandsOf: commandsOf, quote: quote, valueProblem: valueProblem, admits: admits,
-    checkedValues: checkedValues, archive: archive, folderName: folderName,
+    checkedValues: checkedValues, archive: archive, folderName: folderName, settingsOf: settingsOf,
+    settingOk: settingOk, nodeNeeds: nodeNeeds,
   };
   root.RecipeFiles = api;
   if (typeof module !== "undefined" && module.exports) { module.exports = api; }
@@ -334,11 +433,29 @@
 
   var documents = {};
 
+  // A script's document: a page opened from disk cannot fetch a file, but it can load a
+  // script (api/recipes/NAME.js files the same document under its name)
+  function scriptDocument(url) {
+    var name = decodeURIComponent(url.replace(/^.*\/recipes\/([^/]+)\.json$/, "$1"));
+    return new Promise(function (resolve, reject) {
+      var found = function () {
+        var known = root.RecipeDocuments && Object.prototype.hasOwnProperty.call(root.RecipeDocuments, name);
+        return known ? root.RecipeDocuments[name] : undefined;
+      };
+      if (found()) { resolve(found()); return; }
+      var tag = document.createElement("script");
+      tag.src = url.replace(/\.json$/, ".js");
+      tag.onload = function () { if (found()) { resolve(found()); } else { reject(new Error("no document")); } };
+      tag.onerror = function () { reject(new Error("no script " + tag.src)); };
+      document.head.appendChild(tag);
+    });
+  }
+
   function documentFor(link) {
     // data-base: ../api/recipes/NAME/STRATEGY/TARGET/  ->  ../api/recipes/NAME.json
     var url = link.dataset.base.replace(/recipes\/([^/]+)\/[^/]+\/[^/]+\/$/, "recipes/$1.json");
     if (!documents[url]) {
-      documents[url] = fetch(url).then(function (response) {
+      documents[url] = window.location.protocol === "file:" ? scriptDocument(url) : fetch(url).then(function (response) {
         if (!response.ok) { throw new Error(response.status + " " + url); }
         return response.json();
       });
@@ -360,12 +477,49 @@
     catch (error) { return {}; }
   }
 
+  // The settings a reader keeps from page to page (not a cache's size: that is the model's)
+  var KEPT = ["namespace", "npu", "server-image", "sidecar-image", "storage-class", "cpu", "memory", "shm",
+    "hf-secret", "gateway"];
+
+  function keptSettings() {
+    var kept = {};
+    try { kept = JSON.parse(localStorage.getItem("rb-k8s-settings") || "{}"); } catch (error) { kept = {}; }
+    if (!kept || typeof kept !== "object" || Array.isArray(kept)) { return {}; }
+    var out = {};
+    KEPT.forEach(function (name) {
+      if (Object.prototype.hasOwnProperty.call(kept, name) && kept[name] !== "" && settingOk(name, kept[name])) {
+        out[name] = kept[name];
+      }
+    });
+    return out;
+  }
+
+  // The settings the reader gave in a panel: each field that holds a value it can use
+  function givenSettings(grid) {
+    var given = {};
+    grid.querySelectorAll("[data-k8s]").forEach(function (field) {
+      var value = field.value.trim();
+      var usable = value === "" || settingOk(field.dataset.k8s, value);
+      var note = field.parentElement.querySelector(".rb-k8s-bad");
+      if (note) { note.hidden = usable; }
+      field.setAttribute("aria-invalid", usable ? "false" : "true");
+      if (value !== "" && usable && value !== field.dataset.default) { given[field.dataset.k8s] = value; }
+    });
+    return given;
+  }
+
   function blobLink(name, data, type) {
     var a = document.createElement("a");
     a.href = URL.createObjectURL(new Blob([data], { type: type }));
     a.download = name;
     a.textContent = name;
     return a;
+  }
+
+  function targetOf(recipe, grid) {
+    return recipe.targets.filter(function (t) {
+      return t.strategy === grid.dataset.strategy && t.target === grid.dataset.target;
+    })[0];
   }
 
   function offer(grid, link) {
@@ -377,10 +531,8 @@
       link.parentElement.insertAdjacentElement("afterend", list);
     }
     documentFor(link).then(function (recipe) {
-      var target = recipe.targets.filter(function (t) {
-        return t.strategy === grid.dataset.strategy && t.target === grid.dataset.target;
-      })[0];
-      var files = build({ recipe: recipe.recipe, target: target }, chosen(grid), storedValues());
+      var target = targetOf(recipe, grid);
+      var files = build({ recipe: recipe.recipe, target: target }, chosen(grid), storedValues(), givenSettings(grid));
       list.querySelectorAll("a").forEach(function (a) { URL.revokeObjectURL(a.href); });
       list.textContent = "";
       var folder = folderName(recipe.recipe, target);
@@ -394,50 +546,105 @@
         list.appendChild(item);
       });
     }).catch(function () {
-      // the document could not be had (say, the page opened from disk): keep the static link
+      // the document could not be had: keep the static link
       window.location.href = link.href;
     });
   }
 
-  // -- the explorer's Kubernetes manifests: the kubernetes/ files of the selection, as build
-  // writes them for the download; each file name becomes a download of exactly that text.
-  // Without JavaScript (or the API document) the names open the opening selection's copies.
+  // -- the explorer's Kubernetes panel: the settings, what each node must offer, and the
+  // kubernetes/ files of the selection as build writes them for the download; each file name
+  // becomes a download of exactly that text. Without JavaScript (or the API document) the
+  // names open the opening selection's copies.
+
+  function showNeeds(grid, panel, defaults) {
+    var settings = settingsOf(givenSettings(grid), defaults).values;
+    var words = [panel.dataset.words, panel.dataset.proxy];
+    panel.querySelectorAll(".rb-k8s-nodes li").forEach(function (item) {
+      var pods = item.dataset.pods.split(",").map(Number);
+      item.querySelector(".rb-k8s-needs").textContent =
+        nodeNeeds(words, Number(item.dataset.npus), pods, Number(item.dataset.sidecars), settings);
+    });
+  }
 
   function showManifests(grid, link, panel) {
+    var given = givenSettings(grid);
+    showNeeds(grid, panel, JSON.parse(panel.dataset.defaults));
     documentFor(link).then(function (recipe) {
-      var target = recipe.targets.filter(function (t) {
-        return t.strategy === grid.dataset.strategy && t.target === grid.dataset.target;
-      })[0];
-      var files = build({ recipe: recipe.recipe, target: target }, chosen(grid), storedValues());
-      var names = panel.querySelectorAll("a[data-file]");
-      panel.querySelectorAll(".rb-k8s-file").forEach(function (box, k) {
+      var target = targetOf(recipe, grid);
+      var files = build({ recipe: recipe.recipe, target: target }, chosen(grid), storedValues(), given);
+      panel.querySelectorAll(".rb-k8s-file").forEach(function (box) {
         var name = box.dataset.file;
         var text = files[name];
-        var anchor = names[k];
+        var anchor = box.querySelector("a[data-file]");
+        var holder = box.querySelector(".rb-k8s-text");
         if (anchor.dataset.blob) { URL.revokeObjectURL(anchor.dataset.blob); }
         if (text === undefined) { box.hidden = true; return; }
-        box.querySelector("pre").textContent = text;
         box.hidden = false;
+        holder.querySelector("pre").textContent = text;
+        holder.hidden = false;
         anchor.href = anchor.dataset.blob = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
         anchor.download = name.split("/").pop();
       });
       panel.querySelector(".rb-k8s-static").hidden = true;
+      panel.querySelector(".rb-k8s-disk").hidden = true;
       panel.classList.add("rb-k8s-live");
-    }).catch(function () { /* the document could not be had: the static links stay */ });
+    }).catch(function () {
+      // opened from disk without the document's script: say so; the static links stay
+      if (window.location.protocol === "file:") { panel.querySelector(".rb-k8s-disk").hidden = false; }
+    });
+  }
+
+  function initPanel(grid, link, panel) {
+    var fields = panel.querySelector(".rb-k8s-settings");
+    var restore = function () {
+      var kept = keptSettings();
+      panel.querySelectorAll("[data-k8s]").forEach(function (field) {
+        var name = field.dataset.k8s;
+        if (Object.prototype.hasOwnProperty.call(kept, name)) { field.value = kept[name]; }
+      });
+    };
+    restore();
+    fields.hidden = false;
+    var live = false;
+    var show = function () { live = true; showManifests(grid, link, panel); };
+    var follow = function () { if (live) { showManifests(grid, link, panel); } };
+    panel.addEventListener("input", function (event) {
+      var field = event.target;
+      if (!field.dataset || !field.dataset.k8s) { return; }
+      var value = field.value.trim();
+      if (KEPT.indexOf(field.dataset.k8s) >= 0 && (value === "" || settingOk(field.dataset.k8s, value))) {
+        var store = keptSettings();
+        if (value === "" || value === field.dataset.default) { delete store[field.dataset.k8s]; }
+        else { store[field.dataset.k8s] = value; }
+        try { localStorage.setItem("rb-k8s-settings", JSON.stringify(store)); } catch (error) { /* private mode */ }
+      }
+      show();
+      if (grid.querySelector(".rb-dl-files")) { offer(grid, link); }
+    });
+    panel.querySelectorAll(".rb-k8s-file").forEach(function (box) {
+      box.addEventListener("toggle", function () { if (box.open && !live) { show(); } });
+    });
+    showNeeds(grid, panel, JSON.parse(panel.dataset.defaults));
+    if (typeof IntersectionObserver === "function") {
+      var watch = new IntersectionObserver(function (entries) {
+        if (entries.some(function (e) { return e.isIntersecting; })) { watch.disconnect(); show(); }
+      }, { rootMargin: "200px" });
+      watch.observe(panel);
+    } else {
+      show();
+    }
+    grid.addEventListener("change", follow);
+    grid.addEventListener("rb-values", follow);
+    // the form's reset empties the fields too: the settings kept from page to page come back
+    grid.addEventListener("reset", function () { setTimeout(function () { restore(); follow(); }, 0); });
   }
 
   function init() {
     document.querySelectorAll("form.rb-grid").forEach(function (grid) {
       var link = grid.querySelector("a.rb-dl");
       if (!link) { return; }
-      var panel = grid.querySelector("details.rb-k8s-panel");
-      if (panel) {
-        var show = function () { if (panel.open) { showManifests(grid, link, panel); } };
-        panel.addEventListener("toggle", show);
-        grid.addEventListener("change", show);
-        grid.addEventListener("rb-values", show);
-        grid.addEventListener("reset", function () { setTimeout(show, 0); });
-      }
+      var panel = grid.querySelector("section.rb-k8s-panel");
+      if (panel) { initPanel(grid, link, panel); }
       link.addEventListener("click", function (event) {
         event.preventDefault();
         offer(grid, link);
