@@ -31,9 +31,11 @@ def forget() -> None:
         client._flags,
         vocabulary._reading,
         kubernetes.line_fragment,
+        kubernetes.line_kind,
         files.config_entry,
     ):
         remembered.cache_clear()
+    kubernetes.forget()
 
 
 __all__ = [

@@ -31,7 +31,9 @@ from ..problems import Problem, pointer_join
 from ..reading.model import Recipe, Strategy, Target
 from ..reading.source import Document
 from ..rendering import kubernetes as k8s
+from ..rendering.files import substitute, value_problem
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _REFERENCE = re.compile(r"(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 _PORT_NAME = re.compile(r"(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*")
 _DNS_LABEL = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?")
@@ -216,7 +218,7 @@ def problems(
             or name.startswith(f"{k8s.ROUTER_FOLDER}/")
         ):
             continue
-        for document in yaml.safe_load_all(text):
+        for document in yaml.load_all(text, Loader=_LOADER):
             if document is not None:
                 owner[len(objects)] = name
                 objects.append(document)
@@ -277,7 +279,7 @@ def pool_of(files: Mapping[str, str]) -> dict[str, Any] | None:
     labels: dict[str, str] = {}
     ports: list[int] = []
     for name in (recipe, cluster):
-        servers = ((yaml.safe_load(router[name]) or {}).get("router") or {}).get("modelServers") or {}
+        servers = ((yaml.load(router[name], Loader=_LOADER) or {}).get("router") or {}).get("modelServers") or {}
         labels.update({str(k): str(v) for k, v in (servers.get("matchLabels") or {}).items()})
         if "targetPorts" in servers:
             ports = [p["number"] for p in servers["targetPorts"]]
@@ -395,12 +397,29 @@ def _target_findings(
         if not entry:
             continue
         roles, role_plans = entry
+        values = _sample_values(roles)
         for mode in k8s.MODES:
-            written = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
+            texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
+            written = {name: substitute(text, values) for name, text in texts.items()}
             needs = k8s.node_needs(role_plans, {}, router)
             for problem in problems(written, nodes=nodes, needs=needs):
                 semantic.setdefault(f"{mode}: {problem}")
     return tuple(found.values()), tuple(semantic)
+
+
+def _sample_values(roles: Sequence[tuple[str, Sequence[Any]]]) -> dict[str, str]:
+    """A value for each placeholder a reader fills in, of the kind its name asks for (a port,
+    a host), all different: the files are read as they run once filled in."""
+    names = sorted({n for _role, commands in roles for c in commands for n in shell.placeholders(c.shell)})
+    values = {}
+    for i, name in enumerate(names):
+        if value_problem(name, "x") == "":
+            values[name] = "x"
+        elif value_problem(name, str(20000 + i)) == "":
+            values[name] = str(20000 + i)
+        else:
+            values[name] = f"10.0.0.{i % 250 + 1}"
+    return values
 
 
 def _line_pointer(target: Target, role: str, key: str) -> str | None:

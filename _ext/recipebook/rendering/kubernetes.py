@@ -464,7 +464,7 @@ def _reads_kv_events(servers_router: Mapping[str, Any]) -> bool:
     if not isinstance(text, str):
         return False
     try:
-        config = yaml.safe_load(text)
+        config = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError:
         return False
     plugins = config.get("plugins") if isinstance(config, dict) else None
@@ -473,10 +473,18 @@ def _reads_kv_events(servers_router: Mapping[str, Any]) -> bool:
 
 def router_of(steps: Sequence[str]) -> Router | None:
     """The router values of a target's router steps, when they select model servers; what is
-    wrong with their labels and ports is in ``findings``."""
+    wrong with their labels and ports is in ``findings`` (read once per text of the steps)."""
+    return _router_of(tuple(steps))
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@functools.lru_cache(maxsize=256)
+def _router_of(steps: tuple[str, ...]) -> Router | None:
     for name, document in shell.here_documents(steps).items():
         try:
-            data = yaml.safe_load(document.text)
+            data = yaml.load(document.text, Loader=_LOADER)
         except yaml.YAMLError:
             continue
         router = data.get("router") if isinstance(data, dict) else None
@@ -1395,6 +1403,16 @@ def number_findings(role: str, container: ContainerPlan) -> list[Finding]:
 _MARK = re.compile(r"^( *)- RECIPEBOOK-(ARGS|ENV)-([a-z0-9-]+)(?:/([a-z,-]+))?\n", re.MULTILINE)
 
 
+_SKELETONS: dict[tuple, dict[str, str]] = {}
+_SKELETONS_KEPT = 256
+
+
+def forget() -> None:
+    """Drop the skeletons and routers kept (``skeletons``, ``router_of``), as in a new process."""
+    _SKELETONS.clear()
+    _router_of.cache_clear()
+
+
 def skeletons(
     where: Where,
     roles: Sequence[tuple[str, Sequence[Command]]],
@@ -1404,9 +1422,14 @@ def skeletons(
 ) -> dict[str, str]:
     """Every manifest file of a selection in one NPU mode, with marker lines where each
     container's lines go and setting markers (``@{name}``); raises KubernetesError with the
-    findings of a recipe that would make them wrong."""
+    findings of a recipe that would make them wrong. The selections of a target share a few
+    sets of skeletons: each is rendered once (kept by what it reads, ``plan_key``)."""
     router = router_of(router_steps)
     role_plans = plans(roles, nodes, router)
+    key = (where, mode, tuple(router_steps), tuple(plan_key(p) for p in role_plans))
+    known = _SKELETONS.get(key)
+    if known is not None:
+        return dict(known)
     found = findings_of(where, roles, role_plans, router)
     if found:
         raise KubernetesError(found)
@@ -1415,7 +1438,10 @@ def skeletons(
         out[role_file(plan.role)] = _header(where, plan, mode) + dump_all(_role_documents(where, plan, router, mode))
     if router is not None:
         out.update(router_files(where, router))
-    return out
+    if len(_SKELETONS) >= _SKELETONS_KEPT:
+        _SKELETONS.pop(next(iter(_SKELETONS)))
+    _SKELETONS[key] = out
+    return dict(out)
 
 
 def with_settings(text: str, settings: Mapping[str, str]) -> str:
