@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from .checking import drift, rules, safety, schema, vocabulary
+from .checking import drift, manifests, rules, safety, schema, vocabulary
 from .checking.vocabulary import Vocabulary
 from .expanding import expansion, memory, page
 from .problems import Problem, SelectionError
@@ -205,6 +205,8 @@ def cmd_files(args: argparse.Namespace) -> int:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
     written = files.selection_files(result, values, settings)
+    for problem in manifests.problems(written):  # say what the values given would break
+        print(f"{args.file}: warning: the Kubernetes files would not run as written: {problem}", file=sys.stderr)
     try:
         if args.archive:
             path = Path(args.archive)

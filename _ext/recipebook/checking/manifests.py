@@ -377,6 +377,8 @@ def _target_findings(
     if any(shell.bash_syntax_error(cmd) for cmd in steps):
         return (), ()  # rule 10 reports it
     lines, _wrong = grid_table(target.grid)
+    if not _readable(lines):
+        return (), ()  # rule 4 reports the text that does not split into words
     where = _where(recipe, strategy, target)
     nodes = _nodes(strategy, target)
     router = k8s.router_of(steps)
@@ -397,6 +399,11 @@ def _target_findings(
         if not entry:
             continue
         roles, role_plans = entry
+        ports = [port for plan in role_plans for port in plan.ports]
+        if any(isinstance(port, str) for port in ports):
+            continue  # a port the reader fills in: what runs depends on it (files warns once it is given)
+        if any(not 1 <= port <= 65535 for port in ports if isinstance(port, int)):
+            continue  # rule 17 refuses the port
         values = _sample_values(roles)
         for mode in k8s.MODES:
             texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
@@ -405,6 +412,20 @@ def _target_findings(
             for problem in problems(written, nodes=nodes, needs=needs):
                 semantic.setdefault(f"{mode}: {problem}")
     return tuple(found.values()), tuple(semantic)
+
+
+def _readable(lines: Any) -> bool:
+    """Whether every line of a target splits into shell words (an env line into NAME=value)."""
+    for role in lines.roles:
+        for line in role.lines:
+            try:
+                if line.kind == "arg":
+                    shell.words(line.text)
+                else:
+                    k8s.env_pair(line.text)
+            except ValueError:
+                return False
+    return True
 
 
 def _sample_values(roles: Sequence[tuple[str, Sequence[Any]]]) -> dict[str, str]:

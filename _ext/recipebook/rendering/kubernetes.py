@@ -1135,13 +1135,13 @@ def pod_template(where: Where, plan: RolePlan, router: Router | None, mode: str,
     return {"metadata": metadata, "spec": pod}
 
 
-def active_ports(router: Router, plan: RolePlan) -> tuple[int, ...]:
+def active_ports(router: Router, plan: RolePlan) -> tuple[int | str, ...]:
     """The router's targetPorts a pod of the role serves: the routing proxy's on decode, the
-    server's own elsewhere."""
+    server's own elsewhere (a reader's ``<NAME>`` for a port they fill in)."""
     if plan.role == "decode":
         ranks = sum(c.ranks for c in plan.containers) if plan.merged else len(plan.containers)
         return sidecar_ports(router, ranks)
-    return tuple(p for p in plan.ports if isinstance(p, int))
+    return plan.ports
 
 
 def _deployment(where: Where, plan: RolePlan, router: Router | None, mode: str) -> dict:
@@ -1320,26 +1320,19 @@ def findings_of(
 def port_findings(router: Router, role_plans: Sequence[RolePlan]) -> list[Finding]:
     """Rule 19: every port a prefill/decode pod serves is one of the router's targetPorts, and
     a decode role's ranks listen on consecutive ports (its routing proxy forwards port
-    ``first + i`` to rank i)."""
+    ``first + i`` to rank i). A port the reader fills in is theirs to choose among the
+    targetPorts (the page says so): it is not judged here."""
     findings = []
     served: list[int] = []
+    proxy: list[int] = []
     at = router.values_at + _key_at(router.values_text, "targetPorts")
     for plan in role_plans:
         if plan.role not in DISAGGREGATED:
             continue
         ports = plan.ports
-        if any(not isinstance(p, int) for p in ports):
-            findings.append(
-                Finding(
-                    at=("router", at),
-                    message=f"the {plan.role} servers listen on {', '.join(map(str, ports))}: a router's targetPorts "
-                    "cannot reach a port the reader fills in",
-                )
-            )
-            continue
+        numbers = [p for p in ports if isinstance(p, int)]
         if plan.role == "decode":
-            numbers = [p for p in ports if isinstance(p, int)]
-            if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+            if len(numbers) == len(ports) and numbers != list(range(numbers[0], numbers[0] + len(numbers))):
                 findings.append(
                     Finding(
                         at=("router", at),
@@ -1347,9 +1340,10 @@ def port_findings(router: Router, role_plans: Sequence[RolePlan]) -> list[Findin
                         "forwards to",
                     )
                 )
-            served += active_ports(router, plan)
+            proxy += [p for p in active_ports(router, plan) if isinstance(p, int)]
         else:
-            served += [p for p in ports if isinstance(p, int)]
+            served += [p for p in numbers if 1 <= p <= 65535]  # a port outside the range is rule 17's
+    served += proxy
     missing = sorted({p for p in served if p not in router.target_ports})
     if missing:
         findings.append(
@@ -1359,8 +1353,13 @@ def port_findings(router: Router, role_plans: Sequence[RolePlan]) -> list[Findin
                 "servers listen on",
             )
         )
-    if any(p > 65535 for p in served):
-        findings.append(Finding(at=("router", at), message="the routing proxy's ports would pass 65535"))
+    if any(p > 65535 for p in proxy):
+        findings.append(
+            Finding(
+                at=("router", at),
+                message="the routing proxy's ports would pass 65535: its first targetPort plus the decode ranks",
+            )
+        )
     return findings
 
 
@@ -1392,10 +1391,7 @@ def number_findings(role: str, container: ContainerPlan) -> list[Finding]:
                 at=("line", role, flag), message=f"the {container.name} container would ask for {container.npus} NPUs"
             )
         )
-    for port in container.ports:
-        if isinstance(port, int) and not 1 <= port <= 65535:
-            findings.append(Finding(at=("line", role, "--port"), message=f"port {port} is not 1-65535"))
-    return findings
+    return findings  # a port outside 1-65535 is rule 17's (safety.py)
 
 
 # -- skeletons, settings and fragments -------------------------------------------------------
