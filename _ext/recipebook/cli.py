@@ -19,7 +19,6 @@ from .problems import Problem, SelectionError
 from .reading import sharing, source, verdicts
 from .reading.load import check_file
 from .reading.model import Recipe
-from .rendering import files, kubernetes
 
 RECIPES = Path("recipes")
 
