@@ -19,6 +19,7 @@ from .problems import Problem, SelectionError
 from .reading import sharing, source, verdicts
 from .reading.load import check_file
 from .reading.model import Recipe
+from .rendering import files, kubernetes
 
 RECIPES = Path("recipes")
 
