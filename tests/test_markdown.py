@@ -64,8 +64,8 @@ def html_outside_code(text: str) -> list[str]:
 
 def html_outline(page: Path) -> list[tuple[int, str]]:
     """The explorer's sections as the HTML page shows them, in order, each with its depth:
-    a strategy tab (0), its target tabs (1), each target's memory panel, roles, router and serving
-    titles (2)."""
+    a strategy tab (0), its target tabs (1), each target's memory panel, roles, router, serving
+    and Kubernetes titles (2)."""
     soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
     out = []
     for strategies in soup.select("div.rb-strategies"):
@@ -78,7 +78,9 @@ def html_outline(page: Path) -> list[tuple[int, str]]:
                 grid = target.find_next_sibling("div", class_="sd-tab-content").select_one("form.rb-grid")
                 seen = []
                 # a memory panel per set of selections, all with one title; the view shows the opening one
-                for title in grid.select(".rb-fit .rb-fit-title, .rb-cmds .rb-role-title, .rb-serving .rb-role-title"):
+                for title in grid.select(
+                    ".rb-fit .rb-fit-title, .rb-cmds .rb-role-title, .rb-serving .rb-role-title, .rb-k8s-panel > .rb-role-title"
+                ):
                     copies = title.find_parent(class_="rb-serving") or title.find_parent(class_="rb-fit")
                     if not copies or title.get_text() not in seen:
                         seen.append(title.get_text())

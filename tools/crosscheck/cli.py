@@ -14,7 +14,7 @@ from pathlib import Path
 
 from recipebook.checking import vocabulary
 
-from . import commands, spellings, venv
+from . import commands, containers, spellings, venv
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "_ext" / "recipebook" / "data"
@@ -79,8 +79,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"crosscheck: {len(problems)} problem(s) of the schema or the rules; fix those first (make validate)")
         return 1
     plan = commands.collect(recipes)
+    pairings = containers.collect(recipes)
+    added = containers.added_envs(pairings)
+    for pair in added:  # the manifests' own VLLM_* values
+        plan.env_values.setdefault(pair, [])
     vocabulary_file = args.vocabulary or DATA_DIR / f"vllm-{args.vllm}.json"
     request = plan.request(vocabulary_file)
+    request["containers"] = containers.request(pairings)
     probes = [] if args.parse_only else spellings.probes()
     request["spellings"] = probes
     answer = run_judge(python, request)
@@ -98,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     for line in differences:
         print(f"crosscheck: {vocabulary_file.name}: {line}")
     found = commands.located(plan, answer, release)
+    found += containers.located(pairings, answer["containers"], release)
+    for (pair, uses), env_answer in zip(plan.env_values.items(), answer["envs"], strict=True):
+        if not uses and pair in added and (problem := containers.env_problem(added[pair], pair, env_answer, release)):
+            found.append(problem)
     for problem in found:
         print(problem)
     refused_commands = sum(1 for c in answer["commands"] if c["error"])
@@ -118,8 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{plan.total_commands} commands of {plan.selections} selections in {len(plan.recipes)} recipe(s) "
         f"({len(plan.commands)} distinct) parsed: {refused_commands} refused; "
         f"{len(configs)} config objects built ({', '.join(answer['config_classes'])}): {refused_configs} refused; "
-        f"{len(answer['envs'])} distinct VLLM_* env values evaluated with vLLM's getters: {refused_envs} refused "
-        f"({time.monotonic() - start:.0f} s)"
+        f"{len(answer['envs'])} distinct VLLM_* env values evaluated with vLLM's getters: {refused_envs} refused; "
+        f"{len(pairings)} distinct Kubernetes server containers ({sum(p.merged for p in pairings.values())} running every "
+        f"rank of a role, each rank derived by vLLM's supervisor) compared with their commands: "
+        f"{sum(1 for p, a in zip(pairings.values(), answer['containers'], strict=True) if a['error'] or a['differences'] or containers.env_differences(p))} "
+        f"differ ({time.monotonic() - start:.0f} s)"
     )
     if args.router_chart is not None:
         from . import helm

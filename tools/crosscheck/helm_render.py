@@ -2,9 +2,10 @@
 
     .crosscheck/helm/bin/python -m tools.crosscheck.helm_render request.json answer.json
 
-The request lists renders: the chart directory, the release name, the values files' texts (in
-order) and the ``--set`` assignments. The answer gives, for each, Helm's error or the names of
-the manifests it rendered: what ``helm template`` (and so ``helm install``) does with them.
+The request lists renders: the chart directory, the release name and namespace, the values
+files' texts (in order) and the ``--set`` assignments. The answer gives, for each, Helm's error
+or the names of the manifests it rendered, and the text of those that hold an InferencePool or
+an HTTPRoute: what ``helm template`` (and so ``helm install``) does with them.
 """
 
 from __future__ import annotations
@@ -25,10 +26,17 @@ def render(job: dict[str, Any]) -> dict[str, Any]:
             parse = helm_python.parse_set_string_values if option == "--set-string" else helm_python.parse_set_string
             values = _merge(values, parse(assignment))
         with helm_python.Chart.load(job["chart"]) as chart:
-            manifests = chart.render(values, name=job["name"], namespace="default", is_install=True)
+            manifests = chart.render(
+                values, name=job["name"], namespace=job.get("namespace", "default"), is_install=True
+            )
     except helm_python.HelmError as error:
-        return {"error": str(error), "manifests": []}
-    return {"error": None, "manifests": sorted(k for k, v in manifests.items() if v.strip())}
+        return {"error": str(error), "manifests": [], "texts": {}}
+    kept = ("kind: InferencePool", "kind: HTTPRoute")  # what the Kubernetes files' check reads
+    return {
+        "error": None,
+        "manifests": sorted(k for k, v in manifests.items() if v.strip()),
+        "texts": {k: v for k, v in manifests.items() if any(kind in v for kind in kept)},
+    }
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

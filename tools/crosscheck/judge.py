@@ -222,6 +222,90 @@ def spellings(parser: argparse.ArgumentParser, keys: list[str]) -> dict[str, dic
     return answers
 
 
+# What vLLM itself makes of a rank started with --data-parallel-rank (external load balancing),
+# written out so that a namespace parsed from a rank's own command and one vLLM's supervisor
+# derives compare alike: serve.py counts a rank as externally balanced with one API server,
+# EngineArgs gives it one local rank; the supervisor's own settings are read in no other mode.
+_SUPERVISOR_ONLY = ("data_parallel_supervisor_port", "dp_supervisor_probe_interval_s",
+                    "dp_supervisor_probe_timeout_s", "dp_supervisor_probe_failure_threshold")  # fmt: skip
+
+
+def _comparable(value: Any) -> Any:
+    """A parsed value as two parses of one text give it: a config object as its fields, less the
+    id vLLM draws at random for each (KVTransferConfig.engine_id)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _comparable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name != "engine_id"}
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_comparable(v) for v in value]
+    return value
+
+
+def _as_run(namespace: argparse.Namespace) -> dict[str, Any]:
+    values = {key: _comparable(value) for key, value in vars(namespace).items()}
+    if values.get("data_parallel_rank") is not None:
+        values["data_parallel_external_lb"] = True
+        values["api_server_count"] = values.get("api_server_count") or 1
+        values["data_parallel_size_local"] = values.get("data_parallel_size_local") or 1
+        for key in _SUPERVISOR_ONLY:
+            values.pop(key, None)
+    return values
+
+
+def judge_containers(parser: argparse.ArgumentParser, pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For each Kubernetes server container: vLLM's parser on its argv; for one that runs every
+    data-parallel rank, vLLM's own supervisor checks the arguments and derives each rank's
+    (``dp_supervisor``); each rank's namespace then equals the one parsed from the recipe's
+    command for that rank, but for the device (a count here: the container numbers its own) and
+    KV events left out when nothing reads them."""
+    from vllm.entrypoints.launchers import dp_supervisor
+
+    answers = []
+    for pair in pairs:
+        namespace, error = _parse(parser, pair["container"])
+        if namespace is None:
+            answers.append({"error": f"vLLM's parser refuses the container: {error}", "differences": []})
+            continue
+        if pair["merged"]:
+            try:
+                with contextlib.redirect_stderr(io.StringIO()):
+                    dp_supervisor.validate_multi_port_external_lb_args(namespace)
+                    children = [
+                        dp_supervisor._build_vllm_dp_server_args(namespace, i)
+                        for i in range(namespace.data_parallel_size_local)
+                    ]
+            except Exception as failure:
+                answers.append({"error": f"vLLM's supervisor refuses the container: {failure}", "differences": []})
+                continue
+        else:
+            children = [namespace]
+        differences = []
+        if len(children) != len(pair["ranks"]):
+            differences.append(f"it runs {len(children)} rank(s), the commands are {len(pair['ranks'])}")
+        for rank, (child, argv) in enumerate(zip(children, pair["ranks"], strict=False)):
+            own, error = _parse(parser, argv)
+            if own is None:
+                differences.append(f"rank {rank}: vLLM's parser refuses the command: {error}")
+                continue
+            mine, theirs = _as_run(child), _as_run(own)
+            for key in sorted(set(mine) | set(theirs)):
+                if key == "device_ids":
+                    continue  # compared below: the container numbers its own devices
+                if key == "kv_events_config" and pair["kv_events_dropped"]:
+                    continue
+                if mine.get(key) != theirs.get(key):
+                    differences.append(
+                        f"rank {rank}: {key} is {theirs.get(key)!r} in the command, {mine.get(key)!r} in the container"
+                    )
+            devices = mine.get("device_ids")
+            if devices is not None and len(devices) != own.tensor_parallel_size * own.pipeline_parallel_size:
+                differences.append(f"rank {rank}: {len(devices)} device(s) in the container, a rank of the command uses "
+                                   f"{own.tensor_parallel_size * own.pipeline_parallel_size}")  # fmt: skip
+        answers.append({"error": None, "differences": differences})
+    return answers
+
+
 def chat_templates() -> list[str]:
     """The chat templates the installed vLLM ships (looked up by name when a path does not open)."""
     from vllm.transformers_utils.chat_templates.registry import CHAT_TEMPLATES_DIR
@@ -253,6 +337,7 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         else:
             envs.append({"known": True, "error": _get(getters, name, value)})
     answered_spellings = spellings(parser, request.get("spellings", []))
+    containers = judge_containers(parser, request.get("containers", []))
     import vllm
 
     try:
@@ -273,6 +358,7 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         "commands": commands,
         "envs": envs,
         "spellings": answered_spellings,
+        "containers": containers,
         "chat_templates": chat_templates(),
         "seconds": round(time.monotonic() - start, 1),
     }

@@ -172,7 +172,9 @@ class ManifestsView:
     settings_problem: str  # shown beside a value that cannot be used
     changes_title: str
     nodes_title: str
-    node_words: tuple[str, str]  # what a node offers ({npus}, {cpu}, {memory}), and "(with the routing proxy)"
+    node_words: tuple[
+        str, str, str
+    ]  # what a node offers ({npus}, {cpu}, {memory}; one NPU), "(with the routing proxy)"
     defaults: str  # the target's default settings, as JSON for the script
     variants: tuple[ManifestsVariant, ...]
     static_note: str  # shown until the script has written the selection's files
@@ -531,13 +533,13 @@ def node_needs(view: ManifestsView, npus: int, pods: tuple[int, ...], sidecars: 
 
 
 def view_needs(
-    words: tuple[str, str], npus: int, pods: tuple[int, ...], sidecars: int, settings: dict[str, str]
+    words: tuple[str, str, str], npus: int, pods: tuple[int, ...], sidecars: int, settings: dict[str, str]
 ) -> str:
     cpu = sum(n * int(kubernetes.share("cpu", settings["cpu"], n)) for n in pods) + sidecars
     memory = sum(n * kubernetes.memory_bytes(kubernetes.share("memory", settings["memory"], n)) for n in pods)
     memory += sidecars * 2**30
     gib = f"{memory / 2**30:.10f}".rstrip("0").rstrip(".")  # a whole MiB: ten decimals at most, exact
-    text = words[0].format(npus=npus, cpu=cpu, memory=gib)
+    text = (words[2] if npus == 1 else words[0]).format(npus=npus, cpu=cpu, memory=gib)
     return f"{text} {words[1]}" if sidecars else text
 
 
@@ -557,6 +559,11 @@ def change_words(change: kubernetes.Difference, _: Translate) -> str:
             "{role}: every rank reads VLLM_NIXL_SIDE_CHANNEL_PORT={port}, to which vLLM adds the rank; the "
             "commands above give each rank a port of its own instead."
         ).format(role=role, port=d["port"])
+    if change.what == "devices" and int(d["npus"]) == 1:
+        return _(
+            "{role}: RBLN_VISIBLE_DEVICES=0 names the one NPU the container was given, not a host's device: the "
+            "device plugin or the DRA driver chooses which."
+        ).format(role=role)
     if change.what == "devices":
         return _(
             "{role}: RBLN_VISIBLE_DEVICES counts the {npus} NPUs the container was given (0 to {last}), not the "
@@ -640,7 +647,11 @@ def _manifests_view(
         settings_problem=_("This value cannot be used; the files keep the default."),
         changes_title=_("What the manifests change from the commands above, and why:"),
         nodes_title=_("What each node must offer the pods placed on it:"),
-        node_words=(_("{npus} NPUs, {cpu} CPUs and {memory} GiB of memory"), _("(with the routing proxy)")),
+        node_words=(
+            _("{npus} NPUs, {cpu} CPUs and {memory} GiB of memory"),
+            _("(with the routing proxy)"),
+            _("one NPU, {cpu} CPUs and {memory} GiB of memory"),
+        ),
         variants=tuple(shown),
         defaults=json.dumps(defaults, separators=(",", ":")),
         static_note=_(

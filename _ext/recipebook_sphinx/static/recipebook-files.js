@@ -333,7 +333,7 @@
     });
     // mib / 1024 has at most ten decimals: written exactly, as nodes.py writes it
     var gib = (mib / 1024).toFixed(10).replace(/0+$/, "").replace(/\.$/, "");
-    var text = words[0].replace("{npus}", npus).replace("{cpu}", cpu).replace("{memory}", gib);
+    var text = (npus === 1 ? words[2] : words[0]).replace("{npus}", npus).replace("{cpu}", cpu).replace("{memory}", gib);
     return sidecars ? text + " " + words[1] : text;
   }
 
@@ -558,7 +558,7 @@
 
   function showNeeds(grid, panel, defaults) {
     var settings = settingsOf(givenSettings(grid), defaults).values;
-    var words = [panel.dataset.words, panel.dataset.proxy];
+    var words = [panel.dataset.words, panel.dataset.proxy, panel.dataset.one];
     panel.querySelectorAll(".rb-k8s-nodes li").forEach(function (item) {
       var pods = item.dataset.pods.split(",").map(Number);
       item.querySelector(".rb-k8s-needs").textContent =
