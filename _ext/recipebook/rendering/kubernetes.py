@@ -158,9 +158,7 @@ class Router:
 
 def router_of(steps: Sequence[str]) -> Router | None:
     """The router values of a target's router steps, when they select model servers."""
-    from ..checking.helmcharts import _heredocs  # the one reading of a here-document
-
-    for name, values in _heredocs(steps).items():
+    for name, values in shell.here_documents(steps).items():
         try:
             data = yaml.safe_load(values.text)
         except yaml.YAMLError:
