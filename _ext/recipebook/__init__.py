@@ -16,8 +16,9 @@ def forget() -> None:
     fragment, each argument's --config entry), as in a new process.
     """
     from . import shell
-    from .checking import rules, safety, vocabulary
+    from .checking import rules, safety
     from .expanding import client
+    from .reading import vocabulary
     from .rendering import files, kubernetes
 
     for remembered in (

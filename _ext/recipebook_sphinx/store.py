@@ -25,12 +25,12 @@ from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
 from recipebook import check_file
-from recipebook.checking import safety, vocabulary
+from recipebook.checking import safety
 from recipebook.checking.schema import SCHEMA_PATH
 from recipebook.expanding.page import RecipePage, page_of
 from recipebook.expanding.table import Product
 from recipebook.problems import Problem
-from recipebook.reading import verdicts
+from recipebook.reading import verdicts, vocabulary
 from recipebook.reading.model import Recipe
 
 from .config import RENDER_RECOMMENDED

@@ -23,8 +23,8 @@ import types
 from collections.abc import Iterator, Mapping, Sequence
 
 from .. import shell
-from ..checking import vocabulary
 from ..problems import SelectionError
+from ..reading import vocabulary
 from ..reading.model import Grid, Recipe, Strategy, Target
 from ..rendering import kubernetes
 from . import client, memory, table
