@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..checking import bounds, characters, commandtext, rules, safety, schema, vocabulary
+from ..checking import bounds, characters, commandtext, facts, rules, safety, schema, vocabulary
 from ..problems import Problem, RecipeError
-from . import facts, sharing, source
+from . import sharing, source
 from .model import Recipe
 
 
