@@ -43,6 +43,7 @@ import dataclasses
 import functools
 import math
 import re
+import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,7 +51,9 @@ import yaml
 
 from .. import shell
 from ..expanding import client
-from ..expanding.expansion import Command
+from ..expanding.expansion import Command, by_role
+from ..expanding.page import TargetPage
+from ..expanding.table import Product
 from . import yamltext
 
 # What the manifests target. The API schemas come from the kubernetes-validate package of this
@@ -410,8 +413,6 @@ def variants(
 ) -> list[tuple[int, dict[str, str]]]:
     """The skeleton files of a target, each with the set of its selections (bit i: the i-th of
     ``offered``) that share them; each distinct set is rendered once."""
-    from ..expanding.expansion import by_role
-
     bits: dict[tuple, int] = {}
     first: dict[tuple, tuple[Command, ...]] = {}
     known: dict[tuple, tuple] = {}
@@ -428,6 +429,24 @@ def variants(
         merged[text_key] = merged.get(text_key, 0) | set_bits
         rendered[text_key] = files
     return [(set_bits, rendered[key]) for key, set_bits in merged.items()]
+
+
+def target_files(target: TargetPage, recipe: str) -> tuple[tuple[tuple[Product, ...], Mapping[str, str]], ...]:
+    """The Kubernetes skeleton files of a target page, each with the selections that share them
+    (``variants``; () for every selection when there is one), once per target page."""
+    slot = f"_kubernetes_{recipe}"
+    if slot not in target.__dict__:
+        where = Where(
+            recipe=recipe, strategy=target.strategy.slug, target=target.target.target, skus=target.target.skus
+        )
+        found = variants(
+            where, target.table.offered, target.commands_at, target.role_nodes, [cmd for _n, cmd in target.router]
+        )
+        target.__dict__[slot] = tuple(
+            (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files))
+            for bits, files in found
+        )
+    return target.__dict__[slot]
 
 
 def node_of_file(path: str, nodes: Mapping[str, int]) -> int | None:

@@ -414,7 +414,9 @@ def _manifests_view(target: TargetPage, recipe: str, gid: str, files_href: str, 
     recipebook-files.js fills with the selection's text, as it writes the download."""
     opening = target.opening
     names = next(
-        files for when, files in target.kubernetes(recipe) if not when or any(admits(p, opening) for p in when)
+        files
+        for when, files in kubernetes.target_files(target, recipe)
+        if not when or any(admits(p, opening) for p in when)
     )
     static = f"{files_href}{selection_key(target.opening_selection())}/"
     return ManifestsView(
