@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from recipebook import forget
 from recipebook.expanding.page import build_page, expansion_at
-from recipebook.reading.load import load
+from recipebook.pipeline.load import load
 from recipebook.rendering import files, kubernetes, yamltext
 
 ROOT = Path(__file__).resolve().parents[1]

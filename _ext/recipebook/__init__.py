@@ -5,8 +5,8 @@ Pure Python: nothing here imports Sphinx or docutils.
 
 from .expanding.expansion import Command, Expansion, offered, resolve
 from .expanding.page import commands_of, expand, expand_selection, matrix, page_of
+from .pipeline.load import check_file, load
 from .problems import Kind, Problem, RecipeError, SelectionError
-from .reading.load import check_file, load
 from .reading.model import Recipe
 
 

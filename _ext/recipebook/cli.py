@@ -14,9 +14,10 @@ from pathlib import Path
 
 from .checking import drift, rules, safety, schema, vocabulary
 from .expanding import expansion, memory, page
+from .pipeline import verdicts
+from .pipeline.load import check_file
 from .problems import Problem, SelectionError
-from .reading import sharing, source, verdicts
-from .reading.load import check_file
+from .reading import sharing, source
 from .reading.model import Recipe
 from .reading.vocabulary import Vocabulary, pinned
 from .rendering import files
@@ -47,7 +48,7 @@ PARALLEL_FROM = 16  # recipe files from which validate checks them on every core
 
 def _verdicts(files: list[Path], folder: str | None = None) -> list[verdicts.Verdict]:
     """Each file's verdict, in the files' order (from the folder of verdicts when it holds the
-    file's, see reading/verdicts.py): on every core for many files (each file is checked on its
+    file's, see pipeline/verdicts.py): on every core for many files (each file is checked on its
     own; the results are the same as one after the other)."""
     one = functools.partial(verdicts.verdict, folder=folder)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
