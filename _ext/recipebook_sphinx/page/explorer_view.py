@@ -29,6 +29,7 @@ from recipebook.rendering.files import selection_key
 
 from . import memory_panel
 from .explorer_nojs import hide_classes, rank_classes, removed_copies
+from .roles import role_title
 
 Translate = Callable[[str], str]
 AxisText = Callable[[Axis], tuple[str, dict[str, str]]]
@@ -237,11 +238,6 @@ def role_code(
 
 
 # -- words ---------------------------------------------------------------------------------
-
-
-def role_title(role: str, _: Translate) -> str:
-    titles = {"main": _("Server"), "prefill": _("Prefill server"), "decode": _("Decode server")}
-    return titles.get(role, role)
 
 
 def placeholder_text(placeholder: Placeholder, _: Translate) -> str:
