@@ -1,4 +1,4 @@
-"""Flags and environment names of the pinned vLLM: every one a recipe uses must exist.
+"""The pinned vLLM's vocabulary: its flags, their values and its environment names, as vLLM reads them.
 
 The vocabulary is a committed data file, ``data/vllm-<version>.json``, generated from
 the released vLLM and vllm-rbln source by ``tools/vocabulary.py`` (``make vocabulary``).
