@@ -34,7 +34,7 @@ from recipebook import shell
 from recipebook.checking import manifests
 from recipebook.expanding import client
 from recipebook.expanding.page import expansion_at, page_of
-from recipebook.reading.load import load
+from recipebook.pipeline.load import load
 from recipebook.rendering import kubernetes as k8s
 from recipebook.rendering import portable
 from recipebook.rendering.files import kubernetes_where, selection_files

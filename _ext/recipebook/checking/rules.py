@@ -35,7 +35,7 @@ from ..expanding.table import Table
 from ..problems import Problem, pointer_join
 from ..reading.model import Grid, Recipe, Role, Target
 from ..reading.source import Document, describe_error
-from . import characters, helmcharts, inline, manifests, safety
+from . import bounds, characters, commandtext, facts, helmcharts, inline, manifests, safety
 
 # Option axes the site knows how to title without a catalogue entry.
 KNOWN_OPTION_AXES = frozenset({"tool_calling", "reasoning_parser"})
@@ -645,9 +645,6 @@ def statements() -> tuple[Statement, ...]:
     """Every rule a recipe keeps, numbered ones in order and then the others, each the
     docstring of the function that checks it (rules 15-18 are checked in characters.py and
     safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py)."""
-    from ..reading import facts
-    from . import bounds, commandtext
-
     checkers = (
         *RULES,
         characters.check,

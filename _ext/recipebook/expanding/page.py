@@ -23,10 +23,9 @@ import types
 from collections.abc import Iterator, Mapping, Sequence
 
 from .. import shell
-from ..checking import vocabulary
 from ..problems import SelectionError
+from ..reading import vocabulary
 from ..reading.model import Grid, Recipe, Strategy, Target
-from ..rendering import kubernetes
 from . import client, memory, table
 from .expansion import Command, Expansion, base_selection, by_role, default_selection, find, resolve
 from .provenance import Provenance, provenance
@@ -166,35 +165,6 @@ class TargetPage:
     def serving_at(self, chosen: Sequence[int]) -> Serving:
         """The serving group of an offered selection."""
         return next(s for s in self.serving if not s.when or any(table.admits(p, chosen) for p in s.when))
-
-    def kubernetes_where(self, recipe: Recipe) -> kubernetes.Where:
-        """Where the target's manifests run and how they are named (``kubernetes.Where``)."""
-        model = self.target.grid.model
-        checkpoint = recipe.facts.checkpoint(model) if recipe.facts else None
-        return kubernetes.Where(
-            recipe=recipe.name,
-            strategy=self.strategy.slug,
-            target=self.target.target,
-            skus=self.target.skus,
-            model=model,
-            checkpoint_bytes=checkpoint.total if checkpoint else None,
-        )
-
-    def kubernetes(self, recipe: Recipe) -> tuple[tuple[tuple[Product, ...], Mapping[str, Mapping[str, str]]], ...]:
-        """The Kubernetes skeleton files of the target in each NPU mode, each with the
-        selections that share them (``kubernetes.variants``; () for every selection when there
-        is one), once."""
-        slot = f"_kubernetes_{recipe.name}"
-        if slot not in self.__dict__:
-            where = self.kubernetes_where(recipe)
-            found = kubernetes.variants(
-                where, self.table.offered, self.commands_at, self.role_nodes, [cmd for _n, cmd in self.router]
-            )
-            self.__dict__[slot] = tuple(
-                (() if len(found) == 1 else self.table.products(bits), types.MappingProxyType(files))
-                for bits, files in found
-            )
-        return self.__dict__[slot]
 
     @functools.cached_property
     def other_lines(self) -> tuple[str, ...]:
@@ -524,6 +494,12 @@ def commands_of(target: TargetPage, selection: Mapping[str, str]) -> tuple[Comma
     return target.commands_at(chosen)
 
 
+def checkpoint_bytes(recipe: Recipe, model: str) -> int | None:
+    """The size of a served checkpoint, from the recipe's facts (None without them)."""
+    checkpoint = recipe.facts.checkpoint(model) if recipe.facts else None
+    return checkpoint.total if checkpoint else None
+
+
 def expansion_at(recipe: Recipe, target: TargetPage, chosen: Sequence[int]) -> Expansion:
     return Expansion(
         recipe=recipe.name,
@@ -535,7 +511,7 @@ def expansion_at(recipe: Recipe, target: TargetPage, chosen: Sequence[int]) -> E
         router=target.router,
         nodes=target.role_nodes,
         skus=target.target.skus,
-        checkpoint=target.kubernetes_where(recipe).checkpoint_bytes,
+        checkpoint=checkpoint_bytes(recipe, target.target.grid.model),
     )
 
 

@@ -55,6 +55,8 @@ import functools
 import hashlib
 import math
 import re
+import shlex
+import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -63,6 +65,9 @@ import yaml
 from .. import shell
 from ..expanding import client
 from ..expanding.expansion import Command, by_role
+from ..expanding.page import TargetPage, checkpoint_bytes
+from ..expanding.table import Product
+from ..reading.model import Recipe
 from . import yamltext
 
 # -- what the manifests target ------------------------------------------------------------
@@ -1261,8 +1266,6 @@ def _install_step(where: Where, step: str, values: str) -> str:
 
 
 def shell_quote(word: str) -> str:
-    import shlex
-
     return word if _SETTING.fullmatch(word) else shlex.quote(word)
 
 
@@ -1569,6 +1572,41 @@ def variants(
         merged[text_key] = merged.get(text_key, 0) | set_bits
         rendered[text_key] = files
     return [(set_bits, rendered[key]) for key, set_bits in merged.items()]
+
+
+def where_of(target: TargetPage, recipe: Recipe) -> Where:
+    """Where a target page's manifests run and how they are named."""
+    model = target.target.grid.model
+    return Where(
+        recipe=recipe.name,
+        strategy=target.strategy.slug,
+        target=target.target.target,
+        skus=target.target.skus,
+        model=model,
+        checkpoint_bytes=checkpoint_bytes(recipe, model),
+    )
+
+
+def target_files(
+    target: TargetPage, recipe: Recipe
+) -> tuple[tuple[tuple[Product, ...], Mapping[str, Mapping[str, str]]], ...]:
+    """The Kubernetes skeleton files of a target page in each NPU mode, each with the selections
+    that share them (``variants``; () for every selection when there is one), once per target
+    page."""
+    slot = f"_kubernetes_{recipe.name}"
+    if slot not in target.__dict__:
+        found = variants(
+            where_of(target, recipe),
+            target.table.offered,
+            target.commands_at,
+            target.role_nodes,
+            [cmd for _n, cmd in target.router],
+        )
+        target.__dict__[slot] = tuple(
+            (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files))
+            for bits, files in found
+        )
+    return target.__dict__[slot]  # type: ignore[no-any-return]
 
 
 def node_of_file(path: str, nodes: Mapping[str, int]) -> int | None:

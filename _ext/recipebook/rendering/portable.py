@@ -42,7 +42,7 @@ def _line(line: TableLine) -> dict:
 def _kubernetes(target: TargetPage, recipe: Recipe) -> dict:
     """The target's Kubernetes skeletons per set of selections and NPU mode, with what each
     node's pods ask for, and the settings' defaults for this target."""
-    where = target.kubernetes_where(recipe)
+    where = kubernetes.where_of(target, recipe)
     return {
         "settings": kubernetes.settings_of(None, where.defaults()),
         "variants": [
@@ -50,7 +50,7 @@ def _kubernetes(target: TargetPage, recipe: Recipe) -> dict:
                 "when": [_product(p) for p in when],
                 "modes": {mode: dict(texts) for mode, texts in files.items()},
             }
-            for when, files in target.kubernetes(recipe)
+            for when, files in kubernetes.target_files(target, recipe)
         ],
     }
 

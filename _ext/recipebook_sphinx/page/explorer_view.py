@@ -31,6 +31,7 @@ from recipebook.rendering.files import selection_key
 
 from . import memory_panel
 from .explorer_nojs import hide_classes, rank_classes, removed_copies
+from .roles import role_title
 
 Translate = Callable[[str], str]
 AxisText = Callable[[Axis], tuple[str, dict[str, str]]]
@@ -278,11 +279,6 @@ def role_code(
 
 
 # -- words ---------------------------------------------------------------------------------
-
-
-def role_title(role: str, _: Translate) -> str:
-    titles = {"main": _("Server"), "prefill": _("Prefill server"), "decode": _("Decode server")}
-    return titles.get(role, role)
 
 
 def placeholder_text(placeholder: Placeholder, _: Translate) -> str:
@@ -596,12 +592,12 @@ def _manifests_view(
     target has the same files), each linking to the opening selection's static copy, and an
     empty block per file that recipebook-files.js fills with the selection's text."""
     opening = target.opening
-    variants = target.kubernetes(recipe)
+    variants = kubernetes.target_files(target, recipe)
     names = next(
         files["device-plugin"] for when, files in variants if not when or any(admits(p, opening) for p in when)
     )
     static = f"{files_href}{selection_key(target.opening_selection())}/"
-    where = target.kubernetes_where(recipe)
+    where = kubernetes.where_of(target, recipe)
     defaults = kubernetes.settings_of(None, where.defaults())
     steps = [cmd for _n, cmd in target.router]
     router = kubernetes.router_of(steps)
