@@ -88,7 +88,9 @@ def _para(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.p
 
 
 def _table(
-    headers: list[str], rows: list[list[nodes.Node | str | list[str]]], classes: tuple[str, ...] = ()
+    headers: list[str],
+    rows: list[list[nodes.Node | str | list[str] | list[nodes.Node]]],
+    classes: tuple[str, ...] = (),
 ) -> nodes.table:
     """A table; a cell given as a list holds one line per item (cells do not wrap)."""
     table = nodes.table(classes=["rb-table", *classes])
@@ -104,9 +106,9 @@ def _table(
     return table
 
 
-def _cell(cell: nodes.Node | str | list[str]) -> list[nodes.Node]:
+def _cell(cell: nodes.Node | str | list[str] | list[nodes.Node]) -> list[nodes.Node]:
     if isinstance(cell, list):
-        return [_para(line) for line in cell]
+        return [line if isinstance(line, nodes.Node) else _para(line) for line in cell]
     return [cell if isinstance(cell, nodes.paragraph) else _para(cell)]
 
 
@@ -559,10 +561,6 @@ class KubernetesSettingsDirective(SphinxDirective):
                     _("none: the files hold {unset} until you set it").format(unset=kubernetes.UNSET[setting.name])
                 )
             name = f"--set-k8s {setting.name}=..."
-            rows.append([_para(label), _para(nodes.literal(name, name)), _para(text), default])
-        table = _table(
-            [_("Setting"), _("On the command line"), _("What it does"), _("Default")],
-            rows,
-            classes=("rb-k8s-settings-table",),
-        )
+            rows.append([[_para(label), _para(nodes.literal(name, name))], _para(text), default])
+        table = _table([_("Setting"), _("What it does"), _("Default")], rows, classes=("rb-k8s-settings-table",))
         return _untranslatable([table])

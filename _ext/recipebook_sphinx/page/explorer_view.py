@@ -184,6 +184,7 @@ class ManifestsView:
     router: Code | None  # kubernetes/router/install.sh
     files: tuple[ManifestFile, ...]
     link: str  # the sentence under "Roles and nodes" that links here
+    download: str  # the link to one file's text
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -665,6 +666,7 @@ def _manifests_view(
             for k, name in enumerate(names)
         ),
         link=_("To run these roles on a Kubernetes cluster instead, see Run it on Kubernetes below."),
+        download=_("Download this file"),
     )
 
 
