@@ -1,9 +1,14 @@
-"""The explorer's Kubernetes panel in a real Chromium: the selection's kubernetes/ files, as
-the download writes them (recipebook-files.js build), following the selection; without
-JavaScript, links to the opening selection's static copies."""
+"""The explorer's Kubernetes panel in a real Chromium: after Roles and nodes and linked from it,
+the selection's kubernetes/ files as the download writes them (recipebook-files.js build),
+following the selection and the cluster's settings; a value that cannot be used is marked and
+left out; what each node must offer follows the CPU and memory; opened from disk the panel still
+writes the files (the API document as a script), and says why not when it cannot; at 375 px the
+YAML keeps its lines. Without JavaScript, links to the opening selection's static copies."""
 
 from __future__ import annotations
 
+import re
+import shutil
 import urllib.request
 from pathlib import Path
 
@@ -19,7 +24,7 @@ from test_browser_explorer import click_value, grid_id, open_tabs, other_value
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"
-TITLE = "Kubernetes manifests"
+TITLE = "Run it on Kubernetes"
 # one prefill/decode target (a router, a decode role of 8 ranks) and one of one role
 CASES = [("A.X-K2", "prefill-decode-disaggregated", "Latency"), ("gpt-oss-120b", "aggregated", "Throughput")]
 
@@ -33,8 +38,12 @@ def _title(language: str) -> str:
     return found.msgstr
 
 
-def _manifests(expansion) -> dict[str, str]:
-    return {name: text for name, text in selection_files(expansion).items() if name.startswith("kubernetes/")}
+def _manifests(expansion, settings: dict[str, str] | None = None) -> dict[str, str]:
+    return {
+        name: text
+        for name, text in selection_files(expansion, None, settings).items()
+        if name.startswith("kubernetes/")
+    }
 
 
 def _shown(page, gid: str) -> dict[str, str]:
@@ -63,6 +72,14 @@ def _wait_for(page, gid: str, expected: dict[str, str]) -> None:
         raise
 
 
+def _type(page, gid: str, name: str, value: str) -> None:
+    field = page.locator(f"#{gid} [data-k8s='{name}']")
+    if field.evaluate("f => f.tagName") == "SELECT":
+        field.select_option(value)
+    else:
+        field.fill(value)
+
+
 @pytest.mark.parametrize("language", ["en", "ko"])
 @pytest.mark.parametrize(("name", "strategy", "target"), CASES, ids=[c[0] for c in CASES])
 def test_the_panel_shows_the_selections_manifests_as_the_engine_writes_them(
@@ -74,11 +91,12 @@ def test_the_panel_shows_the_selections_manifests_as_the_engine_writes_them(
     open_page(page, f"{server}/{language}/recipes/{name}.html")
     gid = grid_id(page, strategy, target)
     open_tabs(page, gid)
-    panel = page.locator(f"#{gid} details.rb-k8s-panel")
-    summary = panel.locator("summary")
-    assert summary.inner_text() == _title(language)
+    panel = page.locator(f"#{gid} section.rb-k8s-panel")
+    assert panel.locator(".rb-role-title").first.inner_text() == _title(language)
+    # Roles and nodes links to it, and the link lands on it
+    page.locator(f"#{gid} a.rb-k8s-link").locator("visible=true").first.click()
+    assert page.evaluate("location.hash") == f"#{gid}-k8s-panel"
     opening = expand(recipe, strategy, target)
-    summary.click()
     _wait_for(page, gid, _manifests(opening))
     assert panel.locator(".rb-k8s-static").is_hidden()
     apply = panel.locator(".rb-code").first
@@ -90,22 +108,111 @@ def test_the_panel_shows_the_selections_manifests_as_the_engine_writes_them(
     expected = _manifests(chosen)
     assert expected != _manifests(opening)
     _wait_for(page, gid, expected)
-    assert [a for a in panel.locator("a[data-file]").all_inner_texts()] == list(expected)
-    # the copy button of a file copies that file; its name downloads it
+    # the cluster's settings: the files follow them as the engine writes them
+    settings = {"npu": "dra", "namespace": "serving", "cpu": "48", "storage-class": "fast-nvme"}
+    for setting, given in settings.items():
+        _type(page, gid, setting, given)
+    expected = _manifests(chosen, settings)
+    _wait_for(page, gid, expected)
+    assert "kind: ResourceClaimTemplate" in "".join(expected.values())
+    # a value that cannot be used is marked, and the files keep the default
+    _type(page, gid, "namespace", "Not A Name")
+    field = page.locator(f"#{gid} [data-k8s='namespace']")
+    assert field.get_attribute("aria-invalid") == "true"
+    assert field.locator("xpath=..").locator(".rb-k8s-bad").is_visible()
+    _wait_for(page, gid, _manifests(chosen, {k: v for k, v in settings.items() if k != "namespace"}))
+    # the copy button of a file copies that file; its link downloads it
     last = list(expected)[-1]
     box = panel.locator(f'.rb-k8s-file[data-file="{last}"]')
+    box.locator("summary").click()
     box.locator(".rb-copy").click()
-    assert page.evaluate("navigator.clipboard.readText()") == expected[last].rstrip("\n")
-    apply.locator(".rb-copy").click()
-    assert page.evaluate("navigator.clipboard.readText()") == kubernetes.APPLY
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == _shown(page, gid)[last].rstrip("\n")
     with page.expect_download() as info:
-        panel.locator(f'a[data-file="{last}"]').click()
+        box.locator("a[data-file]").click()
     assert info.value.suggested_filename == last.rsplit("/", 1)[-1]
-    assert Path(info.value.path()).read_text(encoding="utf-8") == expected[last]
-    # back to the opening selection (the form's reset)
+    assert Path(info.value.path()).read_text(encoding="utf-8") == _shown(page, gid)[last]
+    # the settings are kept from page to page (the last value that could be used; not the cache
+    # sizes), and the form's reset keeps them
     page.click(f"#{gid} button.rb-reset")
-    _wait_for(page, gid, _manifests(opening))
+    _wait_for(page, gid, _manifests(opening, settings))
     context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_what_each_node_must_offer_follows_the_cpu_and_memory(browser, server, language):
+    name, strategy, target = CASES[0]
+    page = browser.new_page()
+    open_page(page, f"{server}/{language}/recipes/{name}.html")
+    gid = grid_id(page, strategy, target)
+    open_tabs(page, gid)
+    needs = page.locator(f"#{gid} .rb-k8s-variant").locator("visible=true").locator(".rb-k8s-needs")
+    before = needs.all_inner_texts()
+    numbers = [set(map(int, re.findall(r"\d+", text))) for text in before]
+    assert numbers and all(n & {40, 41} for n in numbers)  # the default 40 CPUs, and the proxy's 1
+    _type(page, gid, "cpu", "64")
+    _type(page, gid, "memory", "500Gi")
+    page.wait_for_function(
+        "([gid]) => [...document.querySelectorAll('#' + gid + ' .rb-k8s-needs')].some(e => e.textContent.includes('64'))",
+        arg=[gid],
+    )
+    after = [set(map(int, re.findall(r"\d+", text))) for text in needs.all_inner_texts()]
+    assert all(n & {64, 65} for n in after) and any(500 in n for n in after)
+    page.close()
+
+
+def test_opened_from_disk_the_panel_writes_the_files_or_says_why_not(browser, site, tmp_path):
+    """From file:// a page may not fetch the API document; it loads it as a script instead, and
+    when even that is missing the panel says so and keeps the static links."""
+    name, strategy, target = CASES[0]
+    recipe = load(RECIPES / f"{name}.json")
+    expected = _manifests(expand(recipe, strategy, target))
+    page = browser.new_page()
+    open_page(page, (site / "en" / "recipes" / f"{name}.html").as_uri())
+    gid = grid_id(page, strategy, target)
+    open_tabs(page, gid)
+    page.locator(f"#{gid} section.rb-k8s-panel").scroll_into_view_if_needed()
+    _wait_for(page, gid, expected)
+    assert page.locator(f"#{gid} .rb-k8s-disk").is_hidden()
+    page.close()
+    # a copy of the site without the scripts of the documents
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    for script in (copy / "api" / "recipes").glob("*.js"):
+        script.unlink()
+    page = browser.new_page()
+    open_page(page, (copy / "en" / "recipes" / f"{name}.html").as_uri())
+    open_tabs(page, gid)
+    panel = page.locator(f"#{gid} section.rb-k8s-panel")
+    panel.scroll_into_view_if_needed()
+    page.locator(f"#{gid} .rb-k8s-disk").wait_for(state="visible")
+    assert panel.locator(".rb-k8s-static").is_visible()
+    page.close()
+
+
+def test_at_375_px_the_yaml_keeps_its_lines(browser, server):
+    name, strategy, target = CASES[0]
+    page = browser.new_page(viewport={"width": 375, "height": 800})
+    open_page(page, f"{server}/en/recipes/{name}.html")
+    gid = grid_id(page, strategy, target)
+    open_tabs(page, gid)
+    expected = _manifests(expand(load(RECIPES / f"{name}.json"), strategy, target))
+    page.locator(f"#{gid} section.rb-k8s-panel").scroll_into_view_if_needed()  # it is written once in view
+    _wait_for(page, gid, expected)
+    box = page.locator(f'#{gid} .rb-k8s-file[data-file="kubernetes/decode.yaml"]')
+    box.locator("summary").click()
+    pre = box.locator("pre")
+    style, scroll, client, lines, height = pre.evaluate(
+        """p => { const s = getComputedStyle(p);
+                  const range = document.createRange(); range.selectNodeContents(p);
+                  const rows = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                  return [s.whiteSpace, p.scrollWidth, p.clientWidth, rows.size, p.textContent.split('\\n').length - 1]; }"""
+    )
+    assert style == "pre"
+    assert scroll > client  # a long line scrolls sideways inside the box
+    assert lines == height  # one row per line: no line of YAML wraps under another
+    assert box.evaluate("b => b.getBoundingClientRect().right") <= 375
+    page.close()
 
 
 @pytest.mark.parametrize(("name", "strategy", "target"), CASES, ids=[c[0] for c in CASES])
@@ -117,13 +224,12 @@ def test_without_javascript_the_panel_links_the_opening_selections_manifests(bro
     open_page(page, f"{server}/en/recipes/{name}.html")
     gid = grid_id(page, strategy, target)
     open_tabs(page, gid)
-    panel = page.locator(f"#{gid} details.rb-k8s-panel")
-    panel.locator("summary").click()
+    panel = page.locator(f"#{gid} section.rb-k8s-panel")
     assert panel.locator(".rb-k8s-static").is_visible()
+    assert panel.locator(".rb-k8s-settings").is_hidden()  # nothing to set without the script
     assert panel.locator(".rb-code pre").first.inner_text() == kubernetes.APPLY
-    assert all(box.is_hidden() for box in panel.locator(".rb-k8s-file").all())
+    assert [s.strip() for s in panel.locator(".rb-k8s-file > summary").all_inner_texts()] == list(expected)
     links = panel.locator("a[data-file]")
-    assert links.all_inner_texts() == list(expected)
     for k, file in enumerate(expected):
         href = links.nth(k).evaluate("a => a.href")
         with urllib.request.urlopen(href) as response:
