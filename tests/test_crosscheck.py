@@ -280,3 +280,169 @@ def test_make_crosscheck_runs_in_ci_after_make_test() -> None:
 
 def test_the_engine_side_never_imports_vllm(commands) -> None:
     assert "vllm" not in sys.modules and "torch" not in sys.modules
+
+
+# --------------------------------------------------------------------------- the Kubernetes containers
+
+
+@pytest.fixture(scope="module")
+def containers():
+    return _module("tools.crosscheck.containers")
+
+
+@pytest.fixture(scope="module")
+def pairings(containers, commands):
+    recipes, problems = commands.load_recipes(SHIPPED)
+    assert problems == []
+    return containers.collect(recipes)
+
+
+def test_every_server_command_runs_in_some_container(pairings, plan) -> None:
+    ranks = {rank for p in pairings.values() for rank in p.ranks}
+    assert {planned.argv for planned in plan.commands.values()} <= ranks  # every distinct command
+    for pairing in pairings.values():
+        assert all("$(" not in word for word in pairing.container)  # Kubernetes' references read as run
+        if pairing.merged:
+            assert len(pairing.ranks) > 1
+            assert "--data-parallel-multi-port-external-lb" in pairing.container
+        else:
+            assert len(pairing.ranks) == 1
+
+
+def test_a_containers_reference_reads_as_the_commands_placeholder(containers) -> None:
+    assert containers.from_kubernetes("$(POD_IP):$(EPP_HOST) $$(literal)") == "192.0.2.10:placeholder $(literal)"
+
+
+def _dp_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vllm serve")
+    parser.add_argument("model")
+    parser.add_argument("--port", type=int, default=8000)
+    for flag in ("--data-parallel-size", "--data-parallel-size-local", "--data-parallel-rank"):
+        parser.add_argument(flag, type=int)
+    parser.add_argument("--data-parallel-multi-port-external-lb", action="store_true")
+    parser.add_argument("--kv-events-config")
+    parser.add_argument("--api-server-count", type=int)
+    parser.add_argument("--data-parallel-external-lb", action="store_true")
+    parser.add_argument("--tensor-parallel-size", type=int, default=1)
+    parser.add_argument("--pipeline-parallel-size", type=int, default=1)
+    return parser
+
+
+@pytest.fixture
+def supervisor(monkeypatch):
+    """A stand-in of vLLM's node-local supervisor (vllm/entrypoints/launchers/dp_supervisor.py):
+    it derives rank i's arguments as vLLM's does (port + i, rank start + i, one local rank, one
+    API server, its own device), and refuses what vLLM refuses that these cases use."""
+    import types
+
+    module = types.ModuleType("vllm.entrypoints.launchers.dp_supervisor")
+
+    def validate(args):
+        if args.data_parallel_rank is not None:
+            raise ValueError(
+                "--data-parallel-multi-port-external-lb manages child --data-parallel-rank values internally"
+            )
+
+    def child(args, i):
+        out = argparse.Namespace(**vars(args))
+        out.port, out.data_parallel_rank, out.data_parallel_size_local = args.port + i, i, 1
+        out.data_parallel_external_lb, out.data_parallel_multi_port_external_lb, out.api_server_count = True, False, 1
+        out.device_ids = [i]
+        return out
+
+    module.validate_multi_port_external_lb_args = validate
+    module._build_vllm_dp_server_args = child
+    for name in ("vllm", "vllm.entrypoints", "vllm.entrypoints.launchers"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    sys.modules["vllm.entrypoints.launchers"].dp_supervisor = module
+    return module
+
+
+def test_the_judge_compares_each_rank_the_supervisor_derives_with_its_command(judge, supervisor) -> None:
+    parser = _dp_parser()
+    container = ["m", "--port", "8200", "--data-parallel-size", "2", "--data-parallel-size-local", "2",
+                 "--data-parallel-multi-port-external-lb"]  # fmt: skip
+    rank = lambda r, port, *more: [
+        "m",
+        "--port",
+        str(port),
+        "--data-parallel-size",
+        "2",
+        "--data-parallel-rank",
+        str(r),
+        *more,
+    ]  # noqa: E731
+    same = {"container": container, "ranks": [rank(0, 8200), rank(1, 8201)], "merged": True, "kv_events_dropped": True}
+    assert judge.judge_containers(parser, [same]) == [{"error": None, "differences": []}]
+    # a rank whose command listens elsewhere than the supervisor would start it
+    moved = {**same, "ranks": [rank(0, 8200), rank(1, 8300)]}
+    (answer,) = judge.judge_containers(parser, [moved])
+    assert answer["differences"] == ["rank 1: port is 8300 in the command, 8201 in the container"]
+    # KV events: left out on purpose only when nothing reads them
+    events = {**same, "ranks": [rank(0, 8200, "--kv-events-config", "{}"), rank(1, 8201, "--kv-events-config", "{}")]}
+    assert judge.judge_containers(parser, [events])[0]["differences"] == []
+    kept = judge.judge_containers(parser, [{**events, "kv_events_dropped": False}])[0]["differences"]
+    assert kept and all("kv_events_config" in d for d in kept)
+    # what vLLM's supervisor refuses is the answer
+    refused = {**same, "container": [*container, "--data-parallel-rank", "0"]}
+    assert "supervisor refuses" in judge.judge_containers(parser, [refused])[0]["error"]
+
+
+def test_a_containers_env_keeps_every_line_of_its_ranks(containers) -> None:
+    pairing = containers.Pairing(
+        container=("m",),
+        env=(("VLLM_NIXL_SIDE_CHANNEL_PORT", "5600"), ("A", "1"), ("RBLN_VISIBLE_DEVICES", "0,1")),
+        ranks=(("m",), ("m",)),
+        rank_envs=(
+            (("VLLM_NIXL_SIDE_CHANNEL_PORT", "5600"), ("A", "1"), ("RBLN_VISIBLE_DEVICES", "0")),
+            (("VLLM_NIXL_SIDE_CHANNEL_PORT", "5601"), ("A", "1"), ("RBLN_VISIBLE_DEVICES", "1")),
+        ),
+        merged=True,
+        kv_events_dropped=True,
+    )
+    assert containers.env_differences(pairing) == []  # rank 0's port, the container's own devices
+    changed = dataclasses.replace(pairing, env=(("VLLM_NIXL_SIDE_CHANNEL_PORT", "5600"), ("A", "2")))
+    assert containers.env_differences(changed) == [
+        "rank 0: A='1' in the command, '2' in the container",
+        "rank 1: A='1' in the command, '2' in the container",
+    ]
+
+
+def test_the_charts_pool_and_route_are_judged_against_the_files(commands) -> None:
+    helm = _module("tools.crosscheck.helm")
+    from recipebook.expanding.page import expansion_at, page_of
+    from recipebook.rendering import kubernetes
+    from recipebook.rendering.files import kubernetes_where, selection_files
+
+    path = next(p for p in SHIPPED if "targetPorts" in p.read_text(encoding="utf-8"))
+    recipe = recipebook.load(path)
+    target = next(t for t in page_of(recipe).targets if t.router)
+    expansion = expansion_at(recipe, target, target.opening)
+    written = selection_files(expansion)
+    release = kubernetes_where(expansion).release
+    pool_labels = {**kubernetes.router_of([c for _n, c in expansion.router]).match_labels}
+    cluster = written[f"{kubernetes.ROUTER_FOLDER}/{kubernetes.CLUSTER_VALUES}"]
+    import yaml
+
+    pool_labels.update(yaml.safe_load(cluster)["router"]["modelServers"]["matchLabels"])
+    ports = sorted({p for t in (kubernetes.router_of([c for _n, c in expansion.router]),) for p in t.target_ports})
+
+    def rendered(labels, gateway="inference-gateway", backend=release):
+        pool = {"apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool", "metadata": {"name": release},
+                "spec": {"selector": {"matchLabels": labels}, "targetPorts": [{"number": p} for p in ports]}}  # fmt: skip
+        route = {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute", "metadata": {"name": release},
+                 "spec": {"parentRefs": [{"name": gateway}],
+                          "rules": [{"backendRefs": [{"kind": "InferencePool", "name": backend}]}]}}  # fmt: skip
+        return {"epp.yaml": yaml.safe_dump(pool), "httproute.yaml": yaml.safe_dump(route)}
+
+    assert helm.pool_problems(rendered(pool_labels), written, "inference-gateway") == []
+    one_role = {**pool_labels, kubernetes.ROLE_LABEL: "decode"}
+    assert any("misses the pods" in p for p in helm.pool_problems(rendered(one_role), written, "inference-gateway"))
+    assert any(
+        "not the Gateway" in p for p in helm.pool_problems(rendered(pool_labels, "other"), written, "inference-gateway")
+    )
+    assert any(
+        "not the pool" in p
+        for p in helm.pool_problems(rendered(pool_labels, backend="x"), written, "inference-gateway")
+    )
