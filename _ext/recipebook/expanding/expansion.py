@@ -22,7 +22,7 @@ MAX_SELECTIONS = 4096
 # Version of the JSON shapes the engine writes: an expansion, a matrix (command line) and the
 # site API (portable.py; 2: per target the explorer template instead of every selection;
 # 3: per role one line table, ranks as a condition of their lines; nodes, placeholders, serving).
-API_VERSION = 3
+API_VERSION = 4
 MAX_COMBINATIONS = 16 * MAX_SELECTIONS  # combinations of axis values looked at to count them
 
 # A slot says where a line sits in its command, whichever selection produced it:
