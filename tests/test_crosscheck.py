@@ -363,16 +363,10 @@ def test_the_judge_compares_each_rank_the_supervisor_derives_with_its_command(ju
     parser = _dp_parser()
     container = ["m", "--port", "8200", "--data-parallel-size", "2", "--data-parallel-size-local", "2",
                  "--data-parallel-multi-port-external-lb"]  # fmt: skip
-    rank = lambda r, port, *more: [
-        "m",
-        "--port",
-        str(port),
-        "--data-parallel-size",
-        "2",
-        "--data-parallel-rank",
-        str(r),
-        *more,
-    ]  # noqa: E731
+
+    def rank(r: int, port: int, *more: str) -> list[str]:
+        return ["m", "--port", str(port), "--data-parallel-size", "2", "--data-parallel-rank", str(r), *more]
+
     same = {"container": container, "ranks": [rank(0, 8200), rank(1, 8201)], "merged": True, "kv_events_dropped": True}
     assert judge.judge_containers(parser, [same]) == [{"error": None, "differences": []}]
     # a rank whose command listens elsewhere than the supervisor would start it
