@@ -557,7 +557,15 @@
   // names open the opening selection's copies.
 
   function showNeeds(grid, panel, defaults) {
-    var settings = settingsOf(givenSettings(grid), defaults).values;
+    var checked = settingsOf(givenSettings(grid), defaults);
+    var settings = checked.values;
+    // a pair that cannot go together (shared memory not below the memory) is marked too
+    checked.bad.forEach(function (name) {
+      var field = panel.querySelector("[data-k8s='" + name + "']");
+      if (!field) { return; }
+      field.setAttribute("aria-invalid", "true");
+      field.parentElement.querySelector(".rb-k8s-bad").hidden = false;
+    });
     var words = [panel.dataset.words, panel.dataset.proxy, panel.dataset.one];
     panel.querySelectorAll(".rb-k8s-nodes li").forEach(function (item) {
       var pods = item.dataset.pods.split(",").map(Number);
