@@ -73,6 +73,9 @@ def _wait_for(page, gid: str, expected: dict[str, str]) -> None:
 
 
 def _type(page, gid: str, name: str, value: str) -> None:
+    settings = page.locator(f"#{gid} details.rb-k8s-settings")
+    if not settings.evaluate("d => d.open"):
+        settings.locator("summary").click()
     field = page.locator(f"#{gid} [data-k8s='{name}']")
     if field.evaluate("f => f.tagName") == "SELECT":
         field.select_option(value)

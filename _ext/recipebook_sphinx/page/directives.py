@@ -533,6 +533,18 @@ class FlagsDirective(SphinxDirective):
         return _untranslatable([intro, table])
 
 
+def _breakable_literal(text: str) -> list[nodes.Node]:
+    """A long value (an image reference) as code that may break after each '/' only: one code
+    span per part, a <wbr> between (no character added, so what is copied is the value)."""
+    parts = [part for part in re.split(r"(?<=/)", text) if part]
+    out: list[nodes.Node] = []
+    for i, part in enumerate(parts):
+        if i:
+            out.append(nodes.raw("", "<wbr>", format="html"))
+        out.append(nodes.literal(part, part))
+    return out
+
+
 class KubernetesSettingsDirective(SphinxDirective):
     """Every choice an operator makes for the Kubernetes files (``kubernetes.SETTINGS``): its
     name on the command line, what it does, its default."""
@@ -547,7 +559,7 @@ class KubernetesSettingsDirective(SphinxDirective):
             label, text = words[setting.name]
             text = text.format(vllm=versions.get("vllm", ""), vllm_rbln=versions.get("vllm-rbln", ""))
             if setting.default:
-                default: nodes.Node = _para(nodes.literal(setting.default, setting.default))
+                default: nodes.Node = _para(*_breakable_literal(setting.default))
             elif setting.name in kubernetes.UNSET and setting.name != "server-image":
                 default = _para(
                     _("from the recipe's checkpoint facts; without them, {unset}").format(

@@ -456,7 +456,7 @@ def setting_words(_: Translate) -> dict[str, tuple[str, str]]:
             _(
                 "The RBLN device plugin (each container asks for rebellions.ai/npu) or dynamic resource "
                 "allocation (a ResourceClaimTemplate on the npu.rebellions.ai device class, with an RDMA NIC on "
-                "the same NUMA node for prefill/decode)."
+                "the same NUMA node where the KV cache moves between servers)."
             ),
         ),
         "server-image": (
@@ -495,16 +495,22 @@ def setting_words(_: Translate) -> dict[str, tuple[str, str]]:
             _("Hugging Face Secret"),
             _("A Secret with the key HF_TOKEN, read when it exists (a gated model needs it)."),
         ),
-        "gateway": (_("Gateway"), _("The Gateway in the namespace that routes to the router (prefill/decode).")),
+        "gateway": (_("Gateway"), _("The Gateway in the namespace that sends requests to the router.")),
     }
 
 
+# settings that only a target with a router uses
+ROUTER_SETTINGS = ("sidecar-image", "gateway")
+
+
 def _setting_inputs(
-    defaults: dict[str, str], gid: str, versions: dict[str, str], _: Translate
+    defaults: dict[str, str], gid: str, versions: dict[str, str], _: Translate, router: bool
 ) -> tuple[SettingInput, ...]:
     words = setting_words(_)
     out = []
     for setting in kubernetes.SETTINGS:
+        if setting.name in ROUTER_SETTINGS and not router:
+            continue
         label, text = words[setting.name]
         default = defaults.get(setting.name, setting.default)
         shown = default or (_("the cluster's default") if setting.empty else kubernetes.UNSET.get(setting.name, ""))
@@ -639,8 +645,8 @@ def _manifests_view(
             "what the cluster must have first is on the operator's page."
         ),
         operator=(operator_href, _("Operating on Kubernetes")),
-        settings_title=_("Your cluster"),
-        settings=_setting_inputs(defaults, gid, versions, _),
+        settings_title=_("Your cluster: namespace, NPUs, images, storage, CPU and memory"),
+        settings=_setting_inputs(defaults, gid, versions, _, router is not None),
         settings_problem=_("This value cannot be used; the files keep the default."),
         changes_title=_("What the manifests change from the commands above, and why:"),
         nodes_title=_("What each node must offer the pods placed on it:"),

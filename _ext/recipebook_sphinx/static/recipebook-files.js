@@ -613,6 +613,8 @@
     };
     restore();
     fields.hidden = false;
+    // settings kept from another page apply here too: show them
+    if (Object.keys(keptSettings()).length) { fields.open = true; }
     var live = false;
     var show = function () { live = true; showManifests(grid, link, panel); };
     var follow = function () { if (live) { showManifests(grid, link, panel); } };
