@@ -335,6 +335,22 @@ def _router_pointer(data: dict) -> str:
     raise AssertionError("no router")
 
 
+def _with_kv_events(data: dict, endpoint: str) -> None:
+    """Every --kv-events-config of a recipe sent to one endpoint."""
+    for strategy in data["strategies"]:
+        for option in strategy["options"]:
+            for role in option["grid"]["base"]:
+                for owner in (role, *(role.get("ranks") or ())):
+                    text = owner["args"].get("--kv-events-config")
+                    if text:
+                        owner["args"]["--kv-events-config"] = re.sub(
+                            r'"endpoint": "[^"]*"', f'"endpoint": "{endpoint}"', text
+                        )
+
+
+READER = "        - type: queue-scorer\n        - type: precise-prefix-cache-producer\n"
+
+
 def test_kv_events_are_sent_only_where_the_endpoint_picker_reads_them(tmp_path):
     name = _router_recipe()
     recipe = load(ROOT / "recipes" / f"{name}.json")
@@ -346,26 +362,47 @@ def test_kv_events_are_sent_only_where_the_endpoint_picker_reads_them(tmp_path):
     assert not router.kv_events
     written = selection_files(expansion, None, IMAGE)
     assert "--kv-events-config" not in json.dumps({n: t for n, t in written.items() if n.startswith("kubernetes/")})
-    # with a reader in the endpoint picker's plugins, every server keeps its events
-    checked = check_mutated(
-        tmp_path,
-        name,
-        lambda data: _with_router_values(
-            data,
-            lambda body: body.replace(
-                "        - type: queue-scorer\n",
-                "        - type: queue-scorer\n        - type: precise-prefix-cache-producer\n",
-            ),
-        ),
+    add_reader = lambda body: body.replace("        - type: queue-scorer\n", READER)  # noqa: E731
+    # a reader that reads each pod (its default): a server that sends to the picker is refused at its line
+    checked = check_mutated(tmp_path, name, lambda data: _with_router_values(data, add_reader))
+    assert checked.recipe is None
+    assert any(
+        "must bind tcp://*:5557" in p.message and p.pointer.endswith("/--kv-events-config") for p in checked.problems
     )
+
+    # servers that bind the picker's port: every container keeps its events, one container per role
+    def bind(data):
+        _with_router_values(data, add_reader)
+        _with_kv_events(data, "tcp://*:5557")
+        data["placeholders"].pop("EPP_HOST")  # no command names the picker's host any more
+
+    checked = check_mutated(tmp_path, name, bind)
     assert checked.recipe is not None, checked.problems
     reader = next(t for t in page_of(checked.recipe).targets if t.router)
     assert k8s.router_of([c for _n, c in reader.router]).kv_events
     written = selection_files(expansion_at(checked.recipe, reader, reader.opening), None, IMAGE)
+    assert not manifests.problems(written)
     for _n, document in _documents(written):
         if document["kind"] == "Deployment":
             for container in document["spec"]["template"]["spec"]["containers"]:
                 assert "--kv-events-config" in container["args"]
+    # a picker that binds its own endpoint: the servers reach it on a port its Service opens
+    own = "          parameters:\n            kvEventsConfig:\n              discoverPods: false\n              zmqEndpoint: tcp://*:5557\n"
+
+    def central(data, opened):
+        _with_router_values(
+            data,
+            lambda body: (
+                body.replace("        - type: queue-scorer\n", READER + own)
+                + ("\n  extraServicePorts:\n  - name: kv-events\n    port: 5557\n    protocol: TCP" if opened else "")
+            ),
+        )
+        _with_kv_events(data, "tcp://<EPP_HOST>:5557")
+
+    closed = check_mutated(tmp_path, name, lambda data: central(data, False))
+    assert any("opens no port" in p.message for p in closed.problems), closed.problems
+    opened = check_mutated(tmp_path, name, lambda data: central(data, True))
+    assert opened.recipe is not None, opened.problems
 
 
 # -- hostile recipe data: names, labels, ports, numbers ---------------------------------------

@@ -502,7 +502,8 @@ def kubernetes_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     long name is shortened, each SKU is a node label value, the router's `matchLabels` are label
     keys and quoted string values that select the prefill and decode pods together (never one
     role, never a label a Deployment selects its own pods by, never none), its values file has
-    a plain name, and every number a manifest holds (a start-up budget from
+    a plain name, KV events go where the router's endpoint picker reads them (when it reads
+    any), and every number a manifest holds (a start-up budget from
     `VLLM_ENGINE_READY_TIMEOUT_S`, an NPU count, a port) fits Kubernetes' int32 and port range.
     Each problem points at the value it comes from; the files of every selection are then read
     as Kubernetes reads them (selectors, ports, volumes, claims, env references, the router's

@@ -53,6 +53,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import json
 import math
 import re
 import shlex
@@ -444,6 +445,12 @@ class Router:
     kv_events: bool  # the endpoint picker reads KV events
     steps: tuple[str, ...]  # the router steps other than writing the values file
     findings: tuple[Finding, ...] = ()
+    # how the endpoint picker reads KV events: from each pod (it connects to the pod's socket
+    # port + the rank), or on a ZMQ endpoint of its own that the servers connect to (open on
+    # the chart's Service only through extraServicePorts)
+    kv_from_pods: bool = True
+    kv_socket_port: int = 5557
+    kv_open_ports: tuple[int, ...] = ()
 
 
 def steps_text(steps: Sequence[str]) -> str:
@@ -461,19 +468,42 @@ def _key_at(text: str, key: str, start: int = 0) -> int:
     return max(found, 0)
 
 
-def _reads_kv_events(servers_router: Mapping[str, Any]) -> bool:
+def _kv_reader(servers_router: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The KV events settings of the endpoint picker's reader plugin (``{}`` for its defaults),
+    None when no plugin reads KV events."""
     epp = servers_router.get("epp") if isinstance(servers_router.get("epp"), dict) else {}
     chosen = epp.get("pluginsConfigFile")
     configs = epp.get("pluginsCustomConfig") if isinstance(epp.get("pluginsCustomConfig"), dict) else {}
     text = configs.get(chosen) if isinstance(chosen, str) else None
     if not isinstance(text, str):
-        return False
+        return None
     try:
         config = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError:
-        return False
+        return None
     plugins = config.get("plugins") if isinstance(config, dict) else None
-    return any(isinstance(p, dict) and p.get("type") in KV_EVENTS_READERS for p in plugins or ())
+    for plugin in plugins if isinstance(plugins, list) else ():
+        if isinstance(plugin, dict) and plugin.get("type") in KV_EVENTS_READERS:
+            parameters = plugin.get("parameters") if isinstance(plugin.get("parameters"), dict) else {}
+            found = parameters.get("kvEventsConfig")
+            return found if isinstance(found, dict) else {}
+    return None
+
+
+def _open_ports(servers_router: Mapping[str, Any]) -> tuple[int, ...]:
+    """The ports the chart's endpoint picker Service opens beyond its own (extraServicePorts)."""
+    extra = servers_router.get("extraServicePorts")
+    return (
+        tuple(p["port"] for p in extra if isinstance(p, dict) and type(p.get("port")) is int)
+        if isinstance(extra, list)
+        else ()
+    )
+
+
+def _socket_port(reader: Mapping[str, Any]) -> int:
+    discovery = reader.get("podDiscoveryConfig") if isinstance(reader.get("podDiscoveryConfig"), dict) else {}
+    port = discovery.get("socketPort", 5557)
+    return port if type(port) is int else 5557
 
 
 def router_of(steps: Sequence[str]) -> Router | None:
@@ -533,15 +563,19 @@ def _router_of(steps: tuple[str, ...]) -> Router | None:
                 continue
             ports.append(number)
         rest = tuple(step for i, step in enumerate(steps) if i != document.step)
+        reader = _kv_reader(router)
         return Router(
             values_name=name,
             values_text=document.text,
             values_at=base,
             match_labels=labels,
             target_ports=tuple(ports),
-            kv_events=_reads_kv_events(router),
+            kv_events=reader is not None,
             steps=rest,
             findings=tuple(findings),
+            kv_from_pods=bool((reader or {}).get("discoverPods", True)),
+            kv_socket_port=_socket_port(reader or {}),
+            kv_open_ports=_open_ports(router),
         )
     return None
 
@@ -1314,6 +1348,7 @@ def findings_of(
     if router is not None:
         found += router_findings(where, router)
         found += port_findings(router, role_plans)
+        found += kv_events_findings(router, role_plans)
     for plan in role_plans:
         for container in plan.containers:
             found += number_findings(plan.role, container)
@@ -1363,6 +1398,58 @@ def port_findings(router: Router, role_plans: Sequence[RolePlan]) -> list[Findin
                 message="the routing proxy's ports would pass 65535: its first targetPort plus the decode ranks",
             )
         )
+    return findings
+
+
+_ENDPOINT = re.compile(r"tcp://(?P<host>[^:/]+):(?P<port>[0-9]{1,5})$")
+
+
+def kv_events_findings(router: Router, role_plans: Sequence[RolePlan]) -> list[Finding]:
+    """KV events the manifests send go where the endpoint picker reads them: from each pod, the
+    server binds the picker's socket port (plus its rank, which vLLM adds); to the picker's own
+    ZMQ endpoint, a port the chart's Service opens."""
+    if not router.kv_events:
+        return []
+    findings = []
+    for plan in role_plans:
+        for container in plan.containers:
+            text = _flag(container.command, "--kv-events-config")
+            if text is None:
+                continue
+            try:
+                endpoint = json.loads(text).get("endpoint", "")
+            except (ValueError, AttributeError):
+                continue  # a value vLLM's own checks judge
+            match = _ENDPOINT.fullmatch(str(endpoint))
+            where = ("line", plan.role, "--kv-events-config")
+            if match is None:
+                findings.append(
+                    Finding(
+                        at=where,
+                        message=f"KV events go to {endpoint!r}, not a tcp://HOST:PORT the endpoint picker reads",
+                    )
+                )
+                continue
+            host, port = match.group("host"), int(match.group("port"))
+            if router.kv_from_pods:
+                # vLLM adds a server's data-parallel rank to the port itself, as the picker expects
+                if host not in ("*", "0.0.0.0") or port != router.kv_socket_port:
+                    findings.append(
+                        Finding(
+                            at=where,
+                            message=f"the endpoint picker reads KV events from each pod on port {router.kv_socket_port} "
+                            f"(vLLM adds the rank): the server must bind tcp://*:{router.kv_socket_port}, not send to "
+                            f"{endpoint}",
+                        )
+                    )
+            elif host in ("*", "0.0.0.0") or port not in router.kv_open_ports:
+                findings.append(
+                    Finding(
+                        at=where,
+                        message=f"KV events go to {endpoint}, but the endpoint picker's Service opens "
+                        f"{list(router.kv_open_ports) or 'no port'} for them (router.extraServicePorts)",
+                    )
+                )
     return findings
 
 
