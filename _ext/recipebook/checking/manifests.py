@@ -8,10 +8,10 @@ router's pool targets served by every pod it selects, and the pool selecting exa
 prefill and decode pods on the ports they serve; every volume mount with its volume, every
 claim with its template, every ``$(NAME)`` with its env entry; every number within int32;
 the CPU, memory and NPUs each node's pods ask for equal to what the page says the node must
-offer. The tests run it on every selection of every recipe; rule 24 runs it in ``validate`` on
+offer. The tests run it on every selection of every recipe; rule 28 runs it in ``validate`` on
 the files of each set of selections that share them, in both NPU modes.
 
-Rules 19 and 24 refuse the data that ``rendering/kubernetes.py`` finds would make a wrong
+Rules 19 and 28 refuse the data that ``rendering/kubernetes.py`` finds would make a wrong
 manifest (``Finding``), each at its JSON pointer.
 """
 
@@ -497,7 +497,7 @@ def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def kubernetes_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """24. What a recipe gives its Kubernetes manifests makes valid, distinct objects: each
+    """28. What a recipe gives its Kubernetes manifests makes valid, distinct objects: each
     role, recipe, strategy and target name gives DNS-1123 names that no two roles share once a
     long name is shortened, each SKU is a node label value, the router's `matchLabels` are label
     keys and quoted string values that select the prefill and decode pods together (never one

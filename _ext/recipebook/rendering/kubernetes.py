@@ -37,7 +37,7 @@ default; the page asks for them and the command line takes ``--set-k8s NAME=VALU
 made here and checked here (``Findings``): a DNS-1123 name per object, unique per kind after a
 long name is shortened (its first characters and a hash of the whole, never cut alone), label
 keys and values of their syntax and kept strings, numbers within int32; a recipe that would
-make anything else is refused by rule 24 (``checking/manifests.py``) at its JSON pointer.
+make anything else is refused by rule 28 (``checking/manifests.py``) at its JSON pointer.
 
 One implementation for the command line and the page: a role's objects are written with
 PyYAML around a marker line per container's args and env (``skeleton``); each command line has
