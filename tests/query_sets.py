@@ -200,6 +200,8 @@ def page_texts(tree: Path) -> Mapping[str, str]:
             continue
         for chrome in article.select("script, style, button"):  # a button's label is not the page's text
             chrome.decompose()
+        for kept_out in article.select(".no-search, .toctree-wrapper"):  # kept out of the index (a
+            kept_out.decompose()  # table of contents is the other pages' titles, not this page's words)
         texts[docname] = article.get_text(" ")
     return types.MappingProxyType(texts)  # shared by every caller: read-only
 

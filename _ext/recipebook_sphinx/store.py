@@ -74,11 +74,11 @@ class RecipebookDomain(Domain):
 
     name = "recipebook"
     label = "Recipes"
-    data_version = 2
+    data_version = 3
     initial_data: dict[str, Any] = {  # noqa: RUF012 - Sphinx copies it for each environment
         "grids": {},  # docname -> {grid id: GridSize}
         "listings": set(),  # docnames that link every recipe's page (catalogue, flags)
-        "explorer_terms": {},  # docname -> search terms only its explorers hold (search/build.py)
+        "explorer_terms": {},  # docname -> {"explorer": terms only its explorers hold, "focus": ...} (search/build.py)
         "checked": {},  # recipe path -> Verdict
         "navigation": None,  # the last build's table of contents (navigation.py)
         "recipes": Memo(),  # recipe path -> (key, Recipe, problems)
