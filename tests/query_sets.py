@@ -259,9 +259,12 @@ def figures(
 
 # Done when searchtools.js has written its status line (after the last result is shown).
 FINISHED = "document.querySelector('#search-results .search-summary')?.innerText.length > 0"
-# Each result's summary is fetched after it is shown; done when every result has one.
+# Each result's summary is fetched after it is shown, the first ten's at once (the others' when
+# they come into view: RecipeSearchResults.EAGER); done when each of those has one.
 SUMMARISED = (
-    "[...document.querySelectorAll('#search-results ul.search > li')].every((li) => li.querySelector('p.context'))"
+    "[...document.querySelectorAll('#search-results ul.search > li')]"
+    ".slice(0, typeof RecipeSearchResults === 'undefined' ? undefined : RecipeSearchResults.EAGER)"
+    ".every((li) => li.querySelector('p.context'))"
 )
 
 

@@ -31,6 +31,7 @@ from sphinx.search import SearchLanguage, languages
 from .. import store
 from ..config import language as current_language
 from ..page.nodes import recipe_explorer
+from . import summaries
 
 _ = get_translation("recipebook")
 
@@ -221,6 +222,7 @@ def data_script(terms: dict[str, dict[str, list[str]]]) -> str:
             )
         },
         "sphinxNoResults": SPHINX_NO_RESULTS,
+        "summaries": summaries.FOLDER,
     }
     return f"var RecipeSearchData = {json.dumps(data, ensure_ascii=False, sort_keys=True)};\n"
 
@@ -240,3 +242,4 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
 def setup(app: Sphinx) -> None:
     app.connect("doctree-read", note_explorer_terms)
     app.connect("html-page-context", page_context)
+    app.connect("html-page-context", summaries.write, priority=900)  # the body as the page shows it

@@ -1159,8 +1159,31 @@ var RecipeSearch = (function () {
   /** A result's summary: the window of the page's text where the query's words are densest
       (a word counts half inside a command), its words marked. */
   function summary(htmlString, words, anchor) {
+    return summaryOf(pageParts(htmlString, anchor), words);
+  }
+
+  /** The part of a page's summary file (search/summaries.py: its text, its code, its sections) that
+      a result links to: the section the anchor names, or the whole page. */
+  function partOf(file, anchor) {
+    var range = anchor && file.sections && file.sections[anchor.replace(/^#/, "")];
+    if (!range) return { text: file.text, code: file.code };
+    var from = range[0];
+    var text = file.text.slice(from, range[1]);
+    var lead = text.length - text.replace(/^[\s\u00b7,:]+/, "").length; // the separator before it
+    return {
+      text: text.slice(lead),
+      code: file.code
+        .filter(function (c) {
+          return c[0] >= from + lead && c[1] <= range[1];
+        })
+        .map(function (c) {
+          return [c[0] - from - lead, c[1] - from - lead];
+        }),
+    };
+  }
+
+  function summaryOf(parts, words) {
     words = words || [];
-    var parts = pageParts(htmlString, anchor);
     var text = parts.text;
     var length = 240;
     var lead = 60;
@@ -1241,7 +1264,77 @@ var RecipeSearch = (function () {
     search: search,
     pageText: pageText,
     summary: summary,
+    summaryOf: summaryOf,
+    partOf: partOf,
   };
+})();
+
+/*
+ * The result list, shown at once from the index: each result's link, then its summary from the
+ * page's small summary file (_search/<docname>.json, search/summaries.py), never the page
+ * itself. The first results' summaries are fetched at once, the others when they come into
+ * view, so one query downloads a few kilobytes whatever the number of results.
+ */
+var RecipeSearchResults = (function () {
+  "use strict";
+  var EAGER = 10; // results whose summaries are fetched at once
+
+  function link(docname, anchor) {
+    var options = DOCUMENTATION_OPTIONS;
+    if (options.BUILDER === "dirhtml") {
+      var dir = docname + "/";
+      if (/\/index\/$/.test(dir)) dir = dir.slice(0, -6);
+      else if (dir === "index/") dir = "";
+      return dir + anchor;
+    }
+    return docname + options.LINK_SUFFIX + anchor;
+  }
+
+  function summarize(item, hit, words) {
+    var root = document.documentElement.dataset.content_root || "";
+    fetch(root + RecipeSearchData.summaries + "/" + hit.docname + ".json")
+      .then(function (response) {
+        return response.ok ? response.json() : null;
+      })
+      .then(function (file) {
+        if (file) item.appendChild(RecipeSearch.summaryOf(RecipeSearch.partOf(file, hit.anchor), words));
+      })
+      .catch(function () {});
+  }
+
+  function show(hits, words) {
+    var later = [];
+    hits.forEach(function (hit, i) {
+      var item = document.createElement("li");
+      item.classList.add("kind-text");
+      var anchor = document.createElement("a");
+      anchor.href = link(hit.docname, hit.anchor);
+      anchor.dataset.score = hit.score;
+      anchor.textContent = hit.title;
+      item.appendChild(anchor);
+      Search.output.appendChild(item);
+      if (!DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY) return;
+      if (i < EAGER) summarize(item, hit, words);
+      else later.push([item, hit]);
+    });
+    if (later.length && typeof IntersectionObserver !== "undefined") {
+      var waiting = new Map(later);
+      var observer = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (!entry.isIntersecting || !waiting.has(entry.target)) return;
+          summarize(entry.target, waiting.get(entry.target), words);
+          waiting.delete(entry.target);
+          observer.unobserve(entry.target);
+        });
+      });
+      waiting.forEach(function (_hit, item) {
+        observer.observe(item);
+      });
+    }
+    _finishSearch(hits.length);
+  }
+
+  return { show: show, EAGER: EAGER };
 })();
 
 if (typeof Search !== "undefined" && typeof Search.query === "function") {
@@ -1260,11 +1353,7 @@ if (typeof Search !== "undefined" && typeof Search.query === "function") {
           })
           .join(" "),
       );
-    // [docname, title, anchor, description, score, filename, kind]; shown from the end
-    var items = result.hits.map(function (h) {
-      return [h.docname, h.title, h.anchor, null, h.score, h.filename, "text"];
-    });
-    _displayNextItem(items.reverse(), items.length, result.words, new Set());
+    RecipeSearchResults.show(result.hits, result.words);
   };
   Search.makeSearchSummary = RecipeSearch.summary;
   Search.htmlToText = RecipeSearch.pageText;
