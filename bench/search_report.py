@@ -81,15 +81,22 @@ def figures(page, base: str, tree: Path, language: str, part: str, sets: str = "
     recipes = next(
         (d / "recipes" for d in tree.parents if (d / "recipes" / "schema.json").is_file()), query_sets.ROOT / "recipes"
     )
-    return query_sets.figures(entries, results, query_sets.page_texts(tree / language), recipes)
+    texts = dict(query_sets.page_texts(tree / language))
+    for path in (tree / language).rglob("*.html"):  # a page built but kept out of that tree's index (an
+        name = path.relative_to(tree / language).with_suffix("").as_posix()  # older build's reference)
+        if not name.startswith("_") and name not in ("search", "genindex", "404"):
+            texts.setdefault(name, "")  # exists, and cannot be found
+    return query_sets.figures(entries, results, texts, recipes)
 
 
 # What the query's page downloaded: the page itself and every resource, as the network sent them
 # (a file the browser's cache answered counts 0, a revalidated one its headers).
-# A summary file counts its full size even when the browser's cache answered (another query
-# fetched it before): the figure is what a query costs with nothing but the search page cached.
+# What one query's page fetched: the page and its scripts as the network sent them (the browser's
+# cache answers a warm page's), and each result's summary source in full even when the cache
+# answered (another query fetched it before): a summary file, or with Sphinx's own search the
+# result's whole page.
 BYTES = """() => [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource')]
-  .reduce((sum, entry) => sum + (entry.name.includes('/_search/')
+  .reduce((sum, entry) => sum + (entry.initiatorType === 'fetch'
     ? Math.max(entry.transferSize || 0, entry.encodedBodySize || 0) : entry.transferSize || 0), 0)"""
 
 
@@ -182,7 +189,9 @@ def report(tree: Path, before: Path | None, sets: str = "", cost_queries: int = 
                         rows.setdefault((language, part), []).append(found.line())
                     if name == "now":
                         shown[language] = summaries(page, f"{server}/{language}", language)
-                    queries = [e["query"] for part in query_sets.PARTS for e in load(sets, language, part)]
+                    queries = COMMON[language] + [
+                        e["query"] for part in query_sets.PARTS for e in load(sets, language, part)
+                    ]
                     queries = queries[:cost_queries] if cost_queries else queries
                     spent.setdefault(language, []).append(
                         f"{name}: {costs(page, f'{server}/{language}', queries)}; {index_sizes(site, language)}"
@@ -213,7 +222,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--sets", default="", help="a folder of tests/search_sets (real, portal) instead of the site's sets"
     )
-    parser.add_argument("--cost-queries", type=int, default=0, help="measure the cost of the first N queries only")
+    parser.add_argument(
+        "--cost-queries",
+        type=int,
+        default=0,
+        help="measure the cost of the first N queries only (the ten common ones first)",
+    )
     args = parser.parse_args(argv)
     text = report(args.html, args.before, args.sets, args.cost_queries)
     print(text)
