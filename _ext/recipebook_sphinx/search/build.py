@@ -48,7 +48,7 @@ PARAMS: Final[dict[str, Any]] = {
     "unknownDocs": 1,
     "unknown": 1.0,
     "threshold": 0.5,  # a page is shown if it holds more than this share of the query's weight
-    # what a reference page's text holds counts this much (its title and headings in full)
+    # what a reference page's headings, terms and text hold counts this much (its title in full)
     "referenceText": 0.5,
     "phraseTitle": 0.5,
     "phraseHeading": 0.3,

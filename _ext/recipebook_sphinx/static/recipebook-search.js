@@ -855,6 +855,12 @@ var RecipeSearch = (function () {
     return runs;
   }
 
+  /** Whether a word of a title's name is the word of the query, or the query's word with the
+      version a name writes after it (qwen for Qwen2.5, llama for Llama3). */
+  function namePart(part, word) {
+    return part === word || (!HAS_DIGIT.test(word) && part.startsWith(word) && DIGITS.test(part.slice(word.length)));
+  }
+
   /** How well a page's title names the runs: for each run, the best name of the title that holds
       its words in order, as the share of the name they make (1 for "qwen3 8b" and "Qwen3-8B",
       2/3 for "minimax m2" and "MiniMax-M2.1"), halved when other words come between; 0 when
@@ -865,11 +871,11 @@ var RecipeSearch = (function () {
       var best = 0;
       index.chunks[doc].forEach(function (chunk) {
         for (var start = 0; start < chunk.length; start++) {
-          if (chunk[start] !== run[0]) continue;
+          if (!namePart(chunk[start], run[0])) continue;
           var at = start + 1;
           var gaps = 0;
           for (var i = 1; i < run.length && at <= chunk.length; i++) {
-            while (at < chunk.length && chunk[at] !== run[i]) {
+            while (at < chunk.length && !namePart(chunk[at], run[i])) {
               at++;
               gaps++;
             }
@@ -914,7 +920,7 @@ var RecipeSearch = (function () {
       var text = index.reference[doc] ? P.referenceText : 1;
       words.forEach(function (word) {
         var match = word.matches.get(doc) || [0, ""];
-        var where = match[1] === "title" || match[1] === "heading" ? 1 : text;
+        var where = match[1] === "title" ? 1 : text;
         score += weightOn(index, doc, word, match) * match[0] * (P.rank[match[1]] || 0) * where;
       });
       score /= own;
