@@ -167,11 +167,17 @@ def test_serve_sh_runs_each_nodes_command_and_says_to_start_the_head_first(tmp_p
 
 
 def test_the_memory_figures_count_a_server_across_nodes_once():
+    """A server across nodes is one server: its data-parallel ranks and pipeline stages are
+    counted once (from the head's flags, which give the whole of it), not once per node."""
     recipe = load(FIXTURE)
-    target = page_of(recipe).target("dp-ep-across-nodes", "Throughput")
-    commands = target.opening_commands()
-    flags = [memory.Flags.of(c) for c in commands]
-    assert [f.follower for f in flags] == [False, True]
+    facts = load(ROOT / "recipes" / "A.X-K2.json").facts  # any model's facts: the ranks are the question
+    page = page_of(recipe)
+    dp = page.target("dp-ep-across-nodes", "Throughput").opening_commands()
+    assert [memory.Flags.of(c).follower for c in dp] == [False, True]
+    fit = memory.fit(facts, ["RBLN-CR13"], dp)
+    assert sorted(r.dp_rank for r in fit.ranks) == list(range(16))
+    pp = memory.fit(facts, ["RBLN-CR13"], page.target("tp-pp-across-nodes", "Throughput").opening_commands())
+    assert [(r.dp_rank, r.pp_rank, r.tp_size) for r in pp.ranks] == [(0, stage, 8) for stage in range(4)]
 
 
 # -- rule 23: the roles fill the strategy's nodes --------------------------------------------
@@ -282,6 +288,29 @@ def test_rule24_a_follower_without_the_heads_address(tmp_path):
 
     checked = check(tmp_path, mutate)
     checked.expect_only(f"{DP_HEADLESS}/nodes/1", "gives no --data-parallel-address")
+
+
+def test_rule24_the_head_may_give_its_own_address_as_its_node_placeholder(tmp_path):
+    """The head writes --data-parallel-address '<POD_IP>' (its own address), the follower
+    '<HEAD_IP>' (that address, filled from the head's <POD_IP>): the same address, taken;
+    another is refused."""
+    flag = "--data-parallel-address"
+
+    def mutate(follower: str):
+        def change(data):
+            role = at(data, DP_HEADLESS)
+            role["args"].pop(flag)
+            role["nodes"][0]["args"][flag] = f"{flag} '<POD_IP>'"
+            role["nodes"][1]["args"][flag] = f"{flag} '{follower}'"
+            role["varies"].append(flag)
+
+        return change
+
+    assert check(tmp_path, mutate("<HEAD_IP>")).problems == []
+    checked = check(tmp_path, mutate("<IFACE_NAME>"))
+    checked.expect_only(
+        f"{DP_HEADLESS}/nodes/1/args/{flag}", "but <POD_IP> on the head: every node gives the same head"
+    )
 
 
 def test_rule24_a_loopback_head_address(tmp_path):
@@ -414,7 +443,7 @@ def test_any_data_parallel_layout_is_taken_and_one_wrong_start_rank_is_found(tmp
         def mutate(data):
             strategy = data["strategies"][3]
             strategy["nodes"] = str(len(entries))
-            strategy["options"][0]["npus"] = sum(local)
+            strategy["options"][0]["npus"] = max(local)  # NPUs per node
             at(data, "/strategies/3/options/0/grid/base")[0] = _role_with(entries, sum(local))
 
         return mutate

@@ -96,9 +96,18 @@ def _node(index: int, command: Command) -> _Node:
 class _Places:
     """Where a role's lines are written: a node's entry, a delta of the role, or its base."""
 
-    def __init__(self, grid: Grid, role: Role) -> None:
+    def __init__(self, grid: Grid, role: Role, heads: Mapping[str, str]) -> None:
         self.role = role
         self.deltas = [d for per_role in grid.deltas.values() if (d := per_role.get(role.role)) is not None]
+        self.heads = heads  # head placeholder -> the node placeholder whose head value it is
+
+    def as_head_says(self, words: tuple[str, ...]) -> set[tuple[str, ...]]:
+        """The ways a follower may write what the head writes: the same words, or with the head's
+        own node placeholder (<POD_IP>) written as a head placeholder of it (<HEAD_IP>)."""
+        ways = {words}
+        for head, of in self.heads.items():
+            ways.add(tuple(word.replace(f"<{of}>", f"<{head}>") for word in words))
+        return ways
 
     def entry(self, node: _Node) -> str:
         assert self.role.ranks is not None
@@ -148,7 +157,7 @@ def _same_everywhere(nodes: Sequence[_Node], places: _Places, flag: str, why: st
     for node in nodes:
         if not node.has(flag):
             yield places.entry(node), f"{_who(node)} gives no {flag}: every node of the role gives {why}"
-        elif head.has(flag) and node.words(flag) != head.words(flag) and not node.head:
+        elif head.has(flag) and not node.head and node.words(flag) not in places.as_head_says(head.words(flag) or ()):
             yield (
                 places.said(node, flag),
                 f"{flag} {' '.join(node.words(flag) or ())} on {_who(node)}, but "
@@ -281,9 +290,12 @@ def _backends(nodes: Sequence[_Node], places: _Places) -> Iterator[Found]:
                 )
 
 
-def node_problems(grid: Grid, role: Role, commands: Sequence[Command]) -> Iterator[Found]:
-    """What is wrong with the nodes' commands of one selection of a role that spans nodes."""
-    places = _Places(grid, role)
+def node_problems(
+    grid: Grid, role: Role, commands: Sequence[Command], heads: Mapping[str, str] | None = None
+) -> Iterator[Found]:
+    """What is wrong with the nodes' commands of one selection of a role that spans nodes
+    (``heads``: the recipe's head placeholders, each with the node placeholder it takes)."""
+    places = _Places(grid, role, heads or {})
     nodes = [_node(index, command) for index, command in enumerate(commands)]
     if role.launcher != LAUNCHER:
         yield (
@@ -345,7 +357,7 @@ def check(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                 if key in seen:
                     continue
                 seen.add(key)
-                for item in node_problems(grid, role, rows.commands(chosen)):
+                for item in node_problems(grid, role, rows.commands(chosen), recipe.placeholder_heads):
                     found.setdefault(item)
         for pointer, message in found:
             yield doc.problem(pointer, message)
