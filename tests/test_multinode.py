@@ -202,6 +202,11 @@ def test_rule23_a_node_beyond_the_roles(tmp_path):
     checked.expect_only("/strategies/2/nodes", "the strategy spans 3 nodes but target 'Throughput' runs on 2")
 
 
+def test_rule23_a_target_runs_on_at_most_64_nodes(tmp_path):
+    checked = check(tmp_path, lambda data: data["strategies"][2].update(nodes="9999"))
+    checked.expect_only("/strategies/2/nodes", "would run on 9999 nodes; a target runs on at most 64")
+
+
 # -- rule 8: a role that spans nodes counts them ---------------------------------------------
 
 

@@ -38,6 +38,9 @@ from ..reading.model import Grid, Recipe, Role
 from ..reading.source import Document, describe_error
 from . import characters, helmcharts, inline, safety, spanning
 
+# The most nodes a target runs on: the page asks for a node's values once per node (vLLM Recipes
+# offer up to 16 nodes a deployment, and as many again per prefill/decode pool).
+MAX_NODES = 64
 # Option axes the site knows how to title without a catalogue entry.
 KNOWN_OPTION_AXES = frozenset({"tool_calling", "reasoning_parser"})
 _SCALE = re.compile(r"^(\d+) (rank|node)s?$")
@@ -618,13 +621,21 @@ def roles_fill_the_nodes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     last shares it. So a strategy of one node (`nodes` null) has no role that spans nodes; a
     target whose roles need fewer nodes than the strategy's would leave a node with nothing to
     run, and one whose role that spans nodes would reach past the last node (or share one) runs
-    on more. Either is refused at the strategy's `nodes`, with the count its roles need."""
+    on more. Either is refused at the strategy's `nodes`, with the count its roles need. A target
+    runs on at most 64 nodes (the page asks for a node's values once per node)."""
     for strategy in recipe.strategies:
         total = strategy.nodes if strategy.nodes and strategy.nodes > 1 else 1
         for target in strategy.targets:
             roles = target.grid.base
             need = sum(role.nodes for role in roles)
             spanning = [role for role in roles if role.span is not None]
+            if max(need, total) > MAX_NODES:
+                yield doc.problem(
+                    pointer_join(strategy.ptr, "nodes"),
+                    f"target {target.target!r} would run on {max(need, total)} nodes; a target runs on at most "
+                    f"{MAX_NODES}",
+                )
+                break
             where = client.placement([role.nodes for role in roles], strategy.nodes)
             used = {node for nodes in where for node in nodes}
             plan = "; ".join(
