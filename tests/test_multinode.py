@@ -12,17 +12,23 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import shlex
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import Checked, write
 from recipebook import load
+from recipebook.checking import spanning
 from recipebook.expanding import client, memory
+from recipebook.expanding.expansion import reference_role
 from recipebook.expanding.page import expansion_at, page_of
+from recipebook.reading.model import Grid
 from recipebook.rendering import files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -374,6 +380,66 @@ def test_rule24_every_offered_selection_is_checked(tmp_path):
     checked.expect_only(
         "/strategies/2/options/0/grid/deltas/batch=large/main/add_args/--data-parallel-size", "add up to 8 + 8 = 16"
     )
+
+
+# -- real data: vLLM Recipes' own multi-node commands ---------------------------------------
+
+REAL = json.loads((ROOT / "tests" / "data" / "vllm-recipes-multinode.json").read_text(encoding="utf-8"))
+_SHELL_VARIABLE = re.compile(r"\$\{?([A-Z][A-Z0-9_]*)\}?")
+
+
+def _role_of(argvs: list[list[str]]) -> tuple[Grid, list]:
+    """Their nodes' argvs (vllm serve MODEL ...) as one role that spans nodes: the lines every node
+    shares in the role, the others in each node's entry; their $HEAD_IP written '<HEAD_IP>'. Each
+    flag is paired with the word after it, as their builder prints a command."""
+
+    def word(text: str) -> str:
+        found = _SHELL_VARIABLE.fullmatch(text)
+        return f"'<{found.group(1)}>'" if found else shlex.quote(text)
+
+    per_node = []
+    for argv in argvs:
+        lines, args = {}, argv[3:]
+        i = 0
+        while i < len(args):
+            flag, value = args[i], args[i + 1] if i + 1 < len(args) else None
+            paired = value is not None and not value.startswith("-")
+            lines[flag] = f"{flag} {word(value)}" if paired else flag
+            i += 2 if paired else 1
+        per_node.append(lines)
+    shared = {k: v for k, v in per_node[0].items() if all(lines.get(k) == v for lines in per_node)}
+    nodes = [{"args": {k: v for k, v in lines.items() if k not in shared}} for lines in per_node]
+    role = {
+        "role": "main",
+        "launcher": "vllm serve",
+        "args": shared,
+        "envs": {},
+        "ranks": None,
+        "nodes": nodes,
+        "scale": f"{len(nodes)} nodes",
+        "varies": sorted({k for entry in nodes for k in entry["args"]}),
+    }
+    data = {"model": argvs[0][2], "base": [role], "modes": {}, "options": {}, "option_base": {}, "deltas": {}}
+    grid = Grid.from_json({**data, "excluded": [], "recommended": None, "router": None}, "/grid")
+    return grid, reference_role(grid, grid.base[0], {})
+
+
+@pytest.mark.parametrize("deployment", REAL["accepted"], ids=lambda d: f"{d['strategyName']}-{d['nodes']}")
+def test_rule24_takes_what_vllm_recipes_builds(deployment):
+    """Every shape vLLM Recipes' builder writes across nodes (commit in the data file) keeps rule 24."""
+    grid, commands = _role_of(deployment["argvs"])
+    assert [c.node for c in commands] == list(range(1, deployment["nodes"] + 1))
+    assert list(spanning.node_problems(grid, grid.base[0], commands)) == []
+
+
+def test_rule24_refuses_what_vllm_refuses_in_vllm_recipes():
+    """Their TP2 over three nodes: vLLM 0.30.0 refuses it (--nnodes must evenly divide the world
+    size), and so does rule 24, at --nnodes."""
+    (deployment,) = REAL["refused"]
+    grid, commands = _role_of(deployment["argvs"])
+    found = list(spanning.node_problems(grid, grid.base[0], commands))
+    assert found == [("/grid/base/0/args/--nnodes", found[0][1])]
+    assert "does not divide evenly among 3 nodes" in found[0][1]
 
 
 # -- rule 14: head placeholders ---------------------------------------------------------------
