@@ -126,7 +126,7 @@ def test_npus_per_node_are_the_nodes_share():
     assert per_node[("tp-across-nodes", "main")] == (8, 8)  # TP16 over 2 nodes
     assert per_node[("tp-pp-across-nodes", "main")] == (8, 8, 8, 8)  # TP8 x PP4 over 4 nodes
     assert per_node[("dp-ep-across-nodes", "main")] == (8, 8)  # DP16, 8 ranks a node
-    assert per_node[("pd-across-nodes", "decode")] == (8, 8)
+    assert per_node[("pd-across-nodes", "decode")] == (4, 4)  # DP8, 4 ranks a node
     assert per_node[("pd-across-nodes", "prefill")] == (8,)
 
 
@@ -287,7 +287,7 @@ def test_rule24_local_sizes_that_do_not_add_up(tmp_path):
         at(data, f"{DECODE}/args")["--data-parallel-size"] = "--data-parallel-size 12"
 
     checked = check(tmp_path, mutate)
-    checked.expect_only(f"{DECODE}/args/--data-parallel-size", "add up to 8 + 8 = 16")
+    checked.expect_only(f"{DECODE}/args/--data-parallel-size", "add up to 4 + 4 = 8")
 
 
 def test_rule24_a_follower_without_the_heads_address(tmp_path):
@@ -514,7 +514,7 @@ def test_any_data_parallel_layout_is_taken_and_one_wrong_start_rank_is_found(tmp
         def mutate(data):
             strategy = data["strategies"][3]
             strategy["nodes"] = str(len(entries))
-            strategy["options"][0]["npus"] = max(local)  # NPUs per node
+            strategy["options"][0]["npus"] = sum(local)
             at(data, "/strategies/3/options/0/grid/base")[0] = _role_with(entries, sum(local))
 
         return mutate
