@@ -8,6 +8,8 @@ of each selection, the files' value rules), never from the page's own markup.
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +17,9 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from browser_support import open_page
+from browser_support import open_page, settle
 from conftest import ROOTS, built_once, served
-from judge_support import SHOWN_COMMANDS
+from judge_support import SHOWN_COMMANDS, node_tool
 from recipebook import load
 from recipebook.expanding import client
 from recipebook.expanding.page import expansion_at, page_of
@@ -185,3 +187,44 @@ def test_each_nodes_values_fill_its_own_command_and_the_heads_address(browser, m
     check = page.locator(f"#{gid} .rb-serving .rb-steps li").nth(1).locator("pre")
     assert check.inner_text() == "curl -sf 'http://10.0.0.2:8200/health'"
     context.close()
+
+
+def test_the_page_is_valid_html(multinode_site):
+    """The Nu Html Checker finds no error in the page of every multi-node shape."""
+    java = shutil.which("java")
+    if java is None:
+        pytest.fail("java is not installed; make test installs default-jre-headless (tools/system-packages)")
+    result = subprocess.run(
+        [java, "-jar", str(node_tool("vnu-jar/build/dist/vnu.jar")), "--errors-only", "--format", "json",
+         "--exit-zero-always", PAGE],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=multinode_site,
+    )  # fmt: skip
+    report = json.loads(result.stderr or result.stdout)  # vnu writes its report to stderr
+    errors = [m for m in report["messages"] if m.get("type") in ("error", "non-document-error")]
+    assert not errors, errors[:10]
+
+
+def test_no_serious_accessibility_violation_with_each_node_picked(browser, multinode_server):
+    """axe-core on every grid of the page (tabs opened), with each node of each role that spans
+    nodes picked in turn: no violation of serious or critical impact."""
+    axe = node_tool("axe-core/axe.min.js").read_text(encoding="utf-8")
+    run = """async (scope) => (await axe.run({include: [[scope]]}, {resultTypes: ['violations']})).violations
+        .filter(v => v.impact === 'serious' || v.impact === 'critical')
+        .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join('; '))"""
+    context = browser.new_context()
+    page = context.new_page()
+    open_page(page, f"{multinode_server}/{PAGE}")
+    page.add_script_tag(content=axe)
+    found = []
+    for gid in page.eval_on_selector_all("form.rb-grid", "forms => forms.map(f => f.id)"):
+        _open_tabs(page, gid)
+        pickers = page.locator(f"#{gid} .rb-nodes input")
+        for k in range(pickers.count()):
+            page.click(f'label[for="{pickers.nth(k).get_attribute("id")}"]')
+            settle(page)
+            found += [f"#{gid} node {k}: {v}" for v in page.evaluate(run, f"#{gid}")]
+    context.close()
+    assert not found, "\n".join(found)

@@ -15,4 +15,4 @@ recipebook_dir = str(REPOSITORY / "tests" / "data" / "multinode")
 recipebook_pages = {"recipe": "{name}", "install": "index", "configuration": "index"}
 recipebook_versions = SITE["recipebook_versions"]
 recipebook_languages = SITE["recipebook_languages"]
-html_theme = "basic"
+html_theme = "furo"
