@@ -24,9 +24,9 @@ from .. import shell
 from ..expanding.expansion import Command, Line
 from ..expanding.page import grid_table
 from ..problems import Problem, pointer_join
+from ..reading import vocabulary
 from ..reading.model import Grid, Recipe, Role
 from ..reading.source import Document
-from . import vocabulary
 
 LAUNCHER = vocabulary.LAUNCHER
 # The backends vllm-rbln runs (vllm_rbln/platform/__init__.py keeps "mp" and "uni"; "uni" is one process).
