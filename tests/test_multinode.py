@@ -244,7 +244,7 @@ def test_rule24_a_follower_without_headless(tmp_path):
     # without --headless the follower serves its own API (hybrid load balancing): vLLM runs that too
     assert checked.problems == []
     checked = check(tmp_path, without_headless(TP))
-    problem = checked.expect(f"{TP}/nodes/1", "follower 1 (node 2) of a server across nodes (--nnodes) runs --headless")
+    problem = checked.expect(f"{TP}/nodes/1", "follower 1 (node 2) has no --headless: with --nnodes only the head")
     assert "shared by targets Latency, Throughput of strategy tp-across-nodes" in problem.message
 
 
@@ -267,6 +267,38 @@ def test_rule24_reads_a_flag_as_vllm_reads_its_key(tmp_path):
     checked.expect(f"{TP}/nodes/1/args/-r", "--node-rank 0 on follower 1 (node 2)")
     ranks = [p for p in checked.ours if "node-rank" in p.message]
     assert {p.pointer for p in ranks} == {f"{TP}/nodes/1/args/-r"}, checked.ours
+
+
+def test_rule24_the_head_is_not_headless(tmp_path):
+    def mutate(data):
+        at(data, f"{DP_HEADLESS}/nodes/0/args")["--headless"] = "--headless"
+        at(data, DP_HEADLESS)["varies"].remove("--headless")
+
+    checked = check(tmp_path, mutate)
+    checked.expect_only(f"{DP_HEADLESS}/nodes/0/args/--headless", "the head runs --headless, so no node would serve")
+
+
+def test_rule24_every_node_meets_on_the_same_ports(tmp_path):
+    """--master-port and --data-parallel-rpc-port may be left out, but a node that gives another
+    port than the head's would wait at a port nothing opens."""
+
+    def other_port(role: str, flag: str):
+        def mutate(data):
+            entry = at(data, f"{role}/nodes/1/args")
+            entry[flag] = f"{flag} 29501"
+            at(data, role)["varies"].append(flag)
+
+        return mutate
+
+    checked = check(tmp_path, other_port(DP, "--data-parallel-rpc-port"))
+    checked.expect_only(
+        f"{DP}/nodes/1/args/--data-parallel-rpc-port",
+        "--data-parallel-rpc-port 29501 on follower 1 (node 2), but 13345 on the head",
+    )
+    checked = check(tmp_path, other_port(TP, "--master-port"))
+    checked.expect(
+        f"{TP}/nodes/1/args/--master-port", "--master-port 29501 on follower 1 (node 2), but 29500 on the head"
+    )
 
 
 def test_rule24_a_follower_without_its_node_rank(tmp_path):

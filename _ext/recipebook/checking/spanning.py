@@ -207,11 +207,15 @@ def _torch_nodes(nodes: Sequence[_Node], places: _Places) -> Iterator[Found]:
                 f"so this node is --node-rank {node.index}",
             )
         if node.head and node.has("--headless"):
-            yield places.said(node, "--headless"), "the head runs --headless: then no node serves the API"
+            yield (
+                places.said(node, "--headless"),
+                "the head runs --headless, so no node would serve the API: only followers are headless",
+            )
         if not node.head and not node.has("--headless"):
             yield (
                 places.entry(node),
-                f"{_who(node)} of a server across nodes (--nnodes) runs --headless: only the head serves the API",
+                f"{_who(node)} has no --headless: with --nnodes only the head serves the API, so every follower "
+                "runs --headless (add it to this node's entry)",
             )
     yield from _address(nodes, places, "--master-addr")
     yield from _optional_same(nodes, places, "--master-port", "the same --master-port")
@@ -224,7 +228,7 @@ def _torch_nodes(nodes: Sequence[_Node], places: _Places) -> Iterator[Found]:
         yield (
             places.said(head, "--nnodes"),
             f"the world size (tensor x pipeline x data parallel: {world}) does not divide evenly among "
-            f"{count} nodes, as vLLM requires of --nnodes",
+            f"{count} nodes, as vLLM requires of --nnodes: change a parallel size or the number of nodes",
         )
 
 
@@ -270,10 +274,13 @@ def _data_parallel_nodes(nodes: Sequence[_Node], places: _Places) -> Iterator[Fo
             yield (
                 places.said(node, "--data-parallel-hybrid-lb"),
                 f"{_who(node)} runs --headless and asks for --data-parallel-hybrid-lb, which vLLM refuses "
-                "(hybrid load balancing serves the API on every node)",
+                "(hybrid load balancing serves the API on every node): drop one of them",
             )
         if node.head and node.has("--headless"):
-            yield places.said(node, "--headless"), "the head runs --headless: then no node serves the API"
+            yield (
+                places.said(node, "--headless"),
+                "the head runs --headless, so no node would serve the API: only followers are headless",
+            )
     yield from _address(nodes, places, "--data-parallel-address")
     yield from _optional_same(nodes, places, "--data-parallel-rpc-port", "the same --data-parallel-rpc-port")
 
