@@ -126,8 +126,9 @@ def test_the_head_alone_is_checked_and_asked(multinode_site):
     checks = steps[0].select("pre")
     assert len(checks) == 1 and checks[0]["data-node"] == "1"
     assert checks[0].get_text() == f"curl -sf 'http://{client.NODE_HOST}:8000/health'"
-    request = grid.select(".rb-serving pre")[1]
+    request, bench = grid.select(".rb-serving pre")[1:3]
     assert request["data-node"] == "1" and f"http://{client.NODE_HOST}:8000" in request.get_text()
+    assert bench["data-node"] == "1" and f"--base-url 'http://{client.NODE_HOST}:8000'" in bench.get_text()
 
 
 def test_the_markdown_view_gives_every_nodes_command(multinode_site):

@@ -484,7 +484,7 @@ def _serving_view(
                 final=final,
                 client=plain_code(f"{gid}-q{index}-{c}", group.client, group.endpoint.node),
                 client_text=group.client,
-                bench=plain_code(f"{gid}-b{index}-{c}", group.bench),
+                bench=plain_code(f"{gid}-b{index}-{c}", group.bench, group.endpoint.node),
                 bench_text=group.bench,
             )
         )
