@@ -43,6 +43,7 @@ class Endpoint:
     host: str
     port: int | None  # None: the router's own (HTTP default) port
     router: bool
+    node: int | None = None  # the node whose address the host is: the head of a server that spans nodes
 
     @property
     def base_url(self) -> str:
@@ -61,6 +62,8 @@ SERVING_FLAGS = frozenset(
         "--data-parallel-size",
         "--data-parallel-size-local",
         "--data-parallel-rank",
+        "--nnodes",
+        "--headless",
     }
 )
 
@@ -115,20 +118,31 @@ def npus(command: Command) -> int:
 
     Tensor x pipeline parallel, times the data-parallel replicas this process runs: all of
     --data-parallel-size, unless it is one rank (--data-parallel-rank) or sets
-    --data-parallel-size-local.
+    --data-parallel-size-local. A node of a server that spans --nnodes nodes holds its share
+    (vLLM divides the world size evenly among the nodes).
     """
     per_replica = _int_flag(command, "--tensor-parallel-size", 1) * _int_flag(command, "--pipeline-parallel-size", 1)
     if _flag(command, "--data-parallel-rank") is not None:
-        replicas = 1
-    else:
-        replicas = _int_flag(command, "--data-parallel-size-local", _int_flag(command, "--data-parallel-size", 1))
-    return per_replica * replicas
+        return per_replica
+    if _flag(command, "--data-parallel-size-local") is not None:
+        return per_replica * _int_flag(command, "--data-parallel-size-local", 1)
+    world = per_replica * _int_flag(command, "--data-parallel-size", 1)
+    return max(1, world // max(1, _int_flag(command, "--nnodes", 1)))
+
+
+def serves(command: Command) -> bool:
+    """Whether a server command answers HTTP requests: every one but a --headless follower."""
+    return _flag(command, "--headless") is None
 
 
 def endpoint_of(first: Command, router: bool) -> Endpoint:
-    """Where requests go: the router, else the first server's port on its host."""
+    """Where requests go: the router, else the first server's port on its host; for a server
+    that spans nodes, on its head (its followers answer no requests of their own), at the
+    head's address."""
     if router:
         return Endpoint(host=ROUTER_HOST, port=None, router=True)
+    if first.node is not None:
+        return Endpoint(host=NODE_HOST, port=port(first), router=False, node=first.node)
     return Endpoint(host=LOCAL_HOST, port=port(first), router=False)
 
 
@@ -174,44 +188,69 @@ class RolePlan:
 
     step: int  # 1-based start order
     role: str
-    node: int  # 1-based node number
-    servers: int  # processes (ranks) of the role
+    node: int  # 1-based node number (the head's, for a role that spans nodes)
+    servers: int  # processes (ranks) of the role; one per node for a role that spans nodes
     npus_per_server: tuple[int, ...]
-    ports: tuple[int, ...]
+    ports: tuple[int, ...]  # the ports its servers answer on (a spanning role's head only)
     wait: tuple[str, ...]  # commands that succeed once the role is ready
+    nodes: tuple[int, ...] = ()  # every node of a role that spans nodes, the head first; () otherwise
 
     @property
     def npus(self) -> int:
         return sum(self.npus_per_server)
 
+    @property
+    def spans(self) -> bool:
+        return len(self.nodes) > 1
 
-def node_of(index: int, nodes: int | None) -> int:
-    """The node (from 1) the index-th role runs on: with several nodes, one role per node in
-    recipe order (the last node takes any further roles); else node 1."""
-    return 1 if not nodes or nodes < 2 else min(index + 1, nodes)
+
+def placement(spans: Sequence[int], nodes: int | None) -> tuple[tuple[int, ...], ...]:
+    """The nodes (from 1) each role runs on, given how many nodes each spans (1 for a role on
+    one node) and the strategy's nodes.
+
+    Roles take nodes in recipe order: a role on one node the next node, a role that spans N
+    nodes the next N, each of its own. With several nodes, a role on one node beyond the last
+    shares the last; with one node, every role on one node runs on node 1 (rule 23 refuses a
+    role that spans nodes there, and any plan whose nodes do not come out as the strategy's).
+    """
+    total = nodes if nodes and nodes > 1 else 1
+    out, cursor = [], 1
+    for span in spans:
+        if span > 1:
+            out.append(tuple(range(cursor, cursor + span)))
+        else:
+            out.append((min(cursor, total),))
+        cursor += max(span, 1)
+    return tuple(out)
 
 
 def roles_for(grouped: Sequence[tuple[str, Sequence[Command]]], nodes: int | None) -> list[RolePlan]:
-    """The roles in start order, each with its node, NPUs, ports and health checks.
+    """The roles in start order, each with its nodes, NPUs, ports and health checks.
 
     A role is ready when every one of its servers answers ``/health``; start the next role
     (and at last the router) only then. A check runs where the reader is: on a single node
-    against localhost, across nodes against the node's own address.
+    against localhost, across nodes against the node's own address. A role that spans nodes
+    is one server: its head, started first, answers for it once every node has joined, so it
+    is checked there only.
     """
+    spans = [len(commands) if commands[0].node is not None else 1 for _role, commands in grouped]
+    where = placement(spans, nodes)
+    host = NODE_HOST if nodes and nodes > 1 else LOCAL_HOST
     plans = []
     for index, (role, commands) in enumerate(grouped):
-        node = node_of(index, nodes)
-        host = NODE_HOST if nodes and nodes > 1 else LOCAL_HOST
-        ports = tuple(port(c) for c in commands)
+        spanning = commands[0].node is not None
+        answering = [c for c in commands if serves(c)][:1] if spanning else list(commands)
+        ports = tuple(port(c) for c in answering)
         plans.append(
             RolePlan(
                 step=index + 1,
                 role=role,
-                node=node,
+                node=where[index][0],
                 servers=len(commands),
                 npus_per_server=tuple(npus(c) for c in commands),
                 ports=ports,
                 wait=tuple(f"curl -sf {shlex.quote(f'http://{host}:{p}/health')}" for p in ports),
+                nodes=where[index] if spanning else (),
             )
         )
     return plans

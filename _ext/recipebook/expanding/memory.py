@@ -113,6 +113,7 @@ class Flags:
     block_size: int | None = None
     gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
     kv_cache_dtype: str = "auto"
+    follower: bool = False  # a follower node of a server that spans nodes: its head's figures cover it
 
     @classmethod
     def of(cls, command: Command) -> Flags:
@@ -144,6 +145,7 @@ class Flags:
             block_size=number("--block-size"),
             gpu_memory_utilization=number("--gpu-memory-utilization", float, DEFAULT_GPU_MEMORY_UTILIZATION),
             kv_cache_dtype=(values.get("--kv-cache-dtype") or ["auto"])[0],
+            follower=bool(number("--node-rank") or number("--data-parallel-start-rank")),
         )
 
 
@@ -371,6 +373,8 @@ def fit(
         if command.launcher.split()[:2] != ["vllm", "serve"]:
             continue
         flags = Flags.of(command)
+        if flags.follower:
+            continue  # one server across nodes: the head's flags give every rank of it
         length = max_model_len or flags.max_model_len
         block = flags.block_size
         if block is None:

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from .. import shell
 from ..problems import SelectionError
 from ..reading import vocabulary
-from ..reading.model import Grid, Recipe, Strategy, Target
+from ..reading.model import Grid, Recipe, Role, Strategy, Target
 from . import client, memory, table
 from .expansion import Command, Expansion, base_selection, by_role, default_selection, find, resolve
 from .provenance import Provenance, provenance
@@ -61,7 +61,8 @@ class Placeholder:
 
     name: str  # without angle brackets: POD_IP
     meaning: str  # a value of PLACEHOLDER_MEANINGS, or "deployment"
-    scope: str  # "node": a value per node of a multi-node target; "shared": one value
+    scope: str  # "node": a value per node of a multi-node target; "head": see of; "shared": one value
+    of: str | None = None  # scope "head": the node placeholder whose value on a role's head node it takes
 
     @property
     def text(self) -> str:
@@ -136,8 +137,17 @@ class TargetPage:
 
     @functools.cached_property
     def role_nodes(self) -> Mapping[str, int]:
-        """Each role's node (from 1), read-only: every expansion of the target shares it."""
-        return types.MappingProxyType({role: node.number for node in self.nodes for role in node.roles})
+        """Each role's node (from 1; the head's, for a role that spans nodes), read-only: every
+        expansion of the target shares it."""
+        first: dict[str, int] = {}
+        for node in self.nodes:
+            for role in node.roles:
+                first.setdefault(role, node.number)
+        return types.MappingProxyType(first)
+
+    def nodes_of(self, role: str) -> tuple[int, ...]:
+        """Every node a role runs on, in order (its head first)."""
+        return tuple(node.number for node in self.nodes if role in node.roles)
 
     def index(self, selection: Mapping[str, str]) -> tuple[int, ...]:
         return self.table.index(selection)
@@ -319,10 +329,12 @@ def subtitle(strategy: Strategy) -> str | None:
     return None if not tag or tag.casefold() in strategy.label.casefold() else tag
 
 
-def _nodes(roles: tuple[str, ...], count: int | None) -> tuple[Node, ...]:
+def _nodes(roles: tuple[Role, ...], count: int | None) -> tuple[Node, ...]:
+    """The target's nodes and what runs on each (``client.placement``)."""
     numbers: dict[int, list[str]] = {}
-    for index, role in enumerate(roles):
-        numbers.setdefault(client.node_of(index, count), []).append(role)
+    for role, where in zip(roles, client.placement([role.nodes for role in roles], count), strict=True):
+        for number in where:
+            numbers.setdefault(number, []).append(role.role)
     return tuple(Node(number=n, roles=tuple(r)) for n, r in sorted(numbers.items()))
 
 
@@ -381,18 +393,30 @@ def _memory(recipe: Recipe, target: Target, lines: Table) -> tuple[MemoryGroup, 
 
 
 def _placeholders(
-    recipe: Recipe, lines: Table, router: tuple[tuple[str, str], ...], serving: tuple[Serving, ...]
+    recipe: Recipe,
+    lines: Table,
+    router: tuple[tuple[str, str], ...],
+    serving: tuple[Serving, ...],
+    nodes: int,
 ) -> tuple[Placeholder, ...]:
+    """The placeholders of a target's commands, router steps, client and health checks, in
+    order of appearance; a head placeholder brings the node placeholder it takes its value
+    from (the reader fills that one in). On several nodes the nodes' own address, which the
+    health checks use, has a value per node unless the recipe says otherwise."""
     texts = [line.text for role in lines.roles for line in role.lines] + [cmd for _name, cmd in router]
     for group in serving:
         texts += [group.client, group.bench, *(check for plan in group.roles for check in plan.wait)]
+    names = shell.placeholders("\n".join(texts))
+    names += [of for name in names if (of := recipe.placeholder_heads.get(name)) and of not in names]
+    default = {client.NODE_HOST[1:-1]: "node"} if nodes > 1 else {}
     return tuple(
         Placeholder(
             name=name,
             meaning=PLACEHOLDER_MEANINGS.get(name, "deployment"),
-            scope=recipe.placeholder_scopes.get(name, "shared"),
+            scope=recipe.placeholder_scopes.get(name, default.get(name, "shared")),
+            of=recipe.placeholder_heads.get(name),
         )
-        for name in shell.placeholders("\n".join(texts))
+        for name in names
     )
 
 
@@ -410,6 +434,7 @@ def target_page(
     base = base_selection(grid)
     router = tuple((step.node, step.cmd) for step in grid.router)
     serving = _serving(lines, bool(router), strategy.nodes)
+    nodes = _nodes(grid.base, strategy.nodes)
     conflicts = tuple(
         Conflict(choices=tuple(entry.items()), product=product)
         for entry, product in zip(grid.excluded, lines.excluded, strict=True)
@@ -426,8 +451,8 @@ def target_page(
         conflicts=conflicts,
         serving=serving,
         router=router,
-        nodes=_nodes(tuple(role.role for role in grid.base), strategy.nodes),
-        placeholders=_placeholders(recipe, lines, router, serving),
+        nodes=nodes,
+        placeholders=_placeholders(recipe, lines, router, serving, len(nodes)),
         provenance=provenance(target, pinned),
         memory=_memory(recipe, target, lines),
     )
@@ -505,6 +530,7 @@ def expansion_at(recipe: Recipe, target: TargetPage, chosen: Sequence[int]) -> E
         router=target.router,
         nodes=target.role_nodes,
         skus=target.target.skus,
+        heads=recipe.placeholder_heads,
     )
 
 

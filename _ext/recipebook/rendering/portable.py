@@ -52,6 +52,7 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
             {
                 "role": role.role,
                 "node": target.node_of(role.role),
+                "nodes": list(role.nodes) if role.spans else None,  # a role that spans nodes: rank k on nodes[k]
                 "launcher": role.launcher,
                 "model": role.model,
                 "ranks": role.ranks,
@@ -61,7 +62,10 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
         ],
         "router": [{"node": name, "cmd": cmd} for name, cmd in target.router],
         "nodes": [{"node": node.number, "roles": list(node.roles)} for node in target.nodes],
-        "placeholders": [{"name": p.name, "scope": p.scope, "meaning": p.meaning} for p in target.placeholders],
+        "placeholders": [
+            {"name": p.name, "scope": p.scope, "meaning": p.meaning, **({"of": p.of} if p.of else {})}
+            for p in target.placeholders
+        ],
         "serving": [
             {
                 "when": [_product(p) for p in group.when],
@@ -76,6 +80,7 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
                         "npus": list(plan.npus_per_server),
                         "ports": list(plan.ports),
                         "wait": list(plan.wait),
+                        "nodes": list(plan.nodes),
                     }
                     for plan in group.roles
                 ],

@@ -385,8 +385,12 @@ class ExplorerDirective(RecipeDirective):
 
     def _target_facts(self, page: TargetPage) -> nodes.Element:
         target, found = page.target, page.provenance
+        spanning = any(role.spans for role in page.table.roles)
         parts = [
-            _("NPUs per node: {count}").format(count=target.npus),
+            # a server that spans nodes uses its NPUs on several nodes: Roles and nodes gives each node's
+            _("NPUs per server: {count}, across its nodes").format(count=target.npus)
+            if spanning
+            else _("NPUs per node: {count}").format(count=target.npus),
             ", ".join(target.skus),
             _("verified {date} with {releases}").format(date=found.date, releases=found.releases_text()),
             _("model implementation: {impl}").format(impl=target.model_impl),

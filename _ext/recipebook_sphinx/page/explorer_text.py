@@ -40,16 +40,32 @@ def _list(items: Sequence[str]) -> nodes.bullet_list:
     return listing
 
 
+ABSENT = "—"  # a rank's cell without a line of that key (explorer_view)
+
+
+def _literal_para(text: str) -> nodes.paragraph:
+    """A key or value of a command as code: no typography (``--node-rank`` keeps both dashes)."""
+    return nodes.paragraph("", "", nodes.literal(text, text))
+
+
 def _table(caption: str, table: RankTable) -> list[nodes.Node]:
     grid = nodes.table(classes=["rb-ranks-text"])
     group = nodes.tgroup(cols=len(table.headers))
     grid += group
     group.extend(nodes.colspec(colwidth=1) for _h in table.headers)
     head = nodes.thead()
-    head += nodes.row("", *[nodes.entry("", _para(h)) for h in table.headers])
+    head += nodes.row(
+        "", *[nodes.entry("", _para(h) if not i else _literal_para(h)) for i, h in enumerate(table.headers)]
+    )
     body = nodes.tbody()
     for row in table.rows:
-        body += nodes.row("", *[nodes.entry("", _para(cell)) for cell in row])
+        body += nodes.row(
+            "",
+            *[
+                nodes.entry("", _para(cell) if not i or cell == ABSENT else _literal_para(cell))
+                for i, cell in enumerate(row)
+            ],
+        )
     group += [head, body]
     return [_para(caption), grid]
 
