@@ -673,9 +673,9 @@ _NUMBERED = re.compile(r"(\d+)\.\s+")
 def statements() -> tuple[Statement, ...]:
     """Every rule a recipe keeps, numbered ones in order and then the others, each the
     docstring of the function that checks it (rules 15-18 are checked in characters.py and
-    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py)."""
+    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py, 30-32 in sizing.py)."""
     from ..reading import facts
-    from . import bounds, commandtext
+    from . import bounds, commandtext, sizing
 
     checkers = (
         *RULES,
@@ -685,6 +685,9 @@ def statements() -> tuple[Statement, ...]:
         facts.check,
         commandtext.check,
         bounds.check,
+        sizing.facts_bounds,
+        sizing.npus_agree,
+        sizing.served_sizes,
     )
     found = []
     for checker in checkers:

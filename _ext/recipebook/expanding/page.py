@@ -28,7 +28,16 @@ from ..problems import SelectionError
 from ..reading.model import Grid, Recipe, Strategy, Target
 from ..rendering import kubernetes
 from . import client, memory, table
-from .expansion import Command, Expansion, base_selection, by_role, default_selection, find, resolve
+from .expansion import (
+    Command,
+    Expansion,
+    base_selection,
+    by_role,
+    default_selection,
+    find,
+    is_excluded,
+    resolve,
+)
 from .provenance import Provenance, provenance
 from .table import Product, Table
 
@@ -256,6 +265,8 @@ class RecipePage:
     flags: tuple[Flag, ...]  # every engine flag any command can carry, sorted
     catalogue: CatalogueEntry
     strategies: tuple[StrategyPage, ...]
+    observations: tuple[memory.Seen, ...] = ()  # every observation held against the memory figures
+    settled: tuple[memory.Settlement, ...] = ()  # the open questions the observations settle
 
     @property
     def targets(self) -> tuple[TargetPage, ...]:
@@ -379,7 +390,9 @@ def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ..
     )
 
 
-def _memory(recipe: Recipe, target: Target, lines: Table) -> tuple[MemoryGroup, ...]:
+def _memory(
+    recipe: Recipe, target: Target, lines: Table, settled: Mapping[tuple[str, int], memory.Settlement] | None = None
+) -> tuple[MemoryGroup, ...]:
     """The memory figures of every offered selection, grouped: selections whose commands agree
     on what the figures read share one computation and one group."""
     if recipe.facts is None:
@@ -390,7 +403,7 @@ def _memory(recipe: Recipe, target: Target, lines: Table) -> tuple[MemoryGroup, 
         commands = lines.commands(chosen)
         key = tuple((c.role, c.launcher, c.model, memory.Flags.of(c)) for c in commands)
         if key not in figures:
-            figures[key] = memory.fit(recipe.facts, target.skus, commands)
+            figures[key] = memory.fit(recipe.facts, target.skus, commands, settled=settled)
         fit = figures[key]
         bits[fit] = bits.get(fit, 0) | 1 << bit
     return tuple(
@@ -412,6 +425,65 @@ def _placeholders(
         )
         for name in shell.placeholders("\n".join(texts))
     )
+
+
+def observation_selection(grid: Grid, given: Mapping[str, str] | None) -> dict[str, str] | None:
+    """The selection an observation ran: the given axis values over the base selection (the
+    recommended one when the base is not offered); None when it names an unknown or excluded
+    choice (rule 30 says which)."""
+    start = base_selection(grid) or default_selection(grid)
+    chosen = {**start, **(given or {})}
+    if set(chosen) != set(grid.axes) or any(v not in grid.axes[a] for a, v in chosen.items()):
+        return None
+    return None if is_excluded(grid, chosen) else chosen
+
+
+def observation_runs(recipe: Recipe) -> list[memory.Run]:
+    """Every observation of a recipe as a run of commands: each target's verified date (its
+    opening selection served on each SKU it names) and the recipe's recorded observations."""
+    if recipe.facts is None:
+        return []
+    runs = []
+    for s, strategy in enumerate(recipe.strategies):
+        for t, target in enumerate(strategy.targets):
+            lines = grid_table(target.grid)[0]
+            commands = lines.commands(lines.index(default_selection(target.grid)))
+            for sku in target.skus:
+                if sku in memory.SKUS:
+                    runs.append(
+                        memory.Run(
+                            key=f"/strategies/{s}/options/{t}/verified",
+                            kind="verified",
+                            outcome="serves",
+                            strategy=strategy.slug,
+                            target=target.target,
+                            sku=sku,
+                            commands=commands,
+                            model=None,
+                            max_model_len=None,
+                            max_num_seqs=None,
+                            date=target.verified,
+                        )
+                    )
+    for observation in recipe.facts.observations:
+        strategy_ = recipe.strategy(observation.strategy)
+        target_ = strategy_.target(observation.target) if strategy_ else None
+        if target_ is None or observation.sku not in memory.SKUS:
+            continue
+        chosen = observation_selection(target_.grid, observation.selection)
+        if chosen is None:
+            continue
+        lines = grid_table(target_.grid)[0]
+        runs.append(memory.Run.of(observation, lines.commands(lines.index(chosen))))
+    return runs
+
+
+def reconciled(recipe: Recipe) -> tuple[dict[tuple[str, int], memory.Settlement], tuple[memory.Seen, ...]]:
+    """The recipe's observations held against the figures, once per recipe object."""
+    slot = "_reconciled"
+    if slot not in recipe.__dict__:
+        recipe.__dict__[slot] = memory.reconcile(recipe.facts, observation_runs(recipe))
+    return recipe.__dict__[slot]
 
 
 def target_page(
@@ -447,7 +519,7 @@ def target_page(
         nodes=_nodes(tuple(role.role for role in grid.base), strategy.nodes),
         placeholders=_placeholders(recipe, lines, router, serving),
         provenance=provenance(target, pinned),
-        memory=_memory(recipe, target, lines),
+        memory=_memory(recipe, target, lines, reconciled(recipe)[0]),
     )
 
 
@@ -487,6 +559,8 @@ def build_page(recipe: Recipe, *, only_default: bool = False, pinned: Mapping[st
             features=tuple(key for key, flag in CATALOGUE_FEATURES.items() if flag in flags_in_use(recipe)),
         ),
         strategies=strategies,
+        observations=reconciled(recipe)[1],
+        settled=tuple(reconciled(recipe)[0].values()),
     )
 
 
