@@ -14,7 +14,7 @@ import polib
 import pytest
 from bs4 import BeautifulSoup
 
-from recipebook.checking import bounds, characters, commandtext, rules, safety
+from recipebook.checking import bounds, characters, commandtext, rules, safety, sizing
 from recipebook.reading import facts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +26,9 @@ CHECKERS = (
     facts.check,
     commandtext.check,
     bounds.check,
+    sizing.facts_bounds,
+    sizing.npus_agree,
+    sizing.served_sizes,
 )
 
 

@@ -673,7 +673,7 @@ _NUMBERED = re.compile(r"(\d+)\.\s+")
 def statements() -> tuple[Statement, ...]:
     """Every rule a recipe keeps, numbered ones in order and then the others, each the
     docstring of the function that checks it (rules 15-18 are checked in characters.py and
-    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py, 30-32 in sizing.py)."""
+    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py, 24-26 in sizing.py)."""
     from ..reading import facts
     from . import bounds, commandtext, sizing
 

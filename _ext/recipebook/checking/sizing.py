@@ -1,7 +1,7 @@
 """Rules of the memory figures: model facts a real model can have, the NPU counts the
 commands use, the sizes a command serves, and observations that agree with the figures.
 
-Rules 30 and 31 read the recipe document and its model; rule 32 holds each observation
+Rules 24 and 25 read the recipe document and its model; rule 26 holds each observation
 against the figures, so it runs once the commands expand (``load.check_file`` calls
 ``observations`` after every other rule has passed)."""
 
@@ -38,7 +38,7 @@ def _total(entry: dict) -> int:
 
 
 def facts_bounds(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """30. Model facts are what a real model can have: every size and count a whole number
+    """24. Model facts are what a real model can have: every size and count a whole number
     within the schema's bounds (no fraction, no exponent: 61, not 61.0), a checkpoint (or a
     draft) larger than the word embedding and LM head its vocabulary and hidden size give, and
     at most 32 TiB in all; every draft is named by some command's `--speculative-config`; every
@@ -146,7 +146,7 @@ def facts_bounds(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def npus_agree(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """31. A target's `npus` is the number of NPUs each of its roles uses, as its commands ask
+    """25. A target's `npus` is the number of NPUs each of its roles uses, as its commands ask
     for them: tensor x pipeline parallel, times the data-parallel ranks each process runs,
     summed over the role's processes (`npus: 2` with `--tensor-parallel-size 4` is refused)."""
     model = page.page_of(recipe)
@@ -166,7 +166,7 @@ def npus_agree(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def served_sizes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """32. The sizes a command serves are ones a server can run: `--max-model-len` is at least
+    """26. The sizes a command serves are ones a server can run: `--max-model-len` is at least
     1 token (or -1 / auto, the model's own length), as `fit --max-model-len` must be; and every
     observation agrees with the memory figures under a reading of their open questions, or
     says it does not (`disagrees`), and then only while it does not."""
@@ -188,7 +188,7 @@ def served_sizes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def observations(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """Rule 32's second half: each observation against the figures (needs commands that expand)."""
+    """Rule 26's second half: each observation against the figures (needs commands that expand)."""
     _settled, seen = page.reconciled(recipe)
     for item in seen:
         if item.agrees is None:

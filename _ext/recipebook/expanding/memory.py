@@ -354,7 +354,7 @@ def kv_blocks(full: int, sliding: int, max_model_len: int, block_size: int, max_
 def _weights(total: int, head: int, layers_total: int, layers: int, last: bool, shards: int, tp: int) -> int:
     """One device's weights: its share of the layers (aligned per layer, as vllm-rbln does) and,
     on the last stage, its share of the LM head. Integers only."""
-    body = max(0, total - 2 * head)  # the embedding stays off the device; rule 30 keeps it positive
+    body = max(0, total - 2 * head)  # the embedding stays off the device; rule 24 keeps it positive
     stage = cdiv(body * layers, layers_total * shards)
     per_layer = align(cdiv(stage, layers), GRANULE) if layers else 0
     return per_layer * layers + (align(cdiv(head, tp), GRANULE) if last else 0)

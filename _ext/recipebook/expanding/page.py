@@ -430,7 +430,7 @@ def _placeholders(
 def observation_selection(grid: Grid, given: Mapping[str, str] | None) -> dict[str, str] | None:
     """The selection an observation ran: the given axis values over the base selection (the
     recommended one when the base is not offered); None when it names an unknown or excluded
-    choice (rule 30 says which)."""
+    choice (rule 24 says which)."""
     start = base_selection(grid) or default_selection(grid)
     chosen = {**start, **(given or {})}
     if set(chosen) != set(grid.axes) or any(v not in grid.axes[a] for a, v in chosen.items()):
