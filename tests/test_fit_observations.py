@@ -50,7 +50,7 @@ def _fit(recipe, slug, target, sets=None, **what_if):
 
 
 def test_the_verified_data_parallel_selection_settles_chiplet_replication(axk2):
-    settled, seen = page.reconciled(axk2)
+    settled, _seen = page.reconciled(axk2)
     (settlement,) = settled.values()
     assert (settlement.sku, settlement.replicas, settlement.reading) == ("RBLN-CR13", 4, memory.SINGLE)
     verified = f"/strategies/{[s.slug for s in axk2.strategies].index(DP)}/options/0/verified"
@@ -77,7 +77,8 @@ def test_the_fp8_checkpoint_disagreement_is_shown_with_its_size(axk2):
     # three runtimes under data parallel), computed here from the facts
     size = shipped(AXK2_NAME)["facts"]["checkpoints"][1]["size"]
     head = -(-163840 // 64) * 64 * 7168 * 2
-    per_layer = -(-(-(-(size - 2 * head) // 8)) // 61)
+    stage = -(-(size - 2 * head) // 8)  # split over the eight expert-parallel ranks
+    per_layer = -(-stage // 61)
     weights = -(-per_layer // (2 * MIB)) * (2 * MIB) * 61 + -(-head // (2 * MIB)) * (2 * MIB)
     kv = 61 * AXK2_TOKEN * 2048 * (262144 // 2048 + 1)
     free = int(USABLE * 0.9) - weights - 3 * 4 * 256 * MIB - kv
@@ -182,7 +183,7 @@ def test_a_draft_with_facts_is_counted(tmp_path):
     checked = check_mutated(tmp_path, GPT_NAME, mutate)
     assert checked.problems == []
     recipe = checked.recipe
-    result, fit = _fit(recipe, "aggregated", "Latency", {"lmcache": "off"})
+    _result, fit = _fit(recipe, "aggregated", "Latency", {"lmcache": "off"})
     (rank,) = fit.ranks
     _plain, off = _fit(recipe, "aggregated", "Latency", {"lmcache": "off", "spec_decode": "off"})
     blocks = rank.kv_blocks
@@ -267,7 +268,7 @@ def test_figures_are_whole_and_never_negative(layers, hidden, vocab, extra, leng
     total = 2 * head + extra  # what rule 24 lets through: more than the embedding and LM head
     weights = memory._weights(total, head, layers, layers, True, 1, 1)
     assert isinstance(weights, int) and weights >= extra and weights % (2 * MIB) == 0
-    tensors, blocks = memory.kv_blocks(layers, 0, length, 2048, 1)
+    _tensors, blocks = memory.kv_blocks(layers, 0, length, 2048, 1)
     assert isinstance(blocks, int) and blocks == 1 + -(-length // 2048)
 
 
