@@ -202,7 +202,9 @@ def test_a_draft_without_facts_gives_no_confident_fit(gpt):
 
 def test_a_draft_no_command_names_is_refused(tmp_path):
     def mutate(data):
-        data["facts"]["drafts"] = [{**DRAFT_FACTS, "model": "someone/else", "size": 2 * GIB, "source": ["gpt-oss-card"]}]
+        data["facts"]["drafts"] = [
+            {**DRAFT_FACTS, "model": "someone/else", "size": 2 * GIB, "source": ["gpt-oss-card"]}
+        ]
 
     checked = check_mutated(tmp_path, GPT_NAME, mutate)
     checked.expect_only("/facts/drafts/0/model", "no command's --speculative-config names the draft")

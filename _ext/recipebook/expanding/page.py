@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import shlex
 import types
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -101,8 +102,11 @@ class Serving:
     when: tuple[Product, ...]  # the selections it is for; () for every selection of the target
     endpoint: client.Endpoint
     client: str  # a chat request
-    bench: str  # a vllm bench serve command
+    bench: str  # the benchmark script of the group's first selection (bench_head, its line, bench_tail)
     roles: tuple[client.RolePlan, ...]  # start order, nodes, NPUs, health checks
+    bench_head: tuple[str, ...] = ()  # the benchmark script's lines before the selection's metadata line
+    bench_tail: tuple[str, ...] = ()  # and after it: the end of the function, one call per workload
+    runs: tuple[client.Workload, ...] = ()  # the standard workloads of these selections
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -175,6 +179,19 @@ class TargetPage:
     def serving_at(self, chosen: Sequence[int]) -> Serving:
         """The serving group of an offered selection."""
         return next(s for s in self.serving if not s.when or any(table.admits(p, chosen) for p in s.when))
+
+    def commands_hash(self, chosen: Sequence[int]) -> str:
+        """The hash of an offered selection's serve commands (what a stored result names)."""
+        return client.commands_hash(self.commands_at(chosen))
+
+    def bench_line(self, chosen: Sequence[int]) -> str:
+        """The metadata line of the benchmark that names an offered selection and its commands."""
+        return client.selection_line(self.selection(chosen), self.commands_at(chosen))
+
+    def bench_at(self, chosen: Sequence[int]) -> str:
+        """The whole benchmark script of an offered selection."""
+        group = self.serving_at(chosen)
+        return "\n".join([*group.bench_head, self.bench_line(chosen), *group.bench_tail])
 
     def kubernetes(self, recipe: str) -> tuple[tuple[tuple[Product, ...], Mapping[str, str]], ...]:
         """The Kubernetes skeleton files of the target, each with the selections that share
@@ -355,7 +372,19 @@ def _nodes(roles: tuple[str, ...], count: int | None) -> tuple[Node, ...]:
     return tuple(Node(number=n, roles=tuple(r)) for n, r in sorted(numbers.items()))
 
 
-def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ...]:
+def bench_meta(recipe: Recipe, strategy: Strategy, target: Target) -> tuple[str, ...]:
+    """The metadata every selection of a target gives its benchmark results (KEY=VALUE words)."""
+    pairs = (
+        ("recipe", recipe.name),
+        ("strategy", strategy.slug),
+        ("target", target.target),
+        ("sku", target.skus[0]),
+        ("npus", str(target.npus)),
+    )
+    return tuple(shlex.quote(f"{key}={value}") for key, value in pairs)
+
+
+def _serving(lines: Table, router: bool, nodes: int | None, meta: tuple[str, ...] = ()) -> tuple[Serving, ...]:
     """The serving groups: the client, benchmark and role texts read only the lines of
     ``client.SERVING_FLAGS``, so selections that agree on the axes those lines depend on
     share them; each distinct set of texts is computed once."""
@@ -364,6 +393,7 @@ def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ..
     )
     groups: dict[tuple[int, ...], int] = {}
     first: dict[tuple[int, ...], tuple[int, ...]] = {}
+    firsts: dict[tuple, tuple[int, ...]] = {}
     for bit, chosen in enumerate(lines.offered):
         key = tuple(chosen[a] for a in read)
         groups[key] = groups.get(key, 0) | 1 << bit
@@ -371,22 +401,38 @@ def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ..
     merged: dict[tuple, int] = {}
     for key, bits in groups.items():
         commands = lines.commands(first[key])
+        head, tail = client.bench_lines(commands[0], router, meta)
+        runs = client.workloads(commands)
+        calls = [f"{client.BENCH_FUNCTION} {w.input_len} {w.output_len} {w.concurrency}" for w in runs]
         texts = (
             client.endpoint_of(commands[0], router),
             client.client_for(commands[0], router),
-            client.bench_for(commands[0], router),
+            (tuple(head), tuple([*tail, *calls]), runs),
             tuple(client.roles_for(by_role(commands), nodes)),
         )
         merged[texts] = merged.get(texts, 0) | bits
+        firsts.setdefault(texts, first[key])
     return tuple(
         Serving(
             when=() if len(merged) == 1 else lines.products(bits),
             endpoint=endpoint,
             client=client_text,
-            bench=bench_text,
+            bench="\n".join(
+                [
+                    *bench[0],
+                    client.selection_line(
+                        lines.selection(firsts[(endpoint, client_text, bench, plans)]),
+                        lines.commands(firsts[(endpoint, client_text, bench, plans)]),
+                    ),
+                    *bench[1],
+                ]
+            ),
             roles=plans,
+            bench_head=bench[0],
+            bench_tail=bench[1],
+            runs=bench[2],
         )
-        for (endpoint, client_text, bench_text, plans), bits in merged.items()
+        for (endpoint, client_text, bench, plans), bits in merged.items()
     )
 
 
@@ -499,7 +545,7 @@ def target_page(
     index = lines.index
     base = base_selection(grid)
     router = tuple((step.node, step.cmd) for step in grid.router)
-    serving = _serving(lines, bool(router), strategy.nodes)
+    serving = _serving(lines, bool(router), strategy.nodes, bench_meta(recipe, strategy, target))
     conflicts = tuple(
         Conflict(choices=tuple(entry.items()), product=product)
         for entry, product in zip(grid.excluded, lines.excluded, strict=True)

@@ -102,7 +102,7 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
             out.append(_para(step.title))
             out.append(_code(step.text))
     for sv in (s for s in v.serving if s.opening):
-        roles_title, wait_title, client_title, bench_title, bench_note = v.serving_titles
+        roles_title, wait_title, client_title, bench_title, _note = v.serving_titles
         out.append(_heading(roles_title))
         for title, npus, _code_view, checks in sv.steps:
             out.append(_para(f"{title}: {npus}.", wait_title))
@@ -111,7 +111,7 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
         out.append(_heading(client_title))
         out.append(_code(sv.client_text))
         out.append(_heading(bench_title))
-        out.append(_para(bench_note))
+        out.append(_para(sv.bench_note))
         out.append(_code(sv.bench_text))
         break
     if v.report:

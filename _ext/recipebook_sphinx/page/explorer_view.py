@@ -112,6 +112,7 @@ class ServingView:
     client_text: str
     bench: Code
     bench_text: str
+    bench_note: str = ""  # what the benchmark runs (the standard workloads) and where its results go
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -349,6 +350,21 @@ def _rank_view(role: RoleTable, role_index: int, gid: str, _: Translate) -> tupl
     return picker, RankTable(caption=caption, headers=(_("Rank"), *differences.keys), rows=rows)
 
 
+def bench_code(target: TargetPage, group: Serving, product: Product, pre_id: str) -> tuple[Code, str]:
+    """The benchmark script of a serving group: its shared lines, and one metadata line per
+    selection the group's product admits, each shown only for its selection (the no-JS
+    classes); and the script's text at the first of them (the opening selection when admitted)."""
+    axes = target.table.axes
+    chosen = [c for c in target.table.offered if admits(product, c) and target.serving_at(c) is group]
+    lines = [CodeLine(classes=(), parts=code_parts(text)) for text in group.bench_head]
+    for selection in chosen:
+        full = tuple(frozenset({v}) for v in selection)
+        lines.append(CodeLine(classes=tuple(hide_classes(full, axes)), parts=code_parts(target.bench_line(selection))))
+    lines += [CodeLine(classes=(), parts=code_parts(text)) for text in group.bench_tail]
+    first = target.opening if target.opening in chosen else chosen[0]
+    return Code(pre_id=pre_id, lines=tuple(lines)), target.bench_at(first)
+
+
 def _serving_view(
     group: Serving, index: int, target: TargetPage, gid: str, router: bool, _: Translate
 ) -> tuple[ServingView, ...]:
@@ -373,6 +389,19 @@ def _serving_view(
             if router
             else _("Step {n}: send requests to the server.")
         ).format(n=len(group.roles) + 1)
+        bench, bench_text = bench_code(target, group, product, f"{gid}-b{index}-{c}")
+        runs = "; ".join(
+            _("{input:,} tokens in, {output:,} out, {concurrency} at a time").format(
+                input=w.input_len, output=w.output_len, concurrency=w.concurrency
+            )
+            for w in group.runs
+        )
+        note = _(
+            "The script runs vllm bench serve against the same endpoint once per standard workload ({runs}), "
+            "with {per} prompts of random tokens per request at a time (nothing is downloaded), and writes each "
+            "result to {folder}/ with the selection and its commands' hash. Add the files to the site with "
+            "python -m recipebook results add FILE..."
+        ).format(runs=runs, per=client.PROMPTS_PER_REQUEST, folder=client.RESULT_DIR)
         out.append(
             ServingView(
                 classes=classes,
@@ -381,8 +410,9 @@ def _serving_view(
                 final=final,
                 client=plain_code(f"{gid}-q{index}-{c}", group.client),
                 client_text=group.client,
-                bench=plain_code(f"{gid}-b{index}-{c}", group.bench),
-                bench_text=group.bench,
+                bench=bench,
+                bench_text=bench_text,
+                bench_note=note,
             )
         )
     return tuple(out)
@@ -575,10 +605,7 @@ def explorer_view(
             _("Before the next step, wait until each of these succeeds:"),
             _("Send a request"),
             _("Benchmark"),
-            _(
-                "vllm bench serve sends {prompts} prompts of random tokens ({input} tokens in, up to {output} out) "
-                "to the same endpoint; nothing is downloaded."
-            ).format(prompts=client.BENCH_PROMPTS, input=client.BENCH_INPUT_LEN, output=client.BENCH_OUTPUT_LEN),
+            "",
         ),
         report=_report(target, recipe, repository_url, versions or {}, _),
         copy_texts=(_("Copied!"), _("Copy to clipboard"), _("Copy")),
