@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .checking import drift, rules, safety, schema, vocabulary
 from .checking.vocabulary import Vocabulary
-from .expanding import expansion, memory, page
+from .expanding import expansion, memory, page, results
 from .problems import Problem, SelectionError
 from .reading import sharing, source, verdicts
 from .reading.load import check_file
@@ -395,6 +395,45 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return fit_status(figures, seen)
 
 
+def cmd_results_add(args: argparse.Namespace) -> int:
+    """Check result files of vllm bench serve and store the accepted ones with their provenance."""
+    recipes, store = Path(args.recipes), Path(args.results)
+    given = results.Given(run=args.run, timezone=args.timezone, vllm=args.vllm, vllm_rbln=args.vllm_rbln)
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for name in args.files:
+        path = Path(name)
+        if not name or str(path.resolve()) in seen:
+            print(f"{name!r}: given twice or empty: each result file once", file=sys.stderr)
+            return 2
+        seen.add(str(path.resolve()))
+    for name in args.files:
+        result, found = results.read_file(name, recipes, given)
+        problems += found
+        if result is None:
+            continue
+        try:
+            stored, new = results.store(result, store)
+        except OSError as error:
+            print(f"{store}: cannot store the result: {error.strerror or error}", file=sys.stderr)
+            return 1
+        state = "stored" if new else "already stored"
+        w = result.workload
+        print(
+            f"{name}: {state} as {stored}: {result.recipe} / {result.strategy} / {result.target}, "
+            f"{w.input_len:,} in / {w.output_len:,} out at {w.concurrency}: {result.per_npu:,.1f} output tokens/s per NPU"
+        )
+    if problems:
+        _print_problems(sorted(problems))
+        bad = len({p.file for p in problems})
+        print(
+            f"{len(problems)} problem(s) in {bad} of {len(args.files)} result file(s); those were not stored",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
 def _selection_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("file", metavar="FILE")
     command.add_argument("--strategy", required=True, metavar="SLUG")
@@ -489,6 +528,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sizing.add_argument("--format", choices=("text", "json"), default="text")
     sizing.set_defaults(run=cmd_fit)
+    measured = sub.add_parser("results", help="measured results of vllm bench serve")
+    measured_sub = measured.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    add = measured_sub.add_parser(
+        "add", help="check result files written by the explorer's benchmark and store the accepted ones"
+    )
+    add.add_argument("files", nargs="+", metavar="FILE", help="result files of vllm bench serve --save-result")
+    add.add_argument("--recipes", default=str(RECIPES), metavar="DIR", help="the recipes (default: recipes/)")
+    add.add_argument("--results", default="results", metavar="DIR", help="where results are stored (default: results/)")
+    add.add_argument("--run", metavar="URL", help="a link to the run (a CI job, a log) to store with each result")
+    add.add_argument("--timezone", metavar="+HHMM", help="the run's time zone, when its metadata lacks it")
+    add.add_argument("--vllm", metavar="VERSION", help="the vLLM release that served, when the metadata lacks it")
+    add.add_argument("--vllm-rbln", metavar="VERSION", help="the vllm-rbln release that served, likewise")
+    add.set_defaults(run_=cmd_results_add)
     report = sub.add_parser(
         "drift",
         help="what another vLLM release breaks in the recipes (flags, values, JSON fields, env names)",
@@ -505,6 +557,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        return (getattr(args, "run_", None) or args.run)(args)
     except BrokenPipeError:  # e.g. piped into head
         return 0
