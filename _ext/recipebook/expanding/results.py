@@ -28,6 +28,8 @@ from ..problems import Problem, pointer_join
 from ..reading.load import check_file
 from ..reading.source import Document, read
 from . import client, page
+from .page import TargetPage
+from .table import Product, admits
 
 FORMAT = 1
 # The keys the pinned vLLM writes that the figures read (serve.py: the header, the metrics).
@@ -438,3 +440,49 @@ def stale(result: Result, current_hash: str | None, pinned: Mapping[str, str]) -
 
 def of_target(results: Sequence[Result], strategy: str, target: str) -> tuple[Result, ...]:
     return tuple(r for r in results if (r.strategy, r.target) == (strategy, target))
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Measured:
+    """A stored result as a page shows it: and whether it still describes the selection."""
+
+    result: Result
+    stale: tuple[str, ...]  # "commands", "versions": what moved since the run
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Evidence:
+    """The measured results the selections of ``when`` share (none: nothing measured)."""
+
+    when: tuple[Product, ...]  # () for every selection of the target
+    measured: tuple[Measured, ...]
+
+
+def evidence(target: TargetPage, found: Sequence[Result], pinned: Mapping[str, str]) -> tuple[Evidence, ...]:
+    """A target's results per set of selections that share them, each marked stale or not; a
+    result whose selection the target no longer offers is left out."""
+    mine = of_target(found, target.strategy.slug, target.target.target)
+    by_selection: dict[tuple[int, ...], list[Result]] = {}
+    for result in mine:
+        try:
+            chosen = target.index(result.selection)
+        except (KeyError, ValueError):
+            continue
+        if target.offers(chosen):
+            by_selection.setdefault(tuple(chosen), []).append(result)
+    bits: dict[tuple[Result, ...], int] = {}
+    for bit, chosen in enumerate(target.table.offered):
+        key = tuple(by_selection.get(tuple(chosen), ()))
+        bits[key] = bits.get(key, 0) | 1 << bit
+    groups = []
+    for key, mask in bits.items():
+        measured = ()
+        if key:
+            current = target.commands_hash(target.index(key[0].selection))
+            measured = tuple(Measured(result=r, stale=stale(r, current, pinned)) for r in key)
+        groups.append(Evidence(when=() if len(bits) == 1 else target.table.products(mask), measured=measured))
+    return tuple(groups)
+
+
+def evidence_at(groups: Sequence[Evidence], chosen: Sequence[int]) -> Evidence | None:
+    return next((g for g in groups if not g.when or any(admits(p, chosen) for p in g.when)), None)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from docutils import nodes
 
-from . import memory_panel
+from . import memory_panel, results_panel
 from .explorer_view import ExplorerView, RankTable
 
 
@@ -71,6 +71,7 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
         )
     out.append(_para(v.opening))
     out += memory_panel.text_form(v.memory)
+    out += results_panel.text_form(v.measured)
     if v.inputs:
         out.append(_para(v.inputs_title))
         out.append(_list([f"{item.label}: {item.text}" for item in v.inputs]))

@@ -27,7 +27,7 @@ from recipebook.expanding.table import Axes, Product, RoleTable, admits
 from recipebook.rendering import kubernetes
 from recipebook.rendering.files import selection_key
 
-from . import memory_panel
+from . import memory_panel, results_panel
 from .explorer_nojs import hide_classes, rank_classes, removed_copies
 
 Translate = Callable[[str], str]
@@ -179,6 +179,7 @@ class ExplorerView:
     other_lines_title: str
     other_lines: tuple[str, ...]
     memory: tuple = ()  # memory_panel.FitView per set of selections sharing figures; () without facts
+    measured: tuple = ()  # results_panel.EvidenceView per set of selections sharing measured results
 
 
 # -- code blocks ---------------------------------------------------------------------------
@@ -472,6 +473,7 @@ def explorer_view(
     files_href: str = "",
     repository_url: str = "",
     versions: dict[str, str] | None = None,
+    measured: tuple = (),
 ) -> ExplorerView:
     """The explorer's view: the target's page model in words."""
     axes = target.table.axes
@@ -613,4 +615,5 @@ def explorer_view(
         other_lines_title=_("Other selections add or change these lines:"),
         other_lines=target.other_lines,
         memory=memory_panel.fit_views(target, _),
+        measured=results_panel.evidence_views(target, measured, _),
     )
