@@ -470,16 +470,19 @@ def evidence(target: TargetPage, found: Sequence[Result], pinned: Mapping[str, s
             continue
         if target.offers(chosen):
             by_selection.setdefault(tuple(chosen), []).append(result)
-    bits: dict[tuple[Result, ...], int] = {}
+    bits: dict[tuple[str, ...], int] = {}
+    runs: dict[tuple[str, ...], list[Result]] = {}
     for bit, chosen in enumerate(target.table.offered):
-        key = tuple(by_selection.get(tuple(chosen), ()))
+        found_here = by_selection.get(tuple(chosen), [])
+        key = tuple(r.key for r in found_here)
         bits[key] = bits.get(key, 0) | 1 << bit
+        runs[key] = found_here
     groups = []
     for key, mask in bits.items():
-        measured = ()
+        measured: tuple[Measured, ...] = ()
         if key:
-            current = target.commands_hash(target.index(key[0].selection))
-            measured = tuple(Measured(result=r, stale=stale(r, current, pinned)) for r in key)
+            current = target.commands_hash(target.index(runs[key][0].selection))
+            measured = tuple(Measured(result=r, stale=stale(r, current, pinned)) for r in runs[key])
         groups.append(Evidence(when=() if len(bits) == 1 else target.table.products(mask), measured=measured))
     return tuple(groups)
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import logging
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -177,9 +179,24 @@ def plot_svg(
     when nothing was measured: an empty chart would pretend."""
     if not measured:
         return None
-    style = {"svg.fonttype": "none", "svg.hashsalt": "recipebook", "font.family": "sans-serif", "font.size": 10}
-    with matplotlib.rc_context(style):
-        return _draw(page, measured, strategy_label, _)
+    # Text stays text (the reader's browser draws it in the page's fonts); matplotlib only measures
+    # it, with a CJK font when the machine has one, and says nothing of glyphs it cannot measure.
+    style = {
+        "svg.fonttype": "none",
+        "svg.hashsalt": "recipebook",
+        "font.family": ["DejaVu Sans", "Noto Sans CJK KR", "Noto Sans CJK JP"],
+        "font.size": 10,
+    }
+    quiet = logging.getLogger("matplotlib.font_manager")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        with matplotlib.rc_context(style), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+            warnings.filterwarnings("ignore", message="findfont")
+            return _draw(page, measured, strategy_label, _)
+    finally:
+        quiet.setLevel(level)
 
 
 def _draw(
@@ -193,16 +210,26 @@ def _draw(
         if not mine:
             continue
         points = sorted(mine, key=lambda r: r.tpot_ms["p50"])
+        # points only: runs of different workloads are not a curve
         axes.plot(
             [r.tpot_ms["p50"] for r in points],
             [r.per_npu for r in points],
             marker=markers[n % len(markers)],
-            linestyle="-",
+            linestyle="none",
             label=f"{strategy_label(target.strategy.label)} / {target.target.target}",
         )
+        for r in points:
+            w = r.workload
+            axes.annotate(
+                f"{w.input_len:,}/{w.output_len:,} ×{w.concurrency}",
+                (r.tpot_ms["p50"], r.per_npu),
+                textcoords="offset points",
+                xytext=(4, 4),
+                fontsize=7,
+            )
     axes.set_xlabel(_("Median time per output token (ms), lower is faster"))
     axes.set_ylabel(_("Output tokens/s per NPU"))
-    axes.set_title(_("Throughput against latency, measured"))
+    axes.set_title(_("Throughput against latency, measured (labels: input/output tokens ×concurrency)"))
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()
