@@ -429,6 +429,7 @@ class ExplorerDirective(RecipeDirective):
         view = explorer_view(
             target,
             measured=evidence,
+            observations=store.page(self.env, recipe).observations,
             recipe=recipe.name,
             gid=gid,
             axis_text=axis_text,

@@ -474,6 +474,7 @@ def explorer_view(
     repository_url: str = "",
     versions: dict[str, str] | None = None,
     measured: tuple = (),
+    observations: tuple = (),
 ) -> ExplorerView:
     """The explorer's view: the target's page model in words."""
     axes = target.table.axes
@@ -614,6 +615,6 @@ def explorer_view(
         long_code_label=_("A long step, in a box that scrolls; the copy button copies all of it"),
         other_lines_title=_("Other selections add or change these lines:"),
         other_lines=target.other_lines,
-        memory=memory_panel.fit_views(target, _),
+        memory=memory_panel.fit_views(target, _, observations),
         measured=results_panel.evidence_views(target, measured, _),
     )
