@@ -557,7 +557,7 @@ class ResultsDirective(RecipeDirective):
                 "Each explorer above shows the benchmark that measures its selection; python -m recipebook results "
                 "add stores what it writes, and this section then plots it."
             )
-            return [nodes.paragraph(text, text, classes=["rb-results-empty"])]
+            return _untranslatable([nodes.paragraph(text, text, classes=["rb-results-empty"])])
         out: list[nodes.Node] = []
         svg = results_panel.plot_svg(page, measured, label, _)
         if svg is not None:
@@ -607,4 +607,4 @@ class ResultsDirective(RecipeDirective):
                 body += nodes.row("", *(nodes.entry("", nodes.paragraph(c, c)) for c in cells))
         group += body
         out.append(table)
-        return out
+        return _untranslatable(out)

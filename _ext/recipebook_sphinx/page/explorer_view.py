@@ -392,8 +392,8 @@ def _serving_view(
         ).format(n=len(group.roles) + 1)
         bench, bench_text = bench_code(target, group, product, f"{gid}-b{index}-{c}")
         runs = "; ".join(
-            _("{input:,} tokens in, {output:,} out, {concurrency} at a time").format(
-                input=w.input_len, output=w.output_len, concurrency=w.concurrency
+            _("{input} tokens in, {output} out, {concurrency} at a time").format(
+                input=f"{w.input_len:,}", output=f"{w.output_len:,}", concurrency=w.concurrency
             )
             for w in group.runs
         )
