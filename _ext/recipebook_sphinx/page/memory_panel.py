@@ -95,7 +95,7 @@ def _notes(fit: memory.Fit, _: Translate) -> list[str]:
     if "rsd-replication" in fit.open_questions:
         notes.append(
             _(
-                "Open question: on this {chiplets}-chiplet device, vllm-rbln's memory estimate divides what is left "
+                "Open question: on this device of {chiplets} chiplets, vllm-rbln's memory estimate divides what is left "
                 "for the KV cache by {n}, as if the KV cache of a model with fewer KV heads per rank than chiplets (MLA "
                 "counts as one) were kept {n} times. Nothing observed settles it, so the figures in brackets count the "
                 "KV cache {n} times and the verdict says open where the two readings disagree."
