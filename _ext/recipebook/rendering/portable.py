@@ -64,7 +64,7 @@ def target_document(
         "recommended": None if grid.recommended is None else dict(grid.recommended),
         "excluded": [dict(conflict.choices) for conflict in target.conflicts],
         "selections": target.table.selections,
-        # the hash of each offered selection's serve commands, in the order of "offered" selections:
+        # the hash of each offered selection's serve commands, in the table's order of selections:
         # the benchmark's metadata names it, and a stored result is stale once it differs
         "commands_hashes": [target.commands_hash(chosen) for chosen in target.table.offered],
         "roles": [
