@@ -399,9 +399,9 @@ def _serving_view(
         )
         note = _(
             "The script runs vllm bench serve against the same endpoint once per standard workload ({runs}), "
-            "with {per} prompts of random tokens per request at a time (nothing is downloaded), and writes each "
-            "result to {folder}/ with the selection and its commands' hash. Add the files to the site with "
-            "python -m recipebook results add FILE..."
+            "with {per} prompts of random tokens per request at a time (nothing is downloaded). Each run writes a "
+            "result file to {folder}/ that names the selection and the hash of its commands; python -m recipebook "
+            "results add checks those files and stores them for the site."
         ).format(runs=runs, per=client.PROMPTS_PER_REQUEST, folder=client.RESULT_DIR)
         out.append(
             ServingView(
