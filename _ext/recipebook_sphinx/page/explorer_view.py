@@ -357,11 +357,15 @@ def bench_code(target: TargetPage, group: Serving, product: Product, pre_id: str
     classes); and the script's text at the first of them (the opening selection when admitted)."""
     axes = target.table.axes
     chosen = [c for c in target.table.offered if admits(product, c) and target.serving_at(c) is group]
-    lines = [CodeLine(classes=(), parts=code_parts(text)) for text in group.bench_head]
+    # each line after the first starts with its line break, inside the element the no-JS classes hide
+    lines = [
+        CodeLine(classes=(), parts=code_parts(text), lead="\n" if n else "") for n, text in enumerate(group.bench_head)
+    ]
     for selection in chosen:
         full = tuple(frozenset({v}) for v in selection)
-        lines.append(CodeLine(classes=tuple(hide_classes(full, axes)), parts=code_parts(target.bench_line(selection))))
-    lines += [CodeLine(classes=(), parts=code_parts(text)) for text in group.bench_tail]
+        text = target.bench_line(selection)
+        lines.append(CodeLine(classes=tuple(hide_classes(full, axes)), parts=code_parts(text), lead="\n"))
+    lines += [CodeLine(classes=(), parts=code_parts(text), lead="\n") for text in group.bench_tail]
     first = target.opening if target.opening in chosen else chosen[0]
     return Code(pre_id=pre_id, lines=tuple(lines)), target.bench_at(first)
 
