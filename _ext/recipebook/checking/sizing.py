@@ -15,7 +15,7 @@ from ..expanding import memory, page
 from ..problems import Problem, pointer_join
 from ..reading.model import Recipe
 from ..reading.source import Document
-from .valuetypes import parse_size
+from ..reading.valuetypes import parse_size
 
 FACTS = "/facts"
 

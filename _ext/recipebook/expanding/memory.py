@@ -45,8 +45,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from .. import shell
-from ..checking.valuetypes import parse_size
 from ..reading.facts import DTYPE_BYTES, MLA, Architecture, Draft, Facts, Observation
+from ..reading.valuetypes import parse_size
 from .expansion import Command
 
 GIB, MIB = 2**30, 2**20

@@ -20,12 +20,12 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..problems import Problem, pointer_join
-from ..reading.load import check_file
+from ..reading.model import Recipe
 from ..reading.source import Document, read
 from . import client, page
 from .page import TargetPage
@@ -185,7 +185,12 @@ class Given:
     vllm_rbln: str | None = None
 
 
-def check(doc: Document, recipes: Path, given: Given = Given()) -> tuple[Result | None, list[Problem]]:
+# Reads a recipe file and returns it when it has no problems (the pipeline's check_file, which
+# stands above this layer: the command line passes it in).
+Loader = Callable[[Path], Recipe | None]
+
+
+def check(doc: Document, recipes: Path, load: Loader, given: Given = Given()) -> tuple[Result | None, list[Problem]]:
     """A result file's problems, each located, and the result when there are none."""
     data = doc.data
     if not isinstance(data, dict):
@@ -247,7 +252,7 @@ def check(doc: Document, recipes: Path, given: Given = Given()) -> tuple[Result 
         )
     if problems:
         return None, problems
-    result, found = _match(doc, data, meta, recipes, given)
+    result, found = _match(doc, data, meta, recipes, load, given)
     return (None if found else result), found
 
 
@@ -256,7 +261,7 @@ def key_ptr(key: str) -> str:
 
 
 def _match(
-    doc: Document, data: Mapping[str, Any], meta: Mapping[str, str], recipes: Path, given: Given
+    doc: Document, data: Mapping[str, Any], meta: Mapping[str, str], recipes: Path, load: Loader, given: Given
 ) -> tuple[Result | None, list[Problem]]:
     """The metadata against the recipe: an offered selection, its model, SKU, NPUs and commands."""
     problems: list[Problem] = []
@@ -264,7 +269,7 @@ def _match(
     path = recipes / f"{name}.json"
     if not _NAME.fullmatch(name) or not path.is_file():
         return None, [doc.problem(key_ptr("recipe"), f"no recipe {name!r} in {recipes}/")]
-    recipe, _problems = check_file(path)
+    recipe = load(path)
     if recipe is None:
         return None, [doc.problem(key_ptr("recipe"), f"recipe {name!r} has problems: fix them first (make validate)")]
     strategy = recipe.strategy(meta["strategy"])
@@ -380,12 +385,14 @@ def _match(
     )
 
 
-def read_file(path: str | Path, recipes: Path, given: Given = Given()) -> tuple[Result | None, list[Problem]]:
+def read_file(
+    path: str | Path, recipes: Path, load: Loader, given: Given = Given()
+) -> tuple[Result | None, list[Problem]]:
     """Read and check one result file (located problems, no traceback)."""
     doc, problems = read(path)
     if doc is None:
         return None, problems
-    return check(doc, recipes, given)
+    return check(doc, recipes, load, given)
 
 
 def store(result: Result, folder: Path) -> tuple[Path, bool]:

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 from docutils import nodes
 
-from . import memory_panel, results_panel
 from .explorer_view import ExplorerView, RankTable
+from .memory_panel import FitView
+from .results_panel import EvidenceView
 
 
 def _para(*texts: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
@@ -70,8 +71,8 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
             )
         )
     out.append(_para(v.opening))
-    out += memory_panel.text_form(v.memory)
-    out += results_panel.text_form(v.measured)
+    out += _memory_text(v.memory)
+    out += _measured_text(v.measured)
     if v.inputs:
         out.append(_para(v.inputs_title))
         out.append(_list([f"{item.label}: {item.text}" for item in v.inputs]))
@@ -124,3 +125,54 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
         out.append(_para(v.other_lines_title))
         out.append(_code("\n".join(v.other_lines)))
     return out
+
+
+# -- the memory panel ------------------------------------------------------------------------
+
+
+def _plain(node: nodes.Element) -> nodes.Element:
+    """Flags stay as written: no smart quotes or dashes (``--max-model-len`` is not an en dash)."""
+    for element in node.findall(nodes.Element):
+        element["support_smartquotes"] = False
+    return node
+
+
+def _memory_text(views: Sequence[FitView]) -> list[nodes.Element]:
+    """The opening selection's panel as text: a heading, the summary, one line per rank, the notes."""
+    for view in views:
+        if not view.opening:
+            continue
+        out: list[nodes.Element] = [_heading(view.title), _para(view.summary)]
+        if view.rows:
+            h = view.headers
+            out.append(
+                _list(
+                    [
+                        f"{row.label}: {h[1]} {row.weights}; {h[2]} {row.kv_cache}; {h[3]} {row.free}; {row.verdict_text}"
+                        for row in view.rows
+                    ]
+                )
+            )
+        if view.notes:
+            out.append(_list(view.notes))
+        if view.observations:
+            out.append(_list(view.observations))
+        return [_plain(node) for node in out]
+    return []
+
+
+def _measured_text(views: Sequence[EvidenceView]) -> list[nodes.Element]:
+    """The opening selection's measured results as text: heading, summary, one line per run."""
+    for view in views:
+        if not view.opening:
+            continue
+        out: list[nodes.Element] = [_heading(view.title), _para(view.summary)]
+        if view.rows:
+            h = view.headers
+            out.append(
+                _list(
+                    [f"{r.workload}: {h[1]} {r.per_npu}; {h[2]} {r.ttft}; {h[3]} {r.tpot}; {r.when}" for r in view.rows]
+                )
+            )
+        return [_plain(node) for node in out]
+    return []

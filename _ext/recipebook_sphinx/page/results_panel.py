@@ -129,25 +129,6 @@ def evidence_views(target: TargetPage, groups: Sequence[results.Evidence], _: Tr
     return tuple(views)
 
 
-def text_form(views: Sequence[EvidenceView]) -> list[nodes.Element]:
-    """The opening selection's measured results as text: heading, summary, one line per run."""
-    from .explorer_text import _heading, _list, _para  # explorer_text imports this one
-
-    for view in views:
-        if not view.opening:
-            continue
-        out: list[nodes.Element] = [_heading(view.title), _para(view.summary)]
-        if view.rows:
-            h = view.headers
-            out.append(
-                _list(
-                    [f"{r.workload}: {h[1]} {r.per_npu}; {h[2]} {r.ttft}; {h[3]} {r.tpot}; {r.when}" for r in view.rows]
-                )
-            )
-        return out
-    return []
-
-
 def llms_lines(
     page: RecipePage, measured: Sequence[results.Result], strategy_label: Callable[[str], str], _: Translate
 ) -> list[str]:
