@@ -244,7 +244,10 @@ def bench_lines(first: Command, router: bool, meta: Sequence[str]) -> tuple[list
     head = [*RUN_PREAMBLE, f"{BENCH_FUNCTION}() {{  # input tokens, output tokens, concurrent requests"]
     head.append("  vllm bench serve \\")
     head += [f"{shell.ARG_INDENT}{a} \\" for a in args]
-    head += [f"{indent}{word} \\" for word in (*meta, 'input_len="$1"', 'output_len="$2"', *RUN_METADATA)]
+    # the metadata three to a line: what the target says, what the run says, then the selection
+    head.append(f"{indent}{' '.join(meta)} \\")
+    run_words = ('input_len="$1"', 'output_len="$2"', *RUN_METADATA)
+    head.append(f"{indent}{' '.join(run_words)} \\")
     return head, ["}"]
 
 

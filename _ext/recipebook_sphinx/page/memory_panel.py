@@ -217,9 +217,11 @@ def fit_views(target: TargetPage, _: Translate, seen: Sequence[memory.Seen] = ()
     axes = target.table.axes
     views = []
     headers = (_("Ranks"), _("Weights"), _("KV cache"), _("Free"), _("Verdict"))
-    mine = tuple(
-        observation_text(s, _) for s in seen if (s.strategy, s.target) == (target.strategy.slug, target.target.target)
-    )
+    here = [s for s in seen if (s.strategy, s.target) == (target.strategy.slug, target.target.target)]
+    mine = tuple(observation_text(s, _) for s in here)
+    # the opening selection was verified, yet the figures say it does not fit: they give no verdict
+    # for it, nor for the selections whose figures are the same
+    disputed = any(s.kind == "verified" and s.agrees is False for s in here)
     words = _verdict_words(_)
     for group in target.memory:
         fit = group.fit
@@ -250,6 +252,17 @@ def fit_views(target: TargetPage, _: Translate, seen: Sequence[memory.Seen] = ()
                     )
                 )
             rows, summary, notes = tuple(rows), _summary(fit, _), tuple(_notes(fit, _))
+            if disputed and target.memory_at(target.opening) is fit:
+                summary = _(
+                    "The figures say it does not fit, but this selection was verified to serve: they disagree "
+                    "(below), so take neither as the answer."
+                )
+                rows = tuple(
+                    dataclasses.replace(row, verdict="open", verdict_text=_("disagrees with what ran"))
+                    if row.verdict == "no"
+                    else row
+                    for row in rows
+                )
         for product in products:
             views.append(
                 FitView(
