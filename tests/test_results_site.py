@@ -7,16 +7,16 @@ vllm bench serve), stored by `results add`."""
 
 from __future__ import annotations
 
-import io
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from sphinx.application import Sphinx
-from sphinx.util.docutils import docutils_namespace
 
 import recipebook
 from recipebook import cli
@@ -83,26 +83,21 @@ def stored(tmp_path_factory) -> tuple[Path, list[results.Result]]:
 
 
 def _build(rootdir: Path, tmp_path: Path, folder: Path, language: str) -> Path:
+    """One language of the test root, in a process of its own (as make html builds each language):
+    Sphinx keeps the first language's catalogs for the rest of a process."""
     srcdir = tmp_path / f"src-{language}"
     shutil.copytree(rootdir / "test-recipes", srcdir)
-    warnings = io.StringIO()
-    # in Sphinx's own namespace for docutils' directives, roles and nodes, as sphinx-build builds:
-    # what this app registers is gone after it, so the next language starts clean
-    with docutils_namespace():
-        app = Sphinx(
-            srcdir=srcdir,
-            confdir=srcdir,
-            outdir=tmp_path / "html" / language,  # a language tree: the site-level files (API) beside it
-            doctreedir=srcdir / "_build" / "doctrees",
-            buildername="html",
-            confoverrides={"recipebook_results_dir": str(folder), "language": language},
-            status=None,
-            warning=warnings,
-            freshenv=True,
-        )
-        app.build()
-    assert warnings.getvalue() == "", warnings.getvalue()
-    return Path(app.outdir)
+    out = tmp_path / "html" / language  # a language tree: the site-level files (API) beside it
+    command = [
+        sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", str(srcdir),
+        "-d", str(srcdir / "_build" / "doctrees"),
+        "-D", f"recipebook_results_dir={folder}", "-D", f"language={language}",
+        str(srcdir), str(out),
+    ]  # fmt: skip
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "_ext"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return out
 
 
 @pytest.fixture(scope="module")
