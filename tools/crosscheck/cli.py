@@ -143,4 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "crosscheck: router steps not rendered (no chart checkout: ROUTER_CHART=...); make validate checks them against the chart's vocabulary"
         )
-    return 1 if differences or found else 0
+    measured = 0
+    if not args.parse_only and args.vllm == pinned["vllm"]:
+        from . import benchrun
+
+        measured = benchrun.main(["--venv", str(into)])  # the real vllm bench serve writes a result file
+    return 1 if differences or found or measured else 0

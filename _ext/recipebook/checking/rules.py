@@ -39,7 +39,7 @@ from ..problems import Problem, pointer_join
 from ..reading.model import Grid, Recipe, Role
 from ..reading.source import Document, describe_error
 from ..rendering import kubernetes
-from . import bounds, characters, commandtext, facts, helmcharts, inline, safety, spanning
+from . import bounds, characters, commandtext, facts, helmcharts, inline, safety, sizing, spanning
 
 # The most nodes a target runs on: the page asks for a node's values once per node (vLLM Recipes
 # offer up to 16 nodes a deployment, and as many again per prefill/decode pool).
@@ -773,7 +773,7 @@ _NUMBERED = re.compile(r"(\d+)\.\s+")
 def statements() -> tuple[Statement, ...]:
     """Every rule a recipe keeps, numbered ones in order and then the others, each the
     docstring of the function that checks it (rules 15-18 are checked in characters.py and
-    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py)."""
+    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py, 25-27 in sizing.py, 24 in spanning.py)."""
     checkers = (
         *RULES,
         characters.check,
@@ -782,6 +782,9 @@ def statements() -> tuple[Statement, ...]:
         facts.check,
         commandtext.check,
         bounds.check,
+        sizing.facts_bounds,
+        sizing.npus_agree,
+        sizing.served_sizes,
     )
     found = []
     for checker in checkers:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 import shlex
 import types
@@ -32,10 +33,23 @@ ROUTER_HOST = "<ROUTER_HOST>"
 LOCAL_HOST = "localhost"
 NODE_HOST = "<POD_IP>"
 CHAT_PATH = "/v1/chat/completions"
-# The benchmark's prompts: random tokens (nothing to download), fixed lengths.
-BENCH_INPUT_LEN = 1024
-BENCH_OUTPUT_LEN = 128
-BENCH_PROMPTS = 64
+# The benchmark's prompts: random tokens (nothing to download), fixed lengths; the standard
+# workloads (input and output tokens), each run at concurrency 1 and at the selection's capacity
+# (--max-num-seqs times the data-parallel ranks that decode), with this many prompts per
+# concurrent request.
+WORKLOADS = ((1024, 128), (8192, 1024))
+PROMPTS_PER_REQUEST = 8
+RESULT_DIR = "bench-results"
+BENCH_FUNCTION = "bench"
+# What the metadata records of the run's software and time, as the machine that runs the
+# benchmark (a server node, where vLLM and vllm-rbln are installed) reports them: read once,
+# before the runs.
+RUN_PREAMBLE = (
+    "timezone=$(date +%z)",
+    "vllm_version=$(python3 -c 'import importlib.metadata as m; print(m.version(\"vllm\"))')",
+    "vllm_rbln_version=$(python3 -c 'import importlib.metadata as m; print(m.version(\"vllm-rbln\"))')",
+)
+RUN_METADATA = ('timezone="${timezone}"', 'vllm="${vllm_version}"', 'vllm_rbln="${vllm_rbln_version}"')
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -64,6 +78,8 @@ SERVING_FLAGS = frozenset(
         "--data-parallel-rank",
         "--nnodes",
         "--headless",
+        "--max-num-seqs",
+        "--max-model-len",
     }
 )
 
@@ -161,8 +177,62 @@ def client_for(first: Command, router: bool) -> str:
     return shell.CONTINUATION.join([lines[0], *(shell.ARG_INDENT + line for line in lines[1:])])
 
 
-def bench_for(first: Command, router: bool) -> str:
-    """``vllm bench serve`` against the endpoint of a first server command (or the router)."""
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Workload:
+    """One standard benchmark run: prompt and output tokens, and how many requests at once."""
+
+    input_len: int
+    output_len: int
+    concurrency: int
+
+    @property
+    def prompts(self) -> int:
+        return PROMPTS_PER_REQUEST * self.concurrency
+
+
+def capacity(commands: Sequence[Command]) -> int:
+    """How many sequences the servers batch at once: --max-num-seqs times the data-parallel
+    ranks, over the commands of the role that decodes (decode, else every role)."""
+    decoding = [c for c in commands if c.role == "decode"] or list(commands)
+    total = 0
+    for command in decoding:
+        if _flag(command, "--data-parallel-rank") is not None:
+            ranks = 1
+        else:
+            ranks = _int_flag(command, "--data-parallel-size-local", _int_flag(command, "--data-parallel-size", 1))
+        total += _int_flag(command, "--max-num-seqs", 1) * max(1, ranks)
+    return max(1, total)
+
+
+def workloads(commands: Sequence[Command]) -> tuple[Workload, ...]:
+    """The standard workloads that fit the commands' --max-model-len, at concurrency 1 and at
+    the selection's capacity."""
+    lengths = [_int_flag(c, "--max-model-len", 0) for c in commands]
+    longest = min((n for n in lengths if n > 0), default=None)
+    levels = sorted({1, capacity(commands)})
+    return tuple(
+        Workload(input_len=i, output_len=o, concurrency=c)
+        for i, o in WORKLOADS
+        if longest is None or i + o <= longest
+        for c in levels
+    )
+
+
+def commands_hash(commands: Sequence[Command]) -> str:
+    """A short hash of a selection's serve commands as the page shows them (placeholders as
+    written): a stored result names it, and is stale once the commands differ."""
+    digest = hashlib.sha256("\n\n".join(c.shell for c in commands).encode("utf-8")).hexdigest()
+    return f"sha256:{digest[:16]}"
+
+
+def selection_words(selection: Mapping[str, str]) -> str:
+    """A selection as one metadata value: ``axis=value,axis=value``."""
+    return ",".join(f"{axis}={value}" for axis, value in selection.items())
+
+
+def bench_lines(first: Command, router: bool, meta: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The benchmark script around its per-selection metadata line: the lines before it and
+    after it. ``meta``: the KEY=VALUE words every selection of the target shares."""
     args = [
         "--backend openai-chat",
         f"--base-url {shlex.quote(endpoint_of(first, router).base_url)}",
@@ -175,11 +245,36 @@ def bench_for(first: Command, router: bool) -> str:
         args.append("--trust-remote-code")
     args += [
         "--dataset-name random",
-        f"--random-input-len {BENCH_INPUT_LEN}",
-        f"--random-output-len {BENCH_OUTPUT_LEN}",
-        f"--num-prompts {BENCH_PROMPTS}",
+        '--random-input-len "$1"',
+        '--random-output-len "$2"',
+        '--max-concurrency "$3"',
+        f'--num-prompts "$(({PROMPTS_PER_REQUEST} * $3))"',
+        "--ignore-eos",
+        "--save-result",
+        f"--result-dir {RESULT_DIR}",
+        "--metadata",
     ]
-    return "vllm bench serve" + "".join(shell.arg_line(a) for a in args)
+    indent = shell.ARG_INDENT * 2
+    head = [*RUN_PREAMBLE, f"{BENCH_FUNCTION}() {{  # input tokens, output tokens, concurrent requests"]
+    head.append("  vllm bench serve \\")
+    head += [f"{shell.ARG_INDENT}{a} \\" for a in args]
+    # the metadata three to a line: what the target says, what the run says, then the selection
+    head.append(f"{indent}{' '.join(meta)} \\")
+    run_words = ('input_len="$1"', 'output_len="$2"', *RUN_METADATA)
+    head.append(f"{indent}{' '.join(run_words)} \\")
+    return head, ["}"]
+
+
+def selection_line(selection: Mapping[str, str], commands: Sequence[Command]) -> str:
+    """The metadata line that names one selection and the hash of its commands."""
+    words = shlex.quote(f"selection={selection_words(selection)}")
+    return f"{shell.ARG_INDENT * 2}{words} commands={commands_hash(commands)}"
+
+
+def bench_script(head: Sequence[str], line: str, tail: Sequence[str], runs: Sequence[Workload]) -> str:
+    """The whole benchmark: the function, then one call per standard workload."""
+    calls = [f"{BENCH_FUNCTION} {w.input_len} {w.output_len} {w.concurrency}" for w in runs]
+    return "\n".join([*head, line, *tail, *calls])
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -27,7 +27,7 @@ from recipebook.expanding.table import Axes, Product, RoleTable, admits
 from recipebook.rendering import kubernetes
 from recipebook.rendering.files import selection_key
 
-from . import memory_panel
+from . import memory_panel, results_panel
 from .explorer_nojs import hide_classes, rank_classes, removed_copies
 from .roles import role_title
 
@@ -123,6 +123,7 @@ class ServingView:
     client_text: str
     bench: Code
     bench_text: str
+    bench_note: str = ""  # what the benchmark runs (the standard workloads) and where its results go
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -190,6 +191,7 @@ class ExplorerView:
     other_lines_title: str
     other_lines: tuple[str, ...]
     memory: tuple = ()  # memory_panel.FitView per set of selections sharing figures; () without facts
+    measured: tuple = ()  # results_panel.EvidenceView per set of selections sharing measured results
 
 
 # -- code blocks ---------------------------------------------------------------------------
@@ -448,6 +450,25 @@ def _spanning_role_view(role: RoleTable, r: int, target: TargetPage, gid: str, _
     )
 
 
+def bench_code(target: TargetPage, group: Serving, product: Product, pre_id: str) -> tuple[Code, str]:
+    """The benchmark script of a serving group: its shared lines, and one metadata line per
+    selection the group's product admits, each shown only for its selection (the no-JS
+    classes); and the script's text at the first of them (the opening selection when admitted)."""
+    axes = target.table.axes
+    chosen = [c for c in target.table.offered if admits(product, c) and target.serving_at(c) is group]
+    # each line after the first starts with its line break, inside the element the no-JS classes hide
+    lines = [
+        CodeLine(classes=(), parts=code_parts(text), lead="\n" if n else "") for n, text in enumerate(group.bench_head)
+    ]
+    for selection in chosen:
+        full = tuple(frozenset({v}) for v in selection)
+        text = target.bench_line(selection)
+        lines.append(CodeLine(classes=tuple(hide_classes(full, axes)), parts=code_parts(text), lead="\n"))
+    lines += [CodeLine(classes=(), parts=code_parts(text), lead="\n") for text in group.bench_tail]
+    first = target.opening if target.opening in chosen else chosen[0]
+    return Code(pre_id=pre_id, lines=tuple(lines), node=group.endpoint.node), target.bench_at(first)
+
+
 def _serving_view(
     group: Serving, index: int, target: TargetPage, gid: str, router: bool, _: Translate
 ) -> tuple[ServingView, ...]:
@@ -476,6 +497,19 @@ def _serving_view(
             if router
             else _("Step {n}: send requests to the server.")
         ).format(n=len(group.roles) + 1)
+        bench, bench_text = bench_code(target, group, product, f"{gid}-b{index}-{c}")
+        runs = "; ".join(
+            _("{input} tokens in, {output} out, {concurrency} at a time").format(
+                input=f"{w.input_len:,}", output=f"{w.output_len:,}", concurrency=w.concurrency
+            )
+            for w in group.runs
+        )
+        note = _(
+            "The script runs vllm bench serve against the same endpoint once per standard workload ({runs}), "
+            "with {per} prompts of random tokens per request at a time (nothing is downloaded). Each run writes a "
+            "result file to {folder}/ that names the selection and the hash of its commands; python -m recipebook "
+            "results add checks those files and stores them for the site."
+        ).format(runs=runs, per=client.PROMPTS_PER_REQUEST, folder=client.RESULT_DIR)
         out.append(
             ServingView(
                 classes=classes,
@@ -484,8 +518,9 @@ def _serving_view(
                 final=final,
                 client=plain_code(f"{gid}-q{index}-{c}", group.client, group.endpoint.node),
                 client_text=group.client,
-                bench=plain_code(f"{gid}-b{index}-{c}", group.bench, group.endpoint.node),
-                bench_text=group.bench,
+                bench=bench,
+                bench_text=bench_text,
+                bench_note=note,
             )
         )
     return tuple(out)
@@ -547,6 +582,8 @@ def explorer_view(
     files_href: str = "",
     repository_url: str = "",
     versions: dict[str, str] | None = None,
+    measured: tuple = (),
+    observations: tuple = (),
 ) -> ExplorerView:
     """The explorer's view: the target's page model in words."""
     axes = target.table.axes
@@ -683,15 +720,13 @@ def explorer_view(
             _("Before the next step, wait until each of these succeeds:"),
             _("Send a request"),
             _("Benchmark"),
-            _(
-                "vllm bench serve sends {prompts} prompts of random tokens ({input} tokens in, up to {output} out) "
-                "to the same endpoint; nothing is downloaded."
-            ).format(prompts=client.BENCH_PROMPTS, input=client.BENCH_INPUT_LEN, output=client.BENCH_OUTPUT_LEN),
+            "",
         ),
         report=_report(target, recipe, repository_url, versions or {}, _),
         copy_texts=(_("Copied!"), _("Copy to clipboard"), _("Copy")),
         long_code_label=_("A long step, in a box that scrolls; the copy button copies all of it"),
         other_lines_title=_("Other selections add or change these lines:"),
         other_lines=target.other_lines,
-        memory=memory_panel.fit_views(target, _),
+        memory=memory_panel.fit_views(target, _, observations),
+        measured=results_panel.evidence_views(target, measured, _),
     )
