@@ -174,12 +174,13 @@ def test_serve_sh_runs_each_nodes_command_and_says_to_start_the_head_first(tmp_p
 
 def test_the_memory_figures_count_a_server_across_nodes_once():
     """A server across nodes is one server: its data-parallel ranks and pipeline stages are
-    counted once (from the head's flags, which give the whole of it), not once per node."""
+    counted once, not once per node (a data-parallel node counts its local ranks from its start
+    rank; with --nnodes the head's flags give the whole of it and the followers add nothing)."""
     recipe = load(FIXTURE)
     facts = load(ROOT / "recipes" / "A.X-K2.json").facts  # any model's facts: the ranks are the question
     page = page_of(recipe)
     dp = page.target("dp-ep-across-nodes", "Throughput").opening_commands()
-    assert [memory.Flags.of(c).follower for c in dp] == [False, True]
+    assert [memory.Flags.of(c).processes_ranks for c in dp] == [tuple(range(8)), tuple(range(8, 16))]
     fit = memory.fit(facts, ["RBLN-CR13"], dp)
     assert sorted(r.dp_rank for r in fit.ranks) == list(range(16))
     pp = memory.fit(facts, ["RBLN-CR13"], page.target("tp-pp-across-nodes", "Throughput").opening_commands())

@@ -129,13 +129,14 @@ class Flags:
     dp: int = 1
     dp_local: int | None = None  # --data-parallel-size-local: the ranks this process runs
     dp_rank: int | None = None  # a command that runs one data-parallel rank
+    dp_start: int = 0  # --data-parallel-start-rank: the first of the local ranks
     expert_parallel: bool = False
     max_model_len: int | None = None  # -1: auto (the model's own length)
     max_num_seqs: int | None = None
     block_size: int | None = None
     gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
     kv_cache_dtype: str = "auto"
-    follower: bool = False  # a follower node of a server that spans nodes: its head's figures cover it
+    follower: bool = False  # a follower (--node-rank above 0) of a server across nodes: its head's flags give every rank
     spec_method: str | None = None  # --speculative-config's method
     spec_model: str | None = None  # and its draft model
 
@@ -185,13 +186,14 @@ class Flags:
             dp=count("--data-parallel-size", "-dp", default=1) or 1,
             dp_local=count("--data-parallel-size-local", "-dpl"),
             dp_rank=count("--data-parallel-rank", "-dpn"),
+            dp_start=count("--data-parallel-start-rank", "-dpr", default=0) or 0,
             expert_parallel="--enable-expert-parallel" in values or "-ep" in values,
             max_model_len=count("--max-model-len", size=True),
             max_num_seqs=count("--max-num-seqs"),
             block_size=count("--block-size"),
             gpu_memory_utilization=utilization,
             kv_cache_dtype=(words("--kv-cache-dtype") or ["auto"])[0],
-            follower=bool(count("--node-rank") or count("--data-parallel-start-rank")),
+            follower=bool(count("--node-rank")),
             spec_method=method,
             spec_model=model,
         )
@@ -202,10 +204,13 @@ class Flags:
 
     @property
     def processes_ranks(self) -> tuple[int, ...]:
-        """The data-parallel ranks this command runs."""
+        """The data-parallel ranks this command runs: its own, its local ones from its start rank
+        (a node of a data-parallel server across nodes runs those), or all."""
         if self.dp_rank is not None:
             return (self.dp_rank,)
-        return tuple(range(self.dp_local if self.dp_local is not None else self.dp))
+        if self.dp_local is not None:
+            return tuple(range(self.dp_start, self.dp_start + self.dp_local))
+        return tuple(range(self.dp))
 
 
 def runtimes(flags: Flags, draft: bool) -> int:
