@@ -136,7 +136,9 @@ class Flags:
     block_size: int | None = None
     gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
     kv_cache_dtype: str = "auto"
-    follower: bool = False  # a follower (--node-rank above 0) of a server across nodes: its head's flags give every rank
+    follower: bool = (
+        False  # a follower (--node-rank above 0) of a server across nodes: its head's flags give every rank
+    )
     spec_method: str | None = None  # --speculative-config's method
     spec_model: str | None = None  # and its draft model
 
