@@ -1127,10 +1127,11 @@ var RecipeSearch = (function () {
     return -1;
   }
 
-  /** Where a name stands in a text, whatever joins its parts (A.X-K2, a.x-k2, gpt oss 120b). */
+  /** Where a name stands in a text, whatever joins its parts (A.X-K2, a.x-k2, gpt oss 120b), but
+      not as a piece of a longer identifier (vllm-rbln is not in VLLM_RBLN_AUTO_PORT). */
   function namePattern(name) {
     var parts = normalize(name).split(/[^a-z0-9]+/).filter(Boolean);
-    return new RegExp("(?<![A-Za-z0-9])" + parts.join("[._\\-\\s]*") + "(?![A-Za-z0-9])", "gi");
+    return new RegExp("(?<![A-Za-z0-9_])" + parts.join("[._\\-\\s]*") + "(?![A-Za-z0-9]|_[A-Za-z0-9])", "gi");
   }
 
   /** Where each query word stands in a text: a name as a whole, any other word as a token that
