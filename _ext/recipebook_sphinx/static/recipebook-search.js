@@ -911,7 +911,7 @@ var RecipeSearch = (function () {
         var match = word.matches.get(doc) || [0, ""];
         var weight = weightOn(index, doc, word, match);
         own += weight;
-        covered += weight * match[0] * (P.cover[match[1]] || 0);
+        if (match[0] > 0) covered += weight * (P.cover[match[1]] || 0); // where, not how: a typo covers as its word does
       });
       var coverage = covered / own;
       var named = runs.length ? nameScore(index, doc, runs) : 0;
