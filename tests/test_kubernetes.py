@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import importlib
 import json
 import re
 import shutil
@@ -35,6 +36,7 @@ from recipebook.checking import manifests
 from recipebook.expanding import client
 from recipebook.expanding.page import expansion_at, page_of
 from recipebook.pipeline.load import load
+from recipebook.reading.model import Recipe
 from recipebook.rendering import kubernetes as k8s
 from recipebook.rendering import portable
 from recipebook.rendering.files import kubernetes_where, selection_files
@@ -775,34 +777,190 @@ def test_crd_validation_is_strict():
         del place["unknownField"]
 
 
-def test_the_leader_worker_set_crd_takes_each_roles_pod_template_as_leader_and_worker():
-    """No role spans nodes yet, so no LeaderWorkerSet is written; ``pod_template`` builds a role's
-    pod on one node, which the pinned CRD takes as a group's leader and workers in both modes, so
-    a role over nodes finds its templates ready."""
+MULTINODE = ROOT / "tests" / "data" / "multinode" / "Kimi-K2-Instruct.json"
+# the fixture has no checkpoint facts: the cache sizes are given
+SPANNING = {**IMAGE, "model-cache": "1200Gi", "compile-cache": "1200Gi"}
+
+
+def _groups(written: dict[str, str]) -> list[dict]:
+    return [d for _n, d in _documents(written) if d["kind"] == "LeaderWorkerSet"]
+
+
+def _as_deployment(template: dict) -> dict:
+    """A LeaderWorkerSet's pod template in a Deployment, for the Kubernetes schemas to judge."""
+    labels = template["metadata"]["labels"]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "pod"},
+        "spec": {"selector": {"matchLabels": labels}, "template": template},
+    }
+
+
+@pytest.mark.parametrize("mode", k8s.MODES)
+def test_a_role_that_spans_nodes_is_a_leader_worker_set_that_validates_and_reads_as_kubernetes_reads_it(mode):
+    """Every selection of the multi-node fixture: each role that spans nodes is one
+    LeaderWorkerSet (size: its nodes, group restart, the leader created first, caches per pod),
+    valid against the pinned CRD and, its templates as pods, against the Kubernetes schemas;
+    the semantic checks pass (a Service selects the leader only, the claims templates are
+    mounted, LWS_* references resolve) and each node asks for what the page says."""
+    settings = {**SPANNING, "npu": mode}
     seen = 0
-    for path in PATHS:
-        for _recipe, _target, expansion in _selections(path, every=10**9):
-            steps = [cmd for _n, cmd in expansion.router]
-            router = k8s.router_of(steps)
-            where = kubernetes_where(expansion)
-            for plan in k8s.plans(expansion.roles(), expansion.nodes, router):
-                for mode in k8s.MODES:
-                    skeleton = k8s.dump(k8s.pod_template(where, plan, router, mode))
-                    lines = {k8s.dns(c.name): k8s.fragments_of(c) for _r, cs in expansion.roles() for c in cs}
-                    text = k8s.fill(k8s.with_settings(skeleton, k8s.settings_of(IMAGE, where.defaults())), lines)
-                    template = yaml.safe_load(text)
-                    lws = {
-                        "apiVersion": "leaderworkerset.x-k8s.io/v1",
-                        "kind": "LeaderWorkerSet",
-                        "metadata": {"name": k8s.names_of(where, plan.role).deployment},
-                        "spec": {
-                            "replicas": 1,
-                            "leaderWorkerTemplate": {"size": 2, "leaderTemplate": template, "workerTemplate": template},
-                        },
-                    }
-                    crds.validate(crds.LWS, lws)
-                    seen += 1
+    for _recipe, _target, expansion in _selections(MULTINODE):
+        written = selection_files(expansion, {"IFACE_NAME": "eth0"}, settings)
+        found = manifests.problems(written, nodes=expansion.nodes, needs=_needs(expansion, settings))
+        assert not found, (expansion.selection, found)
+        spanning = {c.role: c for c in expansion.commands if c.node is not None and c.rank == 0}
+        groups = _groups(written)
+        assert sorted(g["metadata"]["labels"]["app.kubernetes.io/component"] for g in groups) == sorted(spanning)
+        assert not any(
+            d["kind"] == "Deployment"
+            and d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"] in spanning
+            for _n, d in _documents(written)
+        )
+        for group in groups:
+            crds.validate(crds.LWS, group)
+            role = group["metadata"]["labels"]["app.kubernetes.io/component"]
+            nodes = [c for c in expansion.commands if c.role == role]
+            spec = group["spec"]["leaderWorkerTemplate"]
+            assert spec["size"] == len(nodes)
+            assert spec["restartPolicy"] == "RecreateGroupOnPodRestart"
+            assert group["spec"]["startupPolicy"] == "LeaderCreated"
+            assert [c["metadata"]["name"] for c in spec["volumeClaimTemplates"]] == ["models", "compile"]
+            for part in ("leaderTemplate", "workerTemplate"):
+                assert [v["name"] for v in spec[part]["spec"]["volumes"]] == ["shm"]  # the caches are claims per pod
+                for release in k8s.KUBERNETES_RELEASES:
+                    _validate(_as_deployment(spec[part]), release)
+            assert "<" not in json.dumps(group), "a placeholder is left"
+            seen += 1
+        for document in (d for _n, d in _documents(written) if d["kind"] == "Service"):
+            if document["metadata"]["labels"]["app.kubernetes.io/name"].endswith(tuple(f"-{r}" for r in spanning)):
+                assert document["spec"]["selector"][k8s.LWS_INDEX_LABEL] == "0"
     assert seen
+
+
+def test_a_leader_worker_sets_pods_run_the_head_and_the_followers_commands():
+    """The leader's container runs the head's command; the worker's runs the first follower's
+    less its node rank, which it reads from LWS_WORKER_INDEX; the head's address is
+    LWS_LEADER_ADDRESS in every pod; a headless follower has no probes (nothing answers)."""
+    recipe = load(MULTINODE)
+    for target in page_of(recipe).targets:
+        expansion = expansion_at(recipe, target, target.opening)
+        written = selection_files(expansion, None, SPANNING)
+        for group in _groups(written):
+            spec = group["spec"]["leaderWorkerTemplate"]
+            role = group["metadata"]["labels"]["app.kubernetes.io/component"]
+            head, *followers = [c for c in expansion.commands if c.role == role]
+            (leader,) = spec["leaderTemplate"]["spec"]["containers"]
+            (worker,) = spec["workerTemplate"]["spec"]["containers"]
+            dropped = {"devices", "cache", "kv-events"}
+            kept = [
+                w
+                for line in head.arg_lines
+                if k8s.line_kind("arg", line.text) not in dropped
+                for w in shell.words(line.text)
+            ]
+            assert leader["args"] == [head.model, *map(k8s.kube_text, kept)]
+            first = followers[0]
+            kept = [
+                w
+                for line in first.arg_lines
+                if k8s.line_kind("arg", line.text) not in dropped | {"node-rank"}
+                for w in shell.words(line.text)
+            ]
+            extra = worker["args"][1 + len(kept) :]
+            assert worker["args"][: 1 + len(kept)] == [first.model, *map(k8s.kube_text, kept)]
+            if "--node-rank" in first.shell:
+                assert extra == [f"--node-rank=$({k8s.LWS_WORKER_INDEX})"]
+            else:
+                assert extra == []
+            for container in (leader, worker):
+                env = {e["name"]: e for e in container["env"]}
+                for name in recipe.placeholder_heads:
+                    if f"<{name}>" in head.shell:
+                        assert env[name]["value"] == f"$({k8s.LWS_LEADER_ADDRESS})"
+            assert ("startupProbe" in worker) == client.serves(first)
+            assert "startupProbe" in leader
+
+
+def _three_nodes() -> dict:
+    """The fixture's data-parallel strategy over three nodes: followers start at ranks 8 and 16."""
+    data = json.loads(MULTINODE.read_text(encoding="utf-8"))
+    strategy = next(s for s in data["strategies"] if s["slug"] == "dp-headless")
+    strategy["nodes"] = "3"
+    (role,) = strategy["options"][0]["grid"]["base"]
+    role["args"]["--data-parallel-size"] = "--data-parallel-size 24"
+    role["nodes"].append(
+        {"args": {"--headless": "--headless", "--data-parallel-start-rank": "--data-parallel-start-rank 16"}}
+    )
+    role["scale"] = "3 nodes"
+    strategy["options"][0]["npus"] = 24
+    return data
+
+
+def test_workers_compute_their_start_rank_from_their_index_as_the_followers_commands_say(tmp_path):
+    """With more than one worker, the start rank is LWS_WORKER_INDEX times a node's ranks,
+    computed by /bin/sh in front of the launcher: run by the real shell with each index, the
+    worker's argv says what that follower's command says."""
+    path = tmp_path / "Kimi-K2-Instruct.json"
+    path.write_text(json.dumps(_three_nodes()), encoding="utf-8")
+    recipe = load(path)
+    target = page_of(recipe).target("dp-headless", "Throughput")
+    expansion = expansion_at(recipe, target, target.opening)
+    written = selection_files(expansion, None, SPANNING)
+    assert not manifests.problems(written, nodes=expansion.nodes, needs=_needs(expansion, SPANNING))
+    (group,) = _groups(written)
+    crds.validate(crds.LWS, group)
+    (worker,) = group["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"]
+    assert worker["command"][:3] == ["/bin/sh", "-c", k8s.START_RANK_SCRIPT.format(step=8)]
+    followers = [c for c in expansion.commands if c.role == "main"][1:]
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    containers = importlib.import_module("tools.crosscheck.containers")
+
+    def pairs(words):
+        out, i = [], 0
+        while i < len(words):
+            word = words[i]
+            if word.startswith("--") and "=" in word:
+                out.append(tuple(word.split("=", 1)))
+            elif word.startswith("--") and i + 1 < len(words) and not words[i + 1].startswith("--"):
+                out.append((word, words[i + 1]))
+                i += 1
+            else:
+                out.append((word,))
+            i += 1
+        return sorted(out)
+
+    for k, follower in enumerate(followers, start=1):
+        env = containers.resolved_env(worker["env"], {k8s.LWS_LEADER_ADDRESS: "10.0.0.1", k8s.LWS_WORKER_INDEX: str(k)})
+        launcher, argv = containers.worker_argv(worker, env)
+        assert list(launcher) == shell.words(follower.launcher)
+        words = [w.replace("<HEAD_IP>", "10.0.0.1") for t in follower.args for w in shell.words(t)]
+        assert pairs(list(argv)) == pairs([follower.model, *words]), k
+
+
+def test_followers_one_template_cannot_run_are_refused_at_their_line():
+    """A LeaderWorkerSet runs every worker from one template: followers whose node ranks are
+    not their index, or that differ in another line, are refused (rule 28), never written."""
+    data = json.loads(MULTINODE.read_text(encoding="utf-8"))
+    strategy = next(s for s in data["strategies"] if s["slug"] == "tp-pp-across-nodes")
+    nodes = strategy["options"][0]["grid"]["change_base"]["main"]["nodes"]
+    nodes[2]["args"]["--node-rank"], nodes[3]["args"]["--node-rank"] = "--node-rank 3", "--node-rank 2"
+    found = k8s.group_findings("main", _spanning_commands(data, "tp-pp-across-nodes"))
+    assert [f.at for f in found] == [("line", "main", "--node-rank")]
+    data = json.loads(MULTINODE.read_text(encoding="utf-8"))
+    strategy = next(s for s in data["strategies"] if s["slug"] == "tp-pp-across-nodes")
+    strategy["options"][0]["grid"]["change_base"]["main"]["nodes"][3]["args"]["--max-num-seqs"] = "--max-num-seqs 4"
+    found = k8s.group_findings("main", _spanning_commands(data, "tp-pp-across-nodes"))
+    assert [f.at for f in found] == [("role", "main")]
+    assert "one template" in found[0].message
+
+
+def _spanning_commands(data: dict, slug: str) -> list:
+    recipe = Recipe.from_json(data, "Kimi-K2-Instruct.json")
+    target = page_of(recipe).targets[[t.strategy.slug for t in page_of(recipe).targets].index(slug)]
+    return [c for c in target.commands_at(target.opening) if c.role == "main"]
 
 
 def test_an_inference_pool_the_crd_refuses_is_refused():

@@ -8,6 +8,11 @@ one container. The judge (``judge.judge_containers``) parses the container's arg
 parser; for a merged role it asks vLLM's own node-local supervisor
 (``vllm.entrypoints.launchers.dp_supervisor``) to check the arguments and derive each rank's,
 then compares each rank's namespace with the one vLLM parses from the recipe's rank command.
+A role that spans nodes is a LeaderWorkerSet: its leader's container is paired with the head's
+command, and its workers' one container with each follower's, as worker k runs it: the
+container's env resolved as Kubernetes resolves it with the variables the LWS controller sets
+(``LWS_LEADER_ADDRESS`` the head's address, ``LWS_WORKER_INDEX`` k), and the start-rank
+script run by the real /bin/sh (``worker_argv``).
 What the manifests change on purpose (``kubernetes.differences``) is compared as such: the
 devices (a rank's count of NPUs, numbered within the container), KV events left out when
 nothing reads them, and the NIXL side-channel port each rank derives from rank 0's. The env
@@ -17,7 +22,10 @@ values the manifests add are judged by vLLM's getters with the others.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -35,15 +43,57 @@ from .commands import PLACEHOLDER_DEFAULT, PLACEHOLDER_SAMPLES, fill_placeholder
 _REFERENCE = re.compile(r"\$\$\(|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 
 
-def from_kubernetes(word: str) -> str:
-    """A container's word as the container runs it: ``$(NAME)`` is the env value (the sample the
-    recipe's commands are given), ``$$(`` a literal ``$(``."""
+def from_kubernetes(word: str, env: Mapping[str, str] | None = None) -> str:
+    """A container's word as the container runs it: ``$(NAME)`` is the env value (``env``, the
+    container's own as Kubernetes resolved them, else the sample the recipe's commands are
+    given), ``$$(`` a literal ``$(``."""
 
     def put(match: re.Match[str]) -> str:
         name = match.group(1)
-        return "$(" if name is None else PLACEHOLDER_SAMPLES.get(name, PLACEHOLDER_DEFAULT)
+        if name is None:
+            return "$("
+        if env is not None and name in env:
+            return env[name]
+        return PLACEHOLDER_SAMPLES.get(name, PLACEHOLDER_DEFAULT)
 
     return _REFERENCE.sub(put, word)
+
+
+def resolved_env(entries: Iterable[Mapping[str, Any]], given: Mapping[str, str]) -> dict[str, str]:
+    """A container's env as Kubernetes resolves it: ``given`` first (what a controller puts in
+    front), then each entry in order, a ``$(NAME)`` read from those before it; the pod's IP
+    from the downward API is the sample the recipe's ``<POD_IP>`` is given."""
+    env = dict(given)
+    for entry in entries:
+        if "value" in entry:
+            # a value left as <NAME> is the reader's to fill in, as in the commands
+            env[entry["name"]] = fill_placeholders(from_kubernetes(str(entry["value"]), env))
+        elif (entry.get("valueFrom") or {}).get("fieldRef", {}).get("fieldPath") == "status.podIP":
+            env[entry["name"]] = fill_placeholders("<POD_IP>")
+    return env
+
+
+_PRINT_ARGV = "import json, sys; print(json.dumps(sys.argv[1:]))"
+
+
+def worker_argv(container: Mapping[str, Any], env: Mapping[str, str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A container's launcher words and the argv after them as it runs with ``env``: its args
+    resolved, and when its command is ``/bin/sh -c SCRIPT LAUNCHER...`` the script run by the
+    real /bin/sh with Python in the launcher's place, printing what it is given."""
+    command = [from_kubernetes(str(w), env) for w in container["command"]]
+    args = [from_kubernetes(str(w), env) for w in container["args"]]
+    if command[:2] != ["/bin/sh", "-c"]:
+        return tuple(command), tuple(args)
+    script, launcher = command[2], command[3:]
+    out = subprocess.run(
+        ["/bin/sh", "-c", script, sys.executable, "-c", _PRINT_ARGV, *launcher[1:], *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**{k: v for k, v in env.items() if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)}, "PATH": "/usr/bin:/bin"},
+    )
+    ran = json.loads(out.stdout)
+    return tuple(launcher), tuple(ran[len(launcher) - 1 :])
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -56,6 +106,7 @@ class Pairing:
     rank_envs: tuple[tuple[tuple[str, str], ...], ...]
     merged: bool
     kv_events_dropped: bool
+    role: str = ""
     uses: list[tuple[str, str, str, str]] = dataclasses.field(default_factory=list)  # (path, strategy, target, role)
 
 
@@ -73,11 +124,18 @@ def collect(recipes: Iterable[tuple[str, Recipe]]) -> dict[tuple, Pairing]:
             router = kubernetes.router_of(steps)
             runs = kubernetes.container_names(expansion.roles(), steps, expansion.nodes)
             plans = {p.role: p for p in kubernetes.plans(expansion.roles(), expansion.nodes, router)}
-            written = kubernetes.manifests(files.kubernetes_where(expansion), expansion.roles(), expansion.nodes, steps)
+            where = files.kubernetes_where(expansion)
+            written = kubernetes.manifests(where, expansion.roles(), expansion.nodes, steps)
             for name, text in written.items():
                 if name.startswith(f"{kubernetes.ROUTER_FOLDER}/"):
                     continue
                 for document in yaml.load_all(text, Loader=yaml.CSafeLoader):
+                    if document.get("kind") == "LeaderWorkerSet":
+                        for key, pairing in group_pairings(document, runs, where.heads, router):
+                            pairings.setdefault(key, pairing).uses.append(
+                                (path, expansion.strategy, expansion.target, pairing.role)
+                            )
+                        continue
                     if document.get("kind") != "Deployment":
                         continue
                     role_label = document["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"]
@@ -107,6 +165,53 @@ def collect(recipes: Iterable[tuple[str, Recipe]]) -> dict[tuple, Pairing]:
                             )
                         pairings[key].uses.append((path, expansion.strategy, expansion.target, plan.role))
     return pairings
+
+
+def _command_words(command: Any) -> tuple[str, ...]:
+    return tuple(fill_placeholders(w) for w in (command.model, *(x for t in command.args for x in shell.words(t))))
+
+
+def _command_env(command: Any) -> tuple[tuple[str, str], ...]:
+    return tuple((n, fill_placeholders(v)) for n, v in map(kubernetes.env_pair, command.envs))
+
+
+def group_pairings(
+    document: Mapping[str, Any], runs: Mapping[str, tuple[Any, ...]], heads: Iterable[str], router: Any
+) -> list[tuple[tuple[Any, ...], Pairing]]:
+    """A LeaderWorkerSet's containers, each with the command it runs: the leader's with the
+    head's, the workers' with each follower's as worker k (from 1) runs it."""
+    group = document["spec"]["leaderWorkerTemplate"]
+    size = int(group["size"])
+    out = []
+    for part in ("leaderTemplate", "workerTemplate"):
+        template = group[part]
+        role = template["metadata"]["labels"]["app.kubernetes.io/component"]
+        for container in template["spec"]["containers"]:
+            commands = runs[container["name"]]
+            said = " ".join(c.shell for c in commands)
+            head = next((h for h in heads if f"<{h}>" in said), None)
+            address = fill_placeholders(f"<{head}>") if head else fill_placeholders("<HEAD_IP>")
+            indices = [0] if part == "leaderTemplate" else list(range(1, size))
+            for k, command in zip(indices, commands, strict=True):
+                given = {
+                    kubernetes.LWS_LEADER_ADDRESS: address,
+                    "LWS_GROUP_SIZE": str(size),
+                    kubernetes.LWS_WORKER_INDEX: str(k),
+                }
+                env = resolved_env(container["env"], given)
+                _launcher, argv = worker_argv(container, env)
+                ranks = (_command_words(command),)
+                pairing = Pairing(
+                    container=argv,
+                    env=tuple((n, v) for n, v in env.items() if n not in given),
+                    ranks=ranks,
+                    rank_envs=(_command_env(command),),
+                    merged=False,
+                    kv_events_dropped=router is None or not router.kv_events,
+                    role=role,
+                )
+                out.append(((argv, ranks), pairing))
+    return out
 
 
 def request(pairings: Mapping[tuple, Pairing]) -> list[dict[str, Any]]:

@@ -95,18 +95,22 @@ def _named_port(pod: Mapping[str, Any], name: str) -> int | None:
     return None
 
 
-def _container_problems(container: Mapping[str, Any], pod: Mapping[str, Any], where: str) -> list[str]:
+def _container_problems(
+    container: Mapping[str, Any], pod: Mapping[str, Any], where: str, group: Mapping[str, Any] | None = None
+) -> list[str]:
     out = []
     name = container.get("name", "")
     if not _DNS_LABEL.fullmatch(str(name)):
         out.append(f"{where}: container name {name!r} is not a DNS-1123 label")
     env = container.get("env", [])
-    names = [e.get("name") for e in env]
+    # a LeaderWorkerSet's controller puts its variables first in every container's env
+    names = [*(k8s.LWS_ENV if group is not None else ()), *(e.get("name") for e in env)]
+    given = len(names) - len(env)
     if len(names) != len(set(names)):
         out.append(f"{where}: container {name} sets an env name twice")
     for i, entry in enumerate(env):
         for ref in _REFERENCE.findall(str(entry.get("value", ""))):
-            if ref not in names[:i]:
+            if ref not in names[: given + i]:
                 out.append(f"{where}: env {entry.get('name')} refers to $({ref}), which no earlier env entry sets")
         secret = (entry.get("valueFrom") or {}).get("secretKeyRef")
         if secret and not secret.get("optional"):
@@ -128,6 +132,7 @@ def _container_problems(container: Mapping[str, Any], pod: Mapping[str, Any], wh
         if probe in container and target not in declared and target not in declared_names:
             out.append(f"{where}: the {probe} of {name} calls port {target!r}, which the container does not serve")
     volumes = {v.get("name") for v in pod.get("volumes", ())}
+    volumes |= {c.get("metadata", {}).get("name") for c in (group or {}).get("volumeClaimTemplates", ())}
     for mount in container.get("volumeMounts", ()):
         if mount.get("name") not in volumes:
             out.append(f"{where}: container {name} mounts {mount.get('name')!r}, which the pod has no volume for")
@@ -146,7 +151,11 @@ def _container_problems(container: Mapping[str, Any], pod: Mapping[str, Any], wh
 
 
 def _pod_problems(
-    pod: Mapping[str, Any], where: str, objects: Sequence[Mapping[str, Any]], namespace: str
+    pod: Mapping[str, Any],
+    where: str,
+    objects: Sequence[Mapping[str, Any]],
+    namespace: str,
+    group: Mapping[str, Any] | None = None,
 ) -> list[str]:
     out = []
     containers = [*pod.get("initContainers", ()), *pod.get("containers", ())]
@@ -160,7 +169,7 @@ def _pod_problems(
     if len(numbers) != len(set(numbers)):
         out.append(f"{where}: two containers of the pod declare one port")
     for container in containers:
-        out += _container_problems(container, pod, where)
+        out += _container_problems(container, pod, where, group)
     claims = {
         o["metadata"]["name"]
         for o in objects
@@ -248,6 +257,28 @@ def problems(
                 out.append(f"{where}: its selector {selector} does not select its own pods")
             out += _pod_problems(template["spec"], where, objects, namespace)
             pods.append((owner[index], obj, template))
+        if kind == "LeaderWorkerSet":
+            group = obj["spec"]["leaderWorkerTemplate"]
+            for part, index_label in (("leaderTemplate", "0"), ("workerTemplate", "1")):
+                template = group.get(part) or group["workerTemplate"]
+                out += _labels_problems(template["metadata"].get("labels", {}), f"{where} {part}")
+                out += _pod_problems(template["spec"], f"{where} {part}", objects, namespace, group)
+                # the labels the controller adds to each pod (the worker index "0" is the leader's)
+                labels = {
+                    **template["metadata"].get("labels", {}),
+                    k8s.LWS_NAME_LABEL: name,
+                    k8s.LWS_INDEX_LABEL: index_label,
+                }
+                pods.append((owner[index], obj, {**template, "metadata": {**template["metadata"], "labels": labels}}))
+            for claim in group.get("volumeClaimTemplates", ()):
+                mounted = {
+                    m.get("name")
+                    for part in ("leaderTemplate", "workerTemplate")
+                    for c in (group.get(part) or {}).get("spec", {}).get("containers", ())
+                    for m in c.get("volumeMounts", ())
+                }
+                if claim["metadata"]["name"] not in mounted:
+                    out.append(f"{where}: volumeClaimTemplate {claim['metadata']['name']} is mounted by no container")
     for index, obj in enumerate(objects):
         if obj.get("kind") != "Service":
             continue
@@ -286,7 +317,7 @@ def pool_of(files: Mapping[str, str]) -> dict[str, Any] | None:
     return {"selector": labels, "targetPorts": ports or [client.DEFAULT_PORT]}
 
 
-def _pool_problems(files: Mapping[str, str], pods: Sequence[tuple[str, dict, dict]]) -> list[str]:
+def _pool_problems(files: Mapping[str, str], pods: Sequence[tuple[str, dict[str, Any], dict]]) -> list[str]:
     pool = pool_of(files)
     if pool is None:
         return []
@@ -321,16 +352,23 @@ def _pool_problems(files: Mapping[str, str], pods: Sequence[tuple[str, dict, dic
 
 
 def _node_problems(
-    pods: Sequence[tuple[str, dict, dict]], nodes: Mapping[str, int], needs: Sequence[k8s.NodeNeeds]
+    pods: Sequence[tuple[str, dict[str, Any], dict]], nodes: Mapping[str, int], needs: Sequence[k8s.NodeNeeds]
 ) -> list[str]:
     if not needs:
         return []
     out = []
-    by_role = {t["metadata"]["labels"].get("app.kubernetes.io/component"): t for _f, _d, t in pods}
+    by_role = {
+        (
+            t["metadata"]["labels"].get("app.kubernetes.io/component"),
+            t["metadata"]["labels"].get(k8s.LWS_INDEX_LABEL, "0"),
+        ): t
+        for _f, _d, t in pods
+    }
     for need in needs:
         cpu = memory = npus = 0
         for role in need.roles:
-            template = by_role.get(k8s.label_value(k8s.dns(role)))
+            part = "1" if role in need.workers else "0"
+            template = by_role.get((k8s.label_value(k8s.dns(role)), part))
             if template is None:
                 out.append(f"node {need.node}: role {role} has no pod")
                 continue
@@ -353,7 +391,9 @@ def _node_problems(
 
 
 def _nodes(strategy: Strategy, target: Target) -> dict[str, int]:
-    return {role.role: client.node_of(i, strategy.nodes) for i, role in enumerate(target.grid.base)}
+    roles = target.grid.base
+    where = client.placement([role.nodes for role in roles], strategy.nodes)
+    return {role.role: nodes[0] for role, nodes in zip(roles, where, strict=True)}
 
 
 def _where(recipe: Recipe, strategy: Strategy, target: Target) -> k8s.Where:
@@ -365,6 +405,7 @@ def _where(recipe: Recipe, strategy: Strategy, target: Target) -> k8s.Where:
         skus=target.skus,
         model=target.grid.model,
         checkpoint_bytes=checkpoint.total if checkpoint else None,
+        heads=tuple(recipe.placeholder_heads),
     )
 
 
@@ -382,8 +423,8 @@ def _target_findings(
     where = _where(recipe, strategy, target)
     nodes = _nodes(strategy, target)
     router = k8s.router_of(steps)
-    found: dict[tuple, k8s.Finding] = {}
-    good: dict[tuple, tuple] = {}
+    found: dict[tuple[Any, ...], k8s.Finding] = {}
+    good: dict[tuple[Any, ...], tuple] = {}
     for chosen in lines.offered:
         roles = by_role(lines.commands(chosen))
         role_plans = k8s.plans(roles, nodes, router)

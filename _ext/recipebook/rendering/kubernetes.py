@@ -8,7 +8,8 @@ router reaches it, its Service) and, for a router that selects model servers by 
 follows llm-d's Rebellions prefill/decode cell (``llm-d/llm-d``
 ``guides/pd-disaggregation/modelserver/npu/vllm/``), which was measured on RBLN-CR nodes.
 
-A role is one pod on one node (``client.node_of``) and its containers run the role's commands.
+A role is one pod on one node (``client.placement``) and its containers run the role's commands;
+a role that spans nodes is a LeaderWorkerSet (below).
 What a container runs differs from the recipe's commands only where a cluster needs it, and
 ``differences`` names every such change for the page:
 
@@ -146,6 +147,19 @@ MODES = ("device-plugin", "dra")
 DEVICE_ENVS = ("RBLN_VISIBLE_DEVICES", "RBLN_DEVICES")
 DEVICE_ENV = "RBLN_VISIBLE_DEVICES"
 NIXL_PORT_ENV = "VLLM_NIXL_SIDE_CHANNEL_PORT"
+# A role that spans nodes: a LeaderWorkerSet (kubernetes-sigs/lws, the CRD pinned in
+# tests/data/crds), whose controller puts these in every container's env, first; its pods carry
+# the worker index as a label (the leader's is "0").
+LWS_API = "leaderworkerset.x-k8s.io/v1"
+LWS = "v0.10.0"
+LWS_LEADER_ADDRESS = "LWS_LEADER_ADDRESS"
+LWS_WORKER_INDEX = "LWS_WORKER_INDEX"
+LWS_ENV = (LWS_LEADER_ADDRESS, "LWS_GROUP_SIZE", LWS_WORKER_INDEX)
+LWS_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/worker-index"
+LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+# What a worker runs in front of the launcher when its start rank is its index times the ranks
+# of a node: /bin/sh computes it ($$ is a literal $ to Kubernetes).
+START_RANK_SCRIPT = 'exec "$0" "$@" --data-parallel-start-rank="$$((LWS_WORKER_INDEX * {step}))"'
 
 # -- the operator's choices ---------------------------------------------------------------
 
@@ -393,6 +407,9 @@ def line_fragment(kind: str, text: str) -> str:
 _KINDS = {
     "--data-parallel-rank": "rank",
     "--kv-events-config": "kv-events",
+    "--node-rank": "node-rank",
+    "-r": "node-rank",
+    "--data-parallel-start-rank": "start-rank",
     "RBLN_VISIBLE_DEVICES": "devices",
     "RBLN_DEVICES": "devices",
     "HF_HOME": "cache",
@@ -403,7 +420,8 @@ _KINDS = {
 @functools.lru_cache(maxsize=8192)
 def line_kind(kind: str, text: str) -> str | None:
     """Whether a container may drop this line, and why: "rank" (one container runs every
-    rank), "devices" (the container's own), "kv-events" (no reader), "cache" (the volumes)."""
+    rank), "devices" (the container's own), "kv-events" (no reader), "cache" (the volumes),
+    "node-rank" and "start-rank" (a LeaderWorkerSet's workers derive them from their index)."""
     try:
         name = shell.flag_values(text)[0] if kind == "arg" else env_pair(text)[0]
     except ValueError:
@@ -593,21 +611,29 @@ class ContainerPlan:
     command: Command
     drop: tuple[str, ...]  # line kinds left out
     ranks: int  # processes of the role it runs (1, or every rank)
-    ports: tuple[int | str, ...]  # the served ports (an int, or a reader's <NAME> for a port)
-    health: int | str  # the port its probes call
+    ports: tuple[int | str, ...]  # the served ports (an int, or a reader's <NAME> for a port); () serves none
+    health: int | str | None  # the port its probes call; None: no HTTP server (a headless follower)
     npus: int
     extra_args: tuple[str, ...]
     extra_env: tuple[tuple[str, str], ...]
     startup_failures: int
     port_names: tuple[str, ...]
+    script: str = ""  # run by /bin/sh in front of the launcher (a worker's start rank)
+    commands: tuple[Command, ...] = ()  # what it runs when that is more than ``command`` (a merged role, workers)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class RolePlan:
+    """A role's pod (its leader's, for a role that spans nodes) and, for a role that spans
+    nodes, its workers' pod: a LeaderWorkerSet of ``size`` pods on ``nodes``."""
+
     role: str
     node: int
     containers: tuple[ContainerPlan, ...]
     merged: bool  # one container runs every rank
+    size: int = 1
+    nodes: tuple[int, ...] = ()  # a LeaderWorkerSet's nodes, the leader's first
+    workers: RolePlan | None = None
 
     @property
     def npus(self) -> int:
@@ -615,7 +641,14 @@ class RolePlan:
 
     @property
     def ports(self) -> tuple[int | str, ...]:
-        return tuple(p for c in self.containers for p in c.ports)
+        own = tuple(p for c in self.containers for p in c.ports)
+        return own + (self.workers.ports if self.workers is not None else ())
+
+    def pods(self) -> tuple[tuple[int, RolePlan], ...]:
+        """Each pod's node and plan: the role's one pod, or the leader and each worker."""
+        if self.workers is None:
+            return ((self.node, self),)
+        return ((self.node, self), *((node, self.workers) for node in self.nodes[1:]))
 
 
 def ready_timeout(command: Command) -> int:
@@ -661,10 +694,13 @@ def _differs(commands: Sequence[Command]) -> set[str] | None:
                     kind = "port"
                 elif kind is None and name == NIXL_PORT_ENV:
                     kind = "nixl-port"
-                if kind is None:
+                if kind not in _MERGED_KINDS:
                     return None
                 kinds.add(kind)
     return kinds
+
+
+_MERGED_KINDS = frozenset({"rank", "port", "devices", "nixl-port", "kv-events", "cache"})
 
 
 def _mergeable(commands: Sequence[Command], drop_events: bool) -> bool:
@@ -745,6 +781,7 @@ def plan_role(role: str, node: int, commands: Sequence[Command], *, drop_events:
         npus = client.npus(command)
         port = served_port(command)
         name = port_name("http", index if several else None)
+        serving = client.serves(command)
         containers.append(
             ContainerPlan(
                 name=fit(dns(command.name)),
@@ -752,16 +789,122 @@ def plan_role(role: str, node: int, commands: Sequence[Command], *, drop_events:
                 command=command,
                 drop=base_drop,
                 ranks=1,
-                ports=(port,),
-                health=port,
+                ports=(port,) if serving else (),
+                health=port if serving else None,
                 npus=npus,
                 extra_args=(),
                 extra_env=_extra_env(command, npus, keep_alive),
                 startup_failures=startup_failures(command),
-                port_names=(name,),
+                port_names=(name,) if serving else (),
             )
         )
     return RolePlan(role=role, node=node, containers=tuple(containers), merged=False)
+
+
+def _node_said(command: Command, kind: str) -> str | None:
+    """The value of a command's line of this kind ("node-rank", "start-rank"), or None."""
+    for line in command.arg_lines:
+        if line_kind(line.kind, line.text) == kind:
+            try:
+                values = shell.flag_values(line.text)[1]
+            except ValueError:
+                return None
+            return values[0] if values else ""
+    return None
+
+
+def _start_step(followers: Sequence[Command]) -> int | None:
+    """The ranks a node holds when the followers' start ranks are their index times it (the
+    first follower's start rank), else None."""
+    starts = [_int(_node_said(c, "start-rank")) for c in followers]
+    step = starts[0] if starts else None
+    if step is None or starts != [step * (k + 1) for k in range(len(followers))]:
+        return None
+    return step
+
+
+def group_findings(role: str, commands: Sequence[Command]) -> list[Finding]:
+    """What one worker template of a LeaderWorkerSet could not run: followers that differ in
+    more than their node rank and start rank, a node rank other than the worker's index, start
+    ranks that are not the index times one step, pods of unequal NPUs."""
+    followers = list(commands[1:])
+    if not followers:
+        return []
+    findings = []
+    skip = ("node-rank", "start-rank")
+
+    def kept(command: Command) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        args = tuple(t.text for t in command.arg_lines if line_kind(t.kind, t.text) not in skip)
+        return args, tuple(t.text for t in command.env_lines)
+
+    if len({kept(c) for c in followers}) > 1:
+        findings.append(
+            Finding(
+                at=("role", role),
+                message=f"the nodes after the head of role {role!r} differ in more than --node-rank and "
+                "--data-parallel-start-rank: a LeaderWorkerSet runs every worker from one template",
+            )
+        )
+    ranks = [_node_said(c, "node-rank") for c in followers]
+    if any(r is not None for r in ranks) and ranks != [str(k + 1) for k in range(len(followers))]:
+        findings.append(
+            Finding(
+                at=("line", role, "--node-rank"),
+                message=f"the followers of role {role!r} give --node-rank {ranks}, not their place after the head "
+                f"(1 to {len(followers)}), which a LeaderWorkerSet's worker reads from LWS_WORKER_INDEX",
+            )
+        )
+    starts = [_node_said(c, "start-rank") for c in followers]
+    if len(followers) > 1 and any(v is not None for v in starts) and _start_step(followers) is None:
+        findings.append(
+            Finding(
+                at=("line", role, "--data-parallel-start-rank"),
+                message=f"the followers of role {role!r} start at data-parallel ranks {starts}, not their index times "
+                "one node's ranks, which a LeaderWorkerSet's worker computes from LWS_WORKER_INDEX",
+            )
+        )
+    if len({client.npus(c) for c in commands}) > 1:
+        findings.append(
+            Finding(
+                at=("role", role),
+                message=f"the nodes of role {role!r} use {[client.npus(c) for c in commands]} NPUs: a LeaderWorkerSet's "
+                "pods claim the same",
+            )
+        )
+    return findings
+
+
+def plan_group(role: str, commands: Sequence[Command], *, drop_events: bool, keep_alive: bool) -> RolePlan:
+    """A role that spans nodes (one command per node, the head's first) as a LeaderWorkerSet:
+    the leader's pod runs the head's command, every worker's pod one template made from the
+    first follower's, with its node rank ``$(LWS_WORKER_INDEX)`` and, with more than one
+    worker, its start rank computed from that index (``START_RANK_SCRIPT``)."""
+    head, followers = commands[0], list(commands[1:])
+    leader = plan_role(role, head.node or 1, [head], drop_events=drop_events, keep_alive=keep_alive)
+    nodes = tuple(c.node or 1 for c in commands)
+    if not followers:
+        return dataclasses.replace(leader, nodes=nodes)
+    first = followers[0]
+    worker_plan = plan_role(role, first.node or 1, [first], drop_events=drop_events, keep_alive=keep_alive)
+    (container,) = worker_plan.containers
+    drop, extra, script = container.drop, container.extra_args, ""
+    if _node_said(first, "node-rank") is not None:
+        drop += ("node-rank",)
+        extra += (f"--node-rank=$({LWS_WORKER_INDEX})",)
+    step = _start_step(followers)
+    if len(followers) > 1 and step is not None:
+        drop += ("start-rank",)
+        script = START_RANK_SCRIPT.format(step=step)
+    worker = dataclasses.replace(
+        container,
+        name=fit(dns(f"{role}-worker")),
+        drop=drop,
+        extra_args=extra,
+        script=script,
+        commands=tuple(followers),
+    )
+    workers = dataclasses.replace(worker_plan, containers=(worker,))
+    return dataclasses.replace(leader, size=len(commands), nodes=nodes, workers=workers)
 
 
 # -- where a selection runs, and its names -------------------------------------------------
@@ -777,6 +920,7 @@ class Where:
     skus: tuple[str, ...]
     model: str = ""  # the served checkpoint
     checkpoint_bytes: int | None = None  # its size, from the recipe's facts
+    heads: tuple[str, ...] = ()  # placeholders of a head's address (a LeaderWorkerSet's pods read LWS_LEADER_ADDRESS)
 
     @functools.cached_property
     def instance(self) -> str:
@@ -945,7 +1089,7 @@ def router_findings(where: Where, router: Router) -> list[Finding]:
     return findings
 
 
-def _probe(port: int | str, name: str, **more: int) -> dict:
+def _probe(port: int | str, name: str, **more: int) -> dict[str, Any]:
     return {"httpGet": {"path": HEALTH_PATH, "port": name if isinstance(port, str) else port}, **more}
 
 
@@ -953,24 +1097,29 @@ def _hole(port: int | str) -> int | _Hole:
     return _Hole(port) if isinstance(port, str) else port
 
 
-def _env_entries(plan: ContainerPlan, secret: bool) -> list:
+def _env_entries(plan: ContainerPlan, secret: bool, leader: Sequence[str] = ()) -> list[Any]:
+    """A container's env: the reader's placeholders (the pod's IP from the downward API, a
+    head's address in a LeaderWorkerSet from LWS_LEADER_ADDRESS, which its controller sets
+    first), the marker of the command's env lines, then what the manifests add."""
     command = plan.command
     kept = [
         line.text
         for line in (*command.arg_lines, *command.env_lines)
         if line_kind(line.kind, line.text) not in plan.drop
     ]
-    entries: list = []
+    entries: list[Any] = []
     for name in shell.placeholders("\n".join(kept)):
         if name == POD_IP:
             entries.append({"name": POD_IP, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}})
+        elif name in leader:
+            entries.append({"name": name, "value": f"$({LWS_LEADER_ADDRESS})"})
         else:
             entries.append({"name": name, "value": f"<{name}>"})
     given = {env_pair(t)[0] for t in command.envs if line_kind("env", t) not in plan.drop}
     given |= {e["name"] for e in entries}
     if any(line_kind("env", t) not in plan.drop for t in command.envs):
         entries.append(f"RECIPEBOOK-ENV-{plan.source}{_drops(plan)}")
-    ours: list[dict] = [
+    ours: list[dict[str, Any]] = [
         {"name": "HF_HOME", "value": MODEL_CACHE_PATH},
         {"name": "VLLM_CACHE_ROOT", "value": COMPILE_CACHE_PATH},
     ]
@@ -991,7 +1140,7 @@ def _drops(plan: ContainerPlan) -> str:
     return "/" + ",".join(plan.drop) if plan.drop else ""
 
 
-def _resources(plan: ContainerPlan, mode: str, claim: str | None, parts: int) -> dict:
+def _resources(plan: ContainerPlan, mode: str, claim: str | None, parts: int) -> dict[str, Any]:
     asked: dict[str, Any] = {
         "cpu": _s("cpu", parts),
         "memory": _s("memory", parts),
@@ -1007,27 +1156,39 @@ def _resources(plan: ContainerPlan, mode: str, claim: str | None, parts: int) ->
     return out
 
 
-def _container(plan: ContainerPlan, mode: str, claim: str | None, secret: bool, parts: int) -> dict:
+def _container(
+    plan: ContainerPlan, mode: str, claim: str | None, secret: bool, parts: int, leader: Sequence[str] = ()
+) -> dict[str, Any]:
     command = plan.command
     ports = [
         {"name": name, "containerPort": _hole(port), "protocol": "TCP"}
         for name, port in zip(plan.port_names, (*plan.ports, plan.health), strict=False)
     ]
-    health_name = plan.port_names[-1]
-    return {
+    launcher = shell.words(command.launcher)
+    out: dict[str, Any] = {
         "name": plan.name,
         "image": _s("server-image"),
-        "command": shell.words(command.launcher),
+        "command": ["/bin/sh", "-c", plan.script, *launcher] if plan.script else launcher,
         "args": [command.model, f"RECIPEBOOK-ARGS-{plan.source}{_drops(plan)}", *plan.extra_args],
-        "env": _env_entries(plan, secret),
-        "ports": ports,
-        "resources": _resources(plan, mode, claim, parts),
-        "volumeMounts": [
-            {"name": "models", "mountPath": MODEL_CACHE_PATH},
-            {"name": "compile", "mountPath": COMPILE_CACHE_PATH},
-            {"name": "shm", "mountPath": "/dev/shm"},
-        ],
-        "securityContext": {"allowPrivilegeEscalation": False},
+        "env": _env_entries(plan, secret, leader),
+    }
+    if ports:
+        out["ports"] = ports
+    out.update(
+        {
+            "resources": _resources(plan, mode, claim, parts),
+            "volumeMounts": [
+                {"name": "models", "mountPath": MODEL_CACHE_PATH},
+                {"name": "compile", "mountPath": COMPILE_CACHE_PATH},
+                {"name": "shm", "mountPath": "/dev/shm"},
+            ],
+            "securityContext": {"allowPrivilegeEscalation": False},
+        }
+    )
+    if plan.health is None:
+        return out  # a headless follower: no HTTP server; its leader's probes speak for the group
+    health_name = plan.port_names[-1]
+    return out | {
         "startupProbe": _probe(
             plan.health,
             health_name,
@@ -1046,7 +1207,7 @@ def sidecar_ports(router: Router, ranks: int) -> tuple[int, ...]:
     return tuple(first + i for i in range(ranks))
 
 
-def _sidecar(router: Router, plan: RolePlan) -> dict:
+def _sidecar(router: Router, plan: RolePlan) -> dict[str, Any]:
     ranks = sum(c.ranks for c in plan.containers) if plan.merged else len(plan.containers)
     ports = sidecar_ports(router, ranks)
     first = plan.containers[0].ports[0]
@@ -1068,7 +1229,7 @@ def _sidecar(router: Router, plan: RolePlan) -> dict:
     }
 
 
-def _pvc(where: Where, role: str, name: str, size: str) -> dict:
+def _pvc(where: Where, role: str, name: str, size: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",
@@ -1086,7 +1247,7 @@ def _cel_products(skus: Sequence[str]) -> str:
     return f'device.attributes["{NPU_DEVICE_CLASS}"].productName in [{names}]'
 
 
-def _claim_template(where: Where, role: str, plan: RolePlan, nic: bool) -> dict:
+def _claim_template(where: Where, role: str, plan: RolePlan, nic: bool) -> dict[str, Any]:
     requests = []
     several = len(plan.containers) > 1
     for i, container in enumerate(plan.containers):
@@ -1125,13 +1286,19 @@ def _claim_template(where: Where, role: str, plan: RolePlan, nic: bool) -> dict:
     }
 
 
-def pod_template(where: Where, plan: RolePlan, router: Router | None, mode: str, *, secret: bool = True) -> dict:
-    """A role's pod on one node, running its containers (the same template serves a
-    LeaderWorkerSet's leader and workers of a role over nodes)."""
+def pod_template(
+    where: Where, plan: RolePlan, router: Router | None, mode: str, *, secret: bool = True, group: bool = False
+) -> dict[str, Any]:
+    """A role's pod on one node, running its containers: a Deployment's, or (``group``) a
+    LeaderWorkerSet's leader or worker, whose caches are its own claims (the set's
+    ``volumeClaimTemplates``) and whose head placeholders read LWS_LEADER_ADDRESS. A pod that
+    answers no requests (a headless follower) carries no label or annotation of the router's."""
     role = plan.role
     names = names_of(where, role)
-    disaggregated = router is not None and role in DISAGGREGATED
+    serving = any(c.health is not None for c in plan.containers)
+    disaggregated = router is not None and role in DISAGGREGATED and serving
     several = len(plan.containers) > 1
+    leader = where.heads if group else ()
     pod: dict[str, Any] = {
         "affinity": {
             "nodeAffinity": {
@@ -1160,15 +1327,18 @@ def pod_template(where: Where, plan: RolePlan, router: Router | None, mode: str,
         pod["initContainers"] = [_sidecar(router, plan)]
     claims = [f"npu-{i}" if several else "" for i in range(len(plan.containers))]
     parts = len(plan.containers)
-    pod["containers"] = [_container(c, mode, claims[i], secret, parts) for i, c in enumerate(plan.containers)]
+    pod["containers"] = [_container(c, mode, claims[i], secret, parts, leader) for i, c in enumerate(plan.containers)]
     if mode == "dra":
         pod["resourceClaims"] = [{"name": "npus", "resourceClaimTemplateName": names.claim}]
-    pod["volumes"] = [
+    caches = [
         {"name": "models", "persistentVolumeClaim": {"claimName": names.models}},
         {"name": "compile", "persistentVolumeClaim": {"claimName": names.compile}},
+    ]
+    pod["volumes"] = [
+        *([] if group else caches),
         {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": _s("shm")}},
     ]
-    metadata: dict[str, Any] = {"labels": _labels(where, role, router)}
+    metadata: dict[str, Any] = {"labels": _labels(where, role, router if serving else None)}
     if disaggregated and router is not None:
         metadata["annotations"] = {ACTIVE_PORTS: ",".join(str(p) for p in active_ports(router, plan))}
     return {"metadata": metadata, "spec": pod}
@@ -1183,7 +1353,7 @@ def active_ports(router: Router, plan: RolePlan) -> tuple[int | str, ...]:
     return plan.ports
 
 
-def _deployment(where: Where, plan: RolePlan, router: Router | None, mode: str) -> dict:
+def _deployment(where: Where, plan: RolePlan, router: Router | None, mode: str) -> dict[str, Any]:
     names = names_of(where, plan.role)
     budget = STARTUP_DELAY + max(STARTUP_PERIOD * c.startup_failures for c in plan.containers)
     return {
@@ -1204,7 +1374,55 @@ def _deployment(where: Where, plan: RolePlan, router: Router | None, mode: str) 
     }
 
 
-def _service(where: Where, plan: RolePlan) -> dict:
+def _claim_spec(size: str) -> dict[str, Any]:
+    return {
+        "accessModes": ["ReadWriteOnce"],
+        "storageClassName": _s("storage-class"),
+        "resources": {"requests": {"storage": _s(size)}},
+    }
+
+
+def _leader_worker_set(where: Where, plan: RolePlan, router: Router | None, mode: str) -> dict[str, Any]:
+    """A role that spans nodes: one group of ``size`` pods, the leader running the head's
+    command and each worker the followers' template; created leader first, restarted as a
+    group (one server: a pod lost stops them all), each pod with caches of its own."""
+    names = names_of(where, plan.role)
+    assert plan.workers is not None
+    return {
+        "apiVersion": LWS_API,
+        "kind": "LeaderWorkerSet",
+        "metadata": {
+            "name": names.deployment,
+            "namespace": _s("namespace"),
+            "labels": _labels(where, plan.role, router),
+        },
+        "spec": {
+            "replicas": 1,
+            "startupPolicy": "LeaderCreated",
+            "leaderWorkerTemplate": {
+                "size": plan.size,
+                "restartPolicy": "RecreateGroupOnPodRestart",
+                "leaderTemplate": pod_template(where, plan, router, mode, group=True),
+                "workerTemplate": pod_template(where, plan.workers, router, mode, group=True),
+                "volumeClaimTemplates": [
+                    {"metadata": {"name": "models"}, "spec": _claim_spec("model-cache")},
+                    {"metadata": {"name": "compile"}, "spec": _claim_spec("compile-cache")},
+                ],
+            },
+        },
+    }
+
+
+def service_selector(where: Where, plan: RolePlan) -> dict[str, str]:
+    """What a role's Service selects: its pods, or a LeaderWorkerSet's leader only (the head
+    answers for the server)."""
+    selector = selector_labels(where, plan.role)
+    if plan.workers is not None:
+        selector[LWS_INDEX_LABEL] = "0"
+    return selector
+
+
+def _service(where: Where, plan: RolePlan) -> dict[str, Any]:
     ports = []
     for container in plan.containers:
         for name, port in zip(container.port_names, container.ports, strict=False):
@@ -1218,20 +1436,28 @@ def _service(where: Where, plan: RolePlan) -> dict:
             "namespace": _s("namespace"),
             "labels": selector_labels(where, plan.role),
         },
-        "spec": {"type": "ClusterIP", "selector": selector_labels(where, plan.role), "ports": ports},
+        "spec": {"type": "ClusterIP", "selector": service_selector(where, plan), "ports": ports},
     }
 
 
-def _role_documents(where: Where, plan: RolePlan, router: Router | None, mode: str) -> list[dict]:
+def _role_documents(where: Where, plan: RolePlan, router: Router | None, mode: str) -> list[dict[str, Any]]:
     names = names_of(where, plan.role)
-    documents = [
-        _pvc(where, plan.role, names.models, "model-cache"),
-        _pvc(where, plan.role, names.compile, "compile-cache"),
-    ]
+    documents = (
+        []
+        if plan.workers is not None
+        else [
+            _pvc(where, plan.role, names.models, "model-cache"),
+            _pvc(where, plan.role, names.compile, "compile-cache"),
+        ]
+    )
     disaggregated = router is not None and plan.role in DISAGGREGATED
     if mode == "dra":
         documents.append(_claim_template(where, plan.role, plan, nic=disaggregated))
-    documents.append(_deployment(where, plan, router, mode))
+    documents.append(
+        _leader_worker_set(where, plan, router, mode)
+        if plan.workers is not None
+        else _deployment(where, plan, router, mode)
+    )
     if not disaggregated:
         documents.append(_service(where, plan))
     return documents
@@ -1239,7 +1465,9 @@ def _role_documents(where: Where, plan: RolePlan, router: Router | None, mode: s
 
 def _header(where: Where, plan: RolePlan | None, mode: str) -> str:
     head = f"# {where.recipe}: {where.strategy} / {where.target}"
-    if plan is not None:
+    if plan is not None and plan.workers is not None:
+        head += f", role {plan.role} (nodes {plan.nodes[0]}-{plan.nodes[-1]}: a LeaderWorkerSet, LWS {LWS} or later)"
+    elif plan is not None:
         head += f", role {plan.role} (node {plan.node})"
     npus = (
         f"NPUs as {NPU_RESOURCE} (RBLN device plugin {DEVICE_PLUGIN} or later)"
@@ -1329,7 +1557,9 @@ def plans(
     drop_events = router is None or not router.kv_events
     disaggregated = router is not None
     return tuple(
-        plan_role(
+        plan_group(role, commands, drop_events=drop_events, keep_alive=disaggregated and role == "prefill")
+        if commands and commands[0].node is not None
+        else plan_role(
             role,
             nodes.get(role, 1),
             commands,
@@ -1345,13 +1575,17 @@ def findings_of(
 ) -> list[Finding]:
     """Everything the recipe's data would make wrong in these manifests."""
     found = name_findings(where, roles)
+    for role, commands in roles:
+        if commands and commands[0].node is not None:
+            found += group_findings(role, commands)
     if router is not None:
         found += router_findings(where, router)
         found += port_findings(router, role_plans)
         found += kv_events_findings(router, role_plans)
     for plan in role_plans:
-        for container in plan.containers:
-            found += number_findings(plan.role, container)
+        for _node, pod in plan.pods()[:2]:
+            for container in pod.containers:
+                found += number_findings(plan.role, container)
     return found
 
 
@@ -1489,7 +1723,7 @@ def number_findings(role: str, container: ContainerPlan) -> list[Finding]:
 _MARK = re.compile(r"^( *)- RECIPEBOOK-(ARGS|ENV)-([a-z0-9-]+)(?:/([a-z,-]+))?\n", re.MULTILINE)
 
 
-_SKELETONS: dict[tuple, dict[str, str]] = {}
+_SKELETONS: dict[tuple[Any, ...], dict[str, str]] = {}
 _SKELETONS_KEPT = 256
 
 
@@ -1604,16 +1838,34 @@ def container_names(
     out = {}
     for plan in plans(roles, nodes, router):
         commands = dict(roles)[plan.role]
-        for container in plan.containers:
-            out[container.name] = tuple(commands) if plan.merged else (container.command,)
+        for _node, pod in plan.pods():
+            for container in pod.containers:
+                if container.commands:
+                    out[container.name] = container.commands
+                else:
+                    out[container.name] = tuple(commands) if pod.merged else (container.command,)
     return out
 
 
 # -- per target: the skeletons every selection shares ---------------------------------------
 
 
-def plan_key(plan: RolePlan) -> tuple:
+def plan_key(plan: RolePlan) -> tuple[Any, ...]:
     """What a role's skeleton reads of its plan (the lines themselves are fragments)."""
+    if plan.workers is not None:
+        return (
+            plan.role,
+            plan.node,
+            plan.merged,
+            plan.size,
+            plan.nodes,
+            _containers_key(plan),
+            _containers_key(plan.workers),
+        )
+    return (plan.role, plan.node, plan.merged, _containers_key(plan))
+
+
+def _containers_key(plan: RolePlan) -> tuple[Any, ...]:
     parts = []
     for c in plan.containers:
         command = c.command
@@ -1623,10 +1875,10 @@ def plan_key(plan: RolePlan) -> tuple:
             (
                 c.name, c.source, c.drop, c.ranks, c.ports, c.health, c.npus, c.extra_args, c.extra_env,
                 c.startup_failures, c.port_names, command.launcher, command.model,
-                tuple(shell.placeholders("\n".join(kept))), env_names,
+                tuple(shell.placeholders("\n".join(kept))), env_names, c.script,
             )
         )  # fmt: skip
-    return (plan.role, plan.node, plan.merged, tuple(parts))
+    return tuple(parts)
 
 
 def variants(
@@ -1639,9 +1891,9 @@ def variants(
     """The skeleton files of a target in each NPU mode, each with the set of its selections
     (bit i: the i-th of ``offered``) that share them; each distinct set is rendered once."""
     router = router_of(router_steps)
-    bits: dict[tuple, int] = {}
-    first: dict[tuple, Sequence[Command]] = {}
-    known: dict[tuple, tuple] = {}
+    bits: dict[tuple[Any, ...], int] = {}
+    first: dict[tuple[Any, ...], Sequence[Command]] = {}
+    known: dict[tuple[Any, ...], tuple] = {}
     for bit, chosen in enumerate(offered):
         commands = commands_at(chosen)
         made_of = tuple(commands)
@@ -1650,8 +1902,8 @@ def variants(
             key = known[made_of] = tuple(plan_key(p) for p in plans(by_role(commands), nodes, router))
         bits[key] = bits.get(key, 0) | 1 << bit
         first.setdefault(key, commands)
-    merged: dict[tuple, int] = {}
-    rendered: dict[tuple, dict[str, dict[str, str]]] = {}
+    merged: dict[tuple[Any, ...], int] = {}
+    rendered: dict[tuple[Any, ...], dict[str, dict[str, str]]] = {}
     for key, set_bits in bits.items():
         roles = by_role(first[key])
         files = {mode: skeletons(where, roles, nodes, router_steps, mode) for mode in MODES}
@@ -1671,6 +1923,7 @@ def where_of(target: TargetPage, recipe: Recipe) -> Where:
         skus=target.target.skus,
         model=model,
         checkpoint_bytes=checkpoint_bytes(recipe, model),
+        heads=tuple(recipe.placeholder_heads),
     )
 
 
@@ -1717,7 +1970,20 @@ class Difference:
 def differences(role_plans: Sequence[RolePlan], router: Router | None) -> tuple[Difference, ...]:
     out = []
     for plan in role_plans:
-        for c in plan.containers:
+        if plan.workers is not None:
+            (worker,) = plan.workers.containers
+            out.append(
+                Difference(
+                    what="group",
+                    role=plan.role,
+                    detail={
+                        "size": plan.size,
+                        "node_rank": "node-rank" in worker.drop,
+                        "start_rank": bool(worker.script),
+                    },
+                )
+            )
+        for c in (c for _node, pod in plan.pods()[:2] for c in pod.containers):
             command = c.command
             kinds = {line_kind(t.kind, t.text) for t in (*command.arg_lines, *command.env_lines)}
             if plan.merged:
@@ -1744,6 +2010,7 @@ class NodeNeeds:
     npus: int
     cpu: int  # whole CPUs
     memory: int  # bytes
+    workers: tuple[str, ...] = ()  # the roles of ``roles`` whose pod here is a LeaderWorkerSet's worker
 
 
 def node_needs(
@@ -1753,8 +2020,12 @@ def node_needs(
     share of its pod's CPU and memory, the routing proxy its own)."""
     chosen = settings_of(settings, {})
     by_node: dict[int, list[RolePlan]] = {}
+    workers: dict[int, list[str]] = {}
     for plan in role_plans:
-        by_node.setdefault(plan.node, []).append(plan)
+        for node, pod in plan.pods():
+            by_node.setdefault(node, []).append(pod)
+            if pod is plan.workers:
+                workers.setdefault(node, []).append(plan.role)
     out = []
     for node, placed in sorted(by_node.items()):
         cpu = memory = 0
@@ -1762,11 +2033,17 @@ def node_needs(
             parts = len(plan.containers)
             cpu += parts * int(share("cpu", chosen["cpu"], parts))
             memory += parts * memory_bytes(share("memory", chosen["memory"], parts))
-            if router is not None and plan.role == "decode":
+            serving = any(c.health is not None for c in plan.containers)
+            if router is not None and plan.role == "decode" and serving:
                 cpu, memory = cpu + 1, memory + _GiB
         out.append(
             NodeNeeds(
-                node=node, roles=tuple(p.role for p in placed), npus=sum(p.npus for p in placed), cpu=cpu, memory=memory
+                node=node,
+                roles=tuple(p.role for p in placed),
+                npus=sum(p.npus for p in placed),
+                cpu=cpu,
+                memory=memory,
+                workers=tuple(workers.get(node, ())),
             )
         )
     return tuple(out)

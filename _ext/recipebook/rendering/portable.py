@@ -14,8 +14,10 @@ each target opens on.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from ..expanding import results
 from ..expanding.expansion import API_VERSION
 from ..expanding.page import RecipePage, TargetPage
 from ..expanding.table import Product, TableLine
@@ -29,8 +31,8 @@ def _product(product: Product) -> list[list[int] | None]:
     return [None if allowed is None else sorted(allowed) for allowed in product]
 
 
-def _line(line: TableLine) -> dict:
-    entry: dict = {"kind": line.kind, "key": line.key, "text": line.text, "when": _product(line.when)}
+def _line(line: TableLine) -> dict[str, Any]:
+    entry: dict[str, Any] = {"kind": line.kind, "key": line.key, "text": line.text, "when": _product(line.when)}
     entry["ranks"] = None if line.ranks is None else sorted(line.ranks)
     if line.kind == "arg":
         entry["config"] = list(config_entry(line.text))
@@ -39,7 +41,7 @@ def _line(line: TableLine) -> dict:
     return entry
 
 
-def _kubernetes(target: TargetPage, recipe: Recipe) -> dict:
+def _kubernetes(target: TargetPage, recipe: Recipe) -> dict[str, Any]:
     """The target's Kubernetes skeletons per set of selections and NPU mode, with what each
     node's pods ask for, and the settings' defaults for this target."""
     where = kubernetes.where_of(target, recipe)
@@ -55,7 +57,24 @@ def _kubernetes(target: TargetPage, recipe: Recipe) -> dict:
     }
 
 
-def target_document(target: TargetPage, files: str | None, recipe: Recipe) -> dict:
+def _measured(
+    target: TargetPage, measured: Sequence[results.Result], pinned: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """The target's stored results as the page shows them, each with what makes it stale."""
+    found = []
+    for group in results.evidence(target, measured, pinned):
+        for item in group.measured:
+            found.append({**item.result.to_json(), "stale": list(item.stale)})
+    return sorted(found, key=lambda r: (r["date"], r["file"]))
+
+
+def target_document(
+    target: TargetPage,
+    files: str | None,
+    recipe: Recipe,
+    measured: Sequence[results.Result] = (),
+    pinned: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """One strategy and target: its axes, selections, line tables, nodes and serving groups,
     and with which releases it was verified (``verified.current`` false: not yet re-verified
     with the pinned ones)."""
@@ -68,10 +87,14 @@ def target_document(target: TargetPage, files: str | None, recipe: Recipe) -> di
         "recommended": None if grid.recommended is None else dict(grid.recommended),
         "excluded": [dict(conflict.choices) for conflict in target.conflicts],
         "selections": target.table.selections,
+        # the hash of each offered selection's serve commands, in the table's order of selections:
+        # the benchmark's metadata names it, and a stored result is stale once it differs
+        "commands_hashes": [target.commands_hash(chosen) for chosen in target.table.offered],
         "roles": [
             {
                 "role": role.role,
                 "node": target.node_of(role.role),
+                "nodes": list(role.nodes) if role.spans else None,  # a role that spans nodes: rank k on nodes[k]
                 "launcher": role.launcher,
                 "model": role.model,
                 "ranks": role.ranks,
@@ -81,12 +104,27 @@ def target_document(target: TargetPage, files: str | None, recipe: Recipe) -> di
         ],
         "router": [{"node": name, "cmd": cmd} for name, cmd in target.router],
         "nodes": [{"node": node.number, "roles": list(node.roles)} for node in target.nodes],
-        "placeholders": [{"name": p.name, "scope": p.scope, "meaning": p.meaning} for p in target.placeholders],
+        "placeholders": [
+            {"name": p.name, "scope": p.scope, "meaning": p.meaning, **({"of": p.of} if p.of else {})}
+            for p in target.placeholders
+        ],
         "serving": [
             {
                 "when": [_product(p) for p in group.when],
                 "client": group.client,
                 "bench": group.bench,
+                # the benchmark script around each selection's metadata line (TargetPage.bench_line)
+                "bench_head": list(group.bench_head),
+                "bench_tail": list(group.bench_tail),
+                "workloads": [
+                    {
+                        "input_len": w.input_len,
+                        "output_len": w.output_len,
+                        "concurrency": w.concurrency,
+                        "prompts": w.prompts,
+                    }
+                    for w in group.runs
+                ],
                 "roles": [
                     {
                         "step": plan.step,
@@ -96,6 +134,7 @@ def target_document(target: TargetPage, files: str | None, recipe: Recipe) -> di
                         "npus": list(plan.npus_per_server),
                         "ports": list(plan.ports),
                         "wait": list(plan.wait),
+                        "nodes": list(plan.nodes),
                     }
                     for plan in group.roles
                 ],
@@ -104,6 +143,7 @@ def target_document(target: TargetPage, files: str | None, recipe: Recipe) -> di
         ],
         "verified": target.provenance.to_json(),
         "memory": [{"when": [_product(p) for p in group.when], **group.fit.to_json()} for group in target.memory],
+        "measured": _measured(target, measured, pinned or {}),
         "files": files,
         # the Kubernetes files of each set of selections, with a marker line per container's args
         # and env lines, which the lines' "k8s" fragments fill (kubernetes.fill), and setting
@@ -112,19 +152,29 @@ def target_document(target: TargetPage, files: str | None, recipe: Recipe) -> di
     }
 
 
-def recipe_document(page: RecipePage, files: Mapping[tuple[str, str], str] | None = None) -> dict:
-    """The API document of one recipe (see the module's docstring)."""
+def recipe_document(
+    page: RecipePage,
+    files: Mapping[tuple[str, str], str] | None = None,
+    *,
+    measured: Sequence[results.Result] = (),
+    pinned: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The API document of one recipe (see the module's docstring): with its observations held
+    against the memory figures and the stored results of its selections."""
     files = files or {}
     return {
         "version": API_VERSION,
         "recipe": page.recipe.name,
+        "observations": [seen.to_json() for seen in page.observations],
+        "settled": [settled.to_json() for settled in page.settled],
         "targets": [
-            target_document(t, files.get((t.strategy.slug, t.target.target)), page.recipe) for t in page.targets
+            target_document(t, files.get((t.strategy.slug, t.target.target)), page.recipe, measured, pinned)
+            for t in page.targets
         ],
     }
 
 
-def document_script(name: str, document: dict) -> str:
+def document_script(name: str, document: dict[str, Any]) -> str:
     """A recipe's API document as a script that files it under its name in
     ``window.RecipeDocuments``: what ``recipebook-files.js`` reads when the site is opened from
     disk, where a page may load a script but not fetch a file (ASCII only: any text is a
