@@ -883,72 +883,99 @@ def test_a_leader_worker_sets_pods_run_the_head_and_the_followers_commands():
             assert "startupProbe" in leader
 
 
-def _three_nodes() -> dict:
-    """The fixture's data-parallel strategy over three nodes: followers start at ranks 8 and 16."""
+def _three_nodes(locals_: tuple[int, int, int] = (8, 8, 8)) -> dict:
+    """The fixture's data-parallel strategy over three nodes of the given local ranks: the
+    followers start where the nodes before them end."""
     data = json.loads(MULTINODE.read_text(encoding="utf-8"))
     strategy = next(s for s in data["strategies"] if s["slug"] == "dp-headless")
     strategy["nodes"] = "3"
     (role,) = strategy["options"][0]["grid"]["base"]
-    role["args"]["--data-parallel-size"] = "--data-parallel-size 24"
-    role["nodes"].append(
-        {"args": {"--headless": "--headless", "--data-parallel-start-rank": "--data-parallel-start-rank 16"}}
+    role["args"]["--data-parallel-size"] = f"--data-parallel-size {sum(locals_)}"
+    del role["args"]["--data-parallel-size-local"]
+    role["nodes"] = [
+        {
+            "args": {
+                **({"--headless": "--headless"} if k else {}),
+                "--data-parallel-size-local": f"--data-parallel-size-local {n}",
+                **({"--data-parallel-start-rank": f"--data-parallel-start-rank {sum(locals_[:k])}"} if k else {}),
+            }
+        }
+        for k, n in enumerate(locals_)
+    ]
+    role["varies"] = ["--headless", "--data-parallel-start-rank"] + (
+        ["--data-parallel-size-local"] if len(set(locals_)) > 1 else []
     )
     role["scale"] = "3 nodes"
-    strategy["options"][0]["npus"] = 24
+    strategy["options"][0]["npus"] = sum(locals_)
     return data
 
 
-def test_workers_compute_their_start_rank_from_their_index_as_the_followers_commands_say(tmp_path):
-    """With more than one worker, the start rank is LWS_WORKER_INDEX times a node's ranks,
-    computed by /bin/sh in front of the launcher: run by the real shell with each index, the
-    worker's argv says what that follower's command says."""
+def _pairs(words: list[str]) -> list[tuple[str, ...]]:
+    """A command's words as (flag, value) pairs in order of flags, however each is spelt."""
+    out, i = [], 0
+    while i < len(words):
+        word = words[i]
+        if word.startswith("--") and "=" in word:
+            out.append(tuple(word.split("=", 1)))
+        elif word.startswith("--") and i + 1 < len(words) and not words[i + 1].startswith("--"):
+            out.append((word, words[i + 1]))
+            i += 1
+        else:
+            out.append((word,))
+        i += 1
+    return sorted(out)
+
+
+@pytest.mark.parametrize("locals_", [(8, 8, 8), (4, 2, 6)])
+def test_each_worker_adds_its_own_per_node_lines_as_its_follower_says(tmp_path, locals_):
+    """With more than one worker whose start ranks (or local sizes) differ, /bin/sh in front of
+    the launcher adds worker k's own, chosen by LWS_WORKER_INDEX: run by the real shell with
+    each index, the worker's argv says what follower k's command says. The workers ask for the
+    most NPUs a follower uses; the files read as Kubernetes reads them, in both NPU modes."""
     path = tmp_path / "Kimi-K2-Instruct.json"
-    path.write_text(json.dumps(_three_nodes()), encoding="utf-8")
+    path.write_text(json.dumps(_three_nodes(locals_)), encoding="utf-8")
     recipe = load(path)
     target = page_of(recipe).target("dp-headless", "Throughput")
     expansion = expansion_at(recipe, target, target.opening)
-    written = selection_files(expansion, None, SPANNING)
-    assert not manifests.problems(written, nodes=expansion.nodes, needs=_needs(expansion, SPANNING))
-    (group,) = _groups(written)
-    crds.validate(crds.LWS, group)
-    (worker,) = group["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"]
-    assert worker["command"][:3] == ["/bin/sh", "-c", k8s.START_RANK_SCRIPT.format(step=8)]
     followers = [c for c in expansion.commands if c.role == "main"][1:]
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     containers = importlib.import_module("tools.crosscheck.containers")
-
-    def pairs(words):
-        out, i = [], 0
-        while i < len(words):
-            word = words[i]
-            if word.startswith("--") and "=" in word:
-                out.append(tuple(word.split("=", 1)))
-            elif word.startswith("--") and i + 1 < len(words) and not words[i + 1].startswith("--"):
-                out.append((word, words[i + 1]))
-                i += 1
-            else:
-                out.append((word,))
-            i += 1
-        return sorted(out)
-
-    for k, follower in enumerate(followers, start=1):
-        env = containers.resolved_env(worker["env"], {k8s.LWS_LEADER_ADDRESS: "10.0.0.1", k8s.LWS_WORKER_INDEX: str(k)})
-        launcher, argv = containers.worker_argv(worker, env)
-        assert list(launcher) == shell.words(follower.launcher)
-        words = [w.replace("<HEAD_IP>", "10.0.0.1") for t in follower.args for w in shell.words(t)]
-        assert pairs(list(argv)) == pairs([follower.model, *words]), k
+    for mode in k8s.MODES:
+        settings = {**SPANNING, "npu": mode}
+        written = selection_files(expansion, None, settings)
+        assert not manifests.problems(written, nodes=expansion.nodes, needs=_needs(expansion, settings))
+        (group,) = _groups(written)
+        crds.validate(crds.LWS, group)
+        (worker,) = group["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"]
+        assert worker["command"][:2] == ["/bin/sh", "-c"] and "LWS_WORKER_INDEX" in worker["command"][2]
+        if mode == "device-plugin":
+            assert worker["resources"]["requests"][k8s.NPU_RESOURCE] == max(locals_[1:])
+        for k, follower in enumerate(followers, start=1):
+            env = containers.resolved_env(
+                worker["env"], {k8s.LWS_LEADER_ADDRESS: "10.0.0.1", k8s.LWS_WORKER_INDEX: str(k)}
+            )
+            launcher, argv = containers.worker_argv(worker, env)
+            assert list(launcher) == shell.words(follower.launcher)
+            words = [w.replace("<HEAD_IP>", "10.0.0.1") for t in follower.args for w in shell.words(t)]
+            assert _pairs(list(argv)) == _pairs([follower.model, *words]), k
+        # an index the group does not have stops the worker instead of running another's command
+        env = containers.resolved_env(worker["env"], {k8s.LWS_WORKER_INDEX: "7"})
+        with pytest.raises(subprocess.CalledProcessError):
+            containers.worker_argv(worker, env)
+    changes = {d.what for d in k8s.differences(k8s.plans(expansion.roles(), expansion.nodes, None), None)}
+    assert ("spare" in changes) == (len(set(locals_[1:])) > 1)
 
 
 def test_followers_one_template_cannot_run_are_refused_at_their_line():
-    """A LeaderWorkerSet runs every worker from one template: followers whose node ranks are
-    not their index, or that differ in another line, are refused (rule 28), never written."""
+    """A LeaderWorkerSet runs every worker from one template: followers that differ in a line
+    other than their node rank and start rank are refused (rule 28), never written."""
     data = json.loads(MULTINODE.read_text(encoding="utf-8"))
     strategy = next(s for s in data["strategies"] if s["slug"] == "tp-pp-across-nodes")
     nodes = strategy["options"][0]["grid"]["change_base"]["main"]["nodes"]
     nodes[2]["args"]["--node-rank"], nodes[3]["args"]["--node-rank"] = "--node-rank 3", "--node-rank 2"
     found = k8s.group_findings("main", _spanning_commands(data, "tp-pp-across-nodes"))
-    assert [f.at for f in found] == [("line", "main", "--node-rank")]
+    assert found == []  # rule 24 refuses node ranks out of order (checking/spanning.py), once
     data = json.loads(MULTINODE.read_text(encoding="utf-8"))
     strategy = next(s for s in data["strategies"] if s["slug"] == "tp-pp-across-nodes")
     strategy["options"][0]["grid"]["change_base"]["main"]["nodes"][3]["args"]["--max-num-seqs"] = "--max-num-seqs 4"

@@ -32,6 +32,16 @@ What a container runs differs from the recipe's commands only where a cluster ne
   the routing proxy keeps idle connections 120 s (``VLLM_HTTP_TIMEOUT_KEEP_ALIVE``), longer
   than the proxy's ~90 s.
 
+A role that spans nodes (one command per node, ``Command.node``) is one LeaderWorkerSet
+(``plan_group``, the CRD pinned in ``tests/data/crds``): ``size`` its nodes, the group restarted
+as one (``RecreateGroupOnPodRestart``) and its workers created once the leader is
+(``LeaderCreated``), the caches a claim per pod (``volumeClaimTemplates``). The leader's pod
+template runs the head's command, one worker template the followers': its ``--node-rank`` is
+``$(LWS_WORKER_INDEX)``, the lines in which followers differ (start rank, local data-parallel
+size) are added per index by ``worker_script`` in front of the launcher, and a head's address
+placeholder is ``$(LWS_LEADER_ADDRESS)`` in every pod. ``make crosscheck`` runs each worker as
+worker k would and compares it with follower k's command with vLLM's parser.
+
 What the operator chooses is a ``Setting`` (namespace, images, storage class and sizes, CPU,
 memory, shared memory, the NPU mode, the Hugging Face Secret, the Gateway), with a documented
 default; the page asks for them and the command line takes ``--set-k8s NAME=VALUE``. Names are
@@ -157,9 +167,9 @@ LWS_WORKER_INDEX = "LWS_WORKER_INDEX"
 LWS_ENV = (LWS_LEADER_ADDRESS, "LWS_GROUP_SIZE", LWS_WORKER_INDEX)
 LWS_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/worker-index"
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
-# What a worker runs in front of the launcher when its start rank is its index times the ranks
-# of a node: /bin/sh computes it ($$ is a literal $ to Kubernetes).
-START_RANK_SCRIPT = 'exec "$0" "$@" --data-parallel-start-rank="$$((LWS_WORKER_INDEX * {step}))"'
+# The lines a LeaderWorkerSet's workers may differ in beyond their node rank: a script in front
+# of the launcher adds each worker's own (``worker_script``).
+PER_WORKER = ("start-rank", "dp-local")
 
 # -- the operator's choices ---------------------------------------------------------------
 
@@ -410,6 +420,7 @@ _KINDS = {
     "--node-rank": "node-rank",
     "-r": "node-rank",
     "--data-parallel-start-rank": "start-rank",
+    "--data-parallel-size-local": "dp-local",
     "RBLN_VISIBLE_DEVICES": "devices",
     "RBLN_DEVICES": "devices",
     "HF_HOME": "cache",
@@ -421,7 +432,8 @@ _KINDS = {
 def line_kind(kind: str, text: str) -> str | None:
     """Whether a container may drop this line, and why: "rank" (one container runs every
     rank), "devices" (the container's own), "kv-events" (no reader), "cache" (the volumes),
-    "node-rank" and "start-rank" (a LeaderWorkerSet's workers derive them from their index)."""
+    "node-rank", "start-rank" and "dp-local" (a LeaderWorkerSet's workers take their own from
+    their index)."""
     try:
         name = shell.flag_values(text)[0] if kind == "arg" else env_pair(text)[0]
     except ValueError:
@@ -813,25 +825,36 @@ def _node_said(command: Command, kind: str) -> str | None:
     return None
 
 
-def _start_step(followers: Sequence[Command]) -> int | None:
-    """The ranks a node holds when the followers' start ranks are their index times it (the
-    first follower's start rank), else None."""
-    starts = [_int(_node_said(c, "start-rank")) for c in followers]
-    step = starts[0] if starts else None
-    if step is None or starts != [step * (k + 1) for k in range(len(followers))]:
-        return None
-    return step
+def worker_script(followers: Sequence[Command]) -> str:
+    """What /bin/sh runs in front of a worker's launcher when the followers differ in their
+    per-node lines (``PER_WORKER``): worker k adds follower k's lines of those kinds to its
+    arguments, chosen by LWS_WORKER_INDEX; "" when they do not differ. One line, each word
+    quoted for the shell, ``$(`` kept from Kubernetes' expansion (``$$(``)."""
+    said = [
+        [w for t in c.arg_lines if line_kind(t.kind, t.text) in PER_WORKER for w in shell.words(t.text)]
+        for c in followers
+    ]
+    if len(followers) < 2 or all(words == said[0] for words in said):
+        return ""
+    cases = " ".join(
+        f'{k}) set -- "$@" {" ".join(shlex.quote(w) for w in words)} ;;' for k, words in enumerate(said, start=1)
+    )
+    script = (
+        f'case "${LWS_WORKER_INDEX}" in {cases} '
+        f'*) echo "no worker ${LWS_WORKER_INDEX} in this group" >&2; exit 1 ;; esac; exec "$0" "$@"'
+    )
+    return script.replace("$(", "$$(")
 
 
 def group_findings(role: str, commands: Sequence[Command]) -> list[Finding]:
-    """What one worker template of a LeaderWorkerSet could not run: followers that differ in
-    more than their node rank and start rank, a node rank other than the worker's index, start
-    ranks that are not the index times one step, pods of unequal NPUs."""
+    """What one worker template of a LeaderWorkerSet could not run: followers that differ in a
+    line other than their node rank, start rank and local data-parallel size. (Node and start
+    ranks that do not agree with the nodes are rule 24's, checking/spanning.py.)"""
     followers = list(commands[1:])
     if not followers:
         return []
     findings = []
-    skip = ("node-rank", "start-rank")
+    skip = ("node-rank", *PER_WORKER)
 
     def kept(command: Command) -> tuple[tuple[str, ...], tuple[str, ...]]:
         args = tuple(t.text for t in command.arg_lines if line_kind(t.kind, t.text) not in skip)
@@ -841,34 +864,9 @@ def group_findings(role: str, commands: Sequence[Command]) -> list[Finding]:
         findings.append(
             Finding(
                 at=("role", role),
-                message=f"the nodes after the head of role {role!r} differ in more than --node-rank and "
-                "--data-parallel-start-rank: a LeaderWorkerSet runs every worker from one template",
-            )
-        )
-    ranks = [_node_said(c, "node-rank") for c in followers]
-    if any(r is not None for r in ranks) and ranks != [str(k + 1) for k in range(len(followers))]:
-        findings.append(
-            Finding(
-                at=("line", role, "--node-rank"),
-                message=f"the followers of role {role!r} give --node-rank {ranks}, not their place after the head "
-                f"(1 to {len(followers)}), which a LeaderWorkerSet's worker reads from LWS_WORKER_INDEX",
-            )
-        )
-    starts = [_node_said(c, "start-rank") for c in followers]
-    if len(followers) > 1 and any(v is not None for v in starts) and _start_step(followers) is None:
-        findings.append(
-            Finding(
-                at=("line", role, "--data-parallel-start-rank"),
-                message=f"the followers of role {role!r} start at data-parallel ranks {starts}, not their index times "
-                "one node's ranks, which a LeaderWorkerSet's worker computes from LWS_WORKER_INDEX",
-            )
-        )
-    if len({client.npus(c) for c in commands}) > 1:
-        findings.append(
-            Finding(
-                at=("role", role),
-                message=f"the nodes of role {role!r} use {[client.npus(c) for c in commands]} NPUs: a LeaderWorkerSet's "
-                "pods claim the same",
+                message=f"the nodes after the head of role {role!r} differ in more than --node-rank, "
+                "--data-parallel-start-rank and --data-parallel-size-local: a LeaderWorkerSet runs every worker "
+                "from one template",
             )
         )
     return findings
@@ -877,8 +875,9 @@ def group_findings(role: str, commands: Sequence[Command]) -> list[Finding]:
 def plan_group(role: str, commands: Sequence[Command], *, drop_events: bool, keep_alive: bool) -> RolePlan:
     """A role that spans nodes (one command per node, the head's first) as a LeaderWorkerSet:
     the leader's pod runs the head's command, every worker's pod one template made from the
-    first follower's, with its node rank ``$(LWS_WORKER_INDEX)`` and, with more than one
-    worker, its start rank computed from that index (``START_RANK_SCRIPT``)."""
+    first follower's, with its node rank ``$(LWS_WORKER_INDEX)`` and, when the followers'
+    per-node lines differ, each worker's own added by ``worker_script``; a worker asks for the
+    most NPUs a follower uses."""
     head, followers = commands[0], list(commands[1:])
     leader = plan_role(role, head.node or 1, [head], drop_events=drop_events, keep_alive=keep_alive)
     nodes = tuple(c.node or 1 for c in commands)
@@ -891,10 +890,10 @@ def plan_group(role: str, commands: Sequence[Command], *, drop_events: bool, kee
     if _node_said(first, "node-rank") is not None:
         drop += ("node-rank",)
         extra += (f"--node-rank=$({LWS_WORKER_INDEX})",)
-    step = _start_step(followers)
-    if len(followers) > 1 and step is not None:
-        drop += ("start-rank",)
-        script = START_RANK_SCRIPT.format(step=step)
+    script = worker_script(followers)
+    if script:
+        drop += PER_WORKER
+    npus = max(client.npus(c) for c in followers)
     worker = dataclasses.replace(
         container,
         name=fit(dns(f"{role}-worker")),
@@ -902,6 +901,8 @@ def plan_group(role: str, commands: Sequence[Command], *, drop_events: bool, kee
         extra_args=extra,
         script=script,
         commands=tuple(followers),
+        npus=npus,
+        extra_env=_extra_env(first, npus, keep_alive),
     )
     workers = dataclasses.replace(worker_plan, containers=(worker,))
     return dataclasses.replace(leader, size=len(commands), nodes=nodes, workers=workers)
@@ -951,6 +952,7 @@ class Names:
     models: str
     compile: str
     claim: str
+    worker_claim: str  # a LeaderWorkerSet's workers' when they use other NPUs than its leader
 
 
 def names_of(where: Where, role: str) -> Names:
@@ -961,6 +963,7 @@ def names_of(where: Where, role: str) -> Names:
         models=fit(f"{base}-models"),
         compile=fit(f"{base}-compile"),
         claim=fit(f"{base}-npus"),
+        worker_claim=fit(f"{base}-worker-npus"),
     )
 
 
@@ -999,6 +1002,7 @@ def name_findings(where: Where, roles: Sequence[tuple[str, Sequence[Command]]]) 
             ("PersistentVolumeClaim", names.models),
             ("PersistentVolumeClaim", names.compile),
             ("ResourceClaimTemplate", names.claim),
+            ("ResourceClaimTemplate", names.worker_claim),
         ):
             other = seen.setdefault((kind, name), role)
             if other != role:
@@ -1247,7 +1251,7 @@ def _cel_products(skus: Sequence[str]) -> str:
     return f'device.attributes["{NPU_DEVICE_CLASS}"].productName in [{names}]'
 
 
-def _claim_template(where: Where, role: str, plan: RolePlan, nic: bool) -> dict[str, Any]:
+def _claim_template(where: Where, role: str, plan: RolePlan, nic: bool, name: str = "") -> dict[str, Any]:
     requests = []
     several = len(plan.containers) > 1
     for i, container in enumerate(plan.containers):
@@ -1278,7 +1282,7 @@ def _claim_template(where: Where, role: str, plan: RolePlan, nic: bool) -> dict[
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaimTemplate",
         "metadata": {
-            "name": names_of(where, role).claim,
+            "name": name or names_of(where, role).claim,
             "namespace": _s("namespace"),
             "labels": selector_labels(where, role),
         },
@@ -1287,7 +1291,14 @@ def _claim_template(where: Where, role: str, plan: RolePlan, nic: bool) -> dict[
 
 
 def pod_template(
-    where: Where, plan: RolePlan, router: Router | None, mode: str, *, secret: bool = True, group: bool = False
+    where: Where,
+    plan: RolePlan,
+    router: Router | None,
+    mode: str,
+    *,
+    secret: bool = True,
+    group: bool = False,
+    claim_name: str = "",
 ) -> dict[str, Any]:
     """A role's pod on one node, running its containers: a Deployment's, or (``group``) a
     LeaderWorkerSet's leader or worker, whose caches are its own claims (the set's
@@ -1329,7 +1340,7 @@ def pod_template(
     parts = len(plan.containers)
     pod["containers"] = [_container(c, mode, claims[i], secret, parts, leader) for i, c in enumerate(plan.containers)]
     if mode == "dra":
-        pod["resourceClaims"] = [{"name": "npus", "resourceClaimTemplateName": names.claim}]
+        pod["resourceClaims"] = [{"name": "npus", "resourceClaimTemplateName": claim_name or names.claim}]
     caches = [
         {"name": "models", "persistentVolumeClaim": {"claimName": names.models}},
         {"name": "compile", "persistentVolumeClaim": {"claimName": names.compile}},
@@ -1403,7 +1414,14 @@ def _leader_worker_set(where: Where, plan: RolePlan, router: Router | None, mode
                 "size": plan.size,
                 "restartPolicy": "RecreateGroupOnPodRestart",
                 "leaderTemplate": pod_template(where, plan, router, mode, group=True),
-                "workerTemplate": pod_template(where, plan.workers, router, mode, group=True),
+                "workerTemplate": pod_template(
+                    where,
+                    plan.workers,
+                    router,
+                    mode,
+                    group=True,
+                    claim_name=names.worker_claim if _own_claim(plan) else "",
+                ),
                 "volumeClaimTemplates": [
                     {"metadata": {"name": "models"}, "spec": _claim_spec("model-cache")},
                     {"metadata": {"name": "compile"}, "spec": _claim_spec("compile-cache")},
@@ -1411,6 +1429,11 @@ def _leader_worker_set(where: Where, plan: RolePlan, router: Router | None, mode
             },
         },
     }
+
+
+def _own_claim(plan: RolePlan) -> bool:
+    """Whether a LeaderWorkerSet's workers claim other NPUs than its leader (a template each)."""
+    return plan.workers is not None and plan.workers.npus != plan.npus
 
 
 def service_selector(where: Where, plan: RolePlan) -> dict[str, str]:
@@ -1453,6 +1476,10 @@ def _role_documents(where: Where, plan: RolePlan, router: Router | None, mode: s
     disaggregated = router is not None and plan.role in DISAGGREGATED
     if mode == "dra":
         documents.append(_claim_template(where, plan.role, plan, nic=disaggregated))
+        if plan.workers is not None and _own_claim(plan):
+            documents.append(
+                _claim_template(where, plan.role, plan.workers, nic=disaggregated, name=names.worker_claim)
+            )
     documents.append(
         _leader_worker_set(where, plan, router, mode)
         if plan.workers is not None
@@ -1962,7 +1989,7 @@ def node_of_file(path: str, nodes: Mapping[str, int]) -> int | None:
 class Difference:
     """One way a container's command differs from the recipe's, as a key the adapter words."""
 
-    what: str  # "merged", "devices", "kv-events", "cache", "keep-alive", "nixl-port"
+    what: str  # "merged", "devices", "kv-events", "cache", "keep-alive", "nixl-port", "group", "spare"
     role: str
     detail: Mapping[str, Any]
 
@@ -1976,13 +2003,12 @@ def differences(role_plans: Sequence[RolePlan], router: Router | None) -> tuple[
                 Difference(
                     what="group",
                     role=plan.role,
-                    detail={
-                        "size": plan.size,
-                        "node_rank": "node-rank" in worker.drop,
-                        "start_rank": bool(worker.script),
-                    },
+                    detail={"size": plan.size, "script": bool(worker.script)},
                 )
             )
+            least = min(client.npus(c) for c in worker.commands)
+            if least != worker.npus:
+                out.append(Difference(what="spare", role=plan.role, detail={"npus": worker.npus, "least": least}))
         for c in (c for _node, pod in plan.pods()[:2] for c in pod.containers):
             command = c.command
             kinds = {line_kind(t.kind, t.text) for t in (*command.arg_lines, *command.env_lines)}

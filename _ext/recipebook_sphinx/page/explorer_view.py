@@ -699,12 +699,12 @@ def change_words(change: kubernetes.Difference, _: Translate) -> str:
             "NPU, as the commands above do; its probes call /health on port {health}, which answers once every "
             "rank is ready. make crosscheck checks with vLLM's own code that each rank gets its command's arguments."
         ).format(role=role, ranks=d["ranks"], health=d["health"])
-    if change.what == "group" and d["start_rank"]:
+    if change.what == "group" and d["script"]:
         return _(
             "{role}: one LeaderWorkerSet of {size} pods: the leader runs the head's command and each worker the "
-            "followers' command, its --node-rank from LWS_WORKER_INDEX and its --data-parallel-start-rank computed "
-            "from it by /bin/sh; the head's address is LWS_LEADER_ADDRESS in every pod, and the group restarts "
-            "together."
+            "followers' command, with its --node-rank from LWS_WORKER_INDEX and its own per-node values "
+            "(--data-parallel-start-rank, --data-parallel-size-local) added by /bin/sh for that index; the head's "
+            "address is LWS_LEADER_ADDRESS in every pod, and the group restarts together."
         ).format(role=role, size=d["size"])
     if change.what == "group":
         return _(
@@ -712,6 +712,11 @@ def change_words(change: kubernetes.Difference, _: Translate) -> str:
             "followers' command, its --node-rank (if any) from LWS_WORKER_INDEX; the head's address is "
             "LWS_LEADER_ADDRESS in every pod, and the group restarts together."
         ).format(role=role, size=d["size"])
+    if change.what == "spare":
+        return _(
+            "{role}: every worker asks for {npus} NPUs, the most a follower uses (one template for all): a worker "
+            "whose command uses {least} leaves the rest idle."
+        ).format(role=role, npus=d["npus"], least=d["least"])
     if change.what == "nixl-port":
         return _(
             "{role}: every rank reads VLLM_NIXL_SIDE_CHANNEL_PORT={port}, to which vLLM adds the rank; the "
