@@ -43,6 +43,8 @@ from recipebook.rendering.files import kubernetes_where, selection_files
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
+# roles that span nodes, in every shape vLLM 0.30.0 runs (its manifests are LeaderWorkerSets)
+MULTINODE = ROOT / "tests" / "data" / "multinode" / "Kimi-K2-Instruct.json"
 SCRIPT = ROOT / "_ext" / "recipebook_sphinx" / "static" / "recipebook-files.js"
 # what every test writes unless it says otherwise: an image, so that no <...> is left
 IMAGE = {"server-image": "registry.example.com/rbln/vllm-rbln:0.12.0"}
@@ -777,7 +779,6 @@ def test_crd_validation_is_strict():
         del place["unknownField"]
 
 
-MULTINODE = ROOT / "tests" / "data" / "multinode" / "Kimi-K2-Instruct.json"
 # the fixture has no checkpoint facts: the cache sizes are given
 SPANNING = {**IMAGE, "model-cache": "1200Gi", "compile-cache": "1200Gi"}
 
@@ -1031,8 +1032,10 @@ SETTINGS = [
 ]
 
 
-@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [*PATHS, MULTINODE], ids=lambda p: p.stem)
 def test_the_browser_writes_the_engines_manifests_for_any_settings(tmp_path, path):
+    """The page's script writes the engine's files for any settings: Deployments and, for the
+    multi-node fixture, LeaderWorkerSets."""
     node = shutil.which("node")
     assert node, "make test installs nodejs (tools/system-packages)"
     recipe = load(path)

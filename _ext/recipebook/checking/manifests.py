@@ -91,7 +91,8 @@ def _named_port(pod: Mapping[str, Any], name: str) -> int | None:
     for container in (*pod.get("initContainers", ()), *pod.get("containers", ())):
         for port in container.get("ports", ()):
             if port.get("name") == name:
-                return port.get("containerPort")
+                number = port.get("containerPort")
+                return number if isinstance(number, int) else None
     return None
 
 
@@ -317,7 +318,7 @@ def pool_of(files: Mapping[str, str]) -> dict[str, Any] | None:
     return {"selector": labels, "targetPorts": ports or [client.DEFAULT_PORT]}
 
 
-def _pool_problems(files: Mapping[str, str], pods: Sequence[tuple[str, dict[str, Any], dict]]) -> list[str]:
+def _pool_problems(files: Mapping[str, str], pods: Sequence[tuple[str, dict[str, Any], dict[str, Any]]]) -> list[str]:
     pool = pool_of(files)
     if pool is None:
         return []
@@ -352,7 +353,7 @@ def _pool_problems(files: Mapping[str, str], pods: Sequence[tuple[str, dict[str,
 
 
 def _node_problems(
-    pods: Sequence[tuple[str, dict[str, Any], dict]], nodes: Mapping[str, int], needs: Sequence[k8s.NodeNeeds]
+    pods: Sequence[tuple[str, dict[str, Any], dict[str, Any]]], nodes: Mapping[str, int], needs: Sequence[k8s.NodeNeeds]
 ) -> list[str]:
     if not needs:
         return []
@@ -424,7 +425,7 @@ def _target_findings(
     nodes = _nodes(strategy, target)
     router = k8s.router_of(steps)
     found: dict[tuple[Any, ...], k8s.Finding] = {}
-    good: dict[tuple[Any, ...], tuple] = {}
+    good: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     for chosen in lines.offered:
         roles = by_role(lines.commands(chosen))
         role_plans = k8s.plans(roles, nodes, router)

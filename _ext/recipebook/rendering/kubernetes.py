@@ -62,7 +62,6 @@ same; the tests compare both for every selection.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import math
@@ -79,6 +78,9 @@ from ..expanding import client
 from ..expanding.expansion import Command, by_role
 from ..expanding.page import TargetPage, checkpoint_bytes
 from ..expanding.table import Product
+from ..memo import Memo, remembered
+from ..memo import forget as forget_remembered
+from ..memo import get as memo_get
 from ..reading.model import Recipe
 from . import yamltext
 
@@ -338,7 +340,7 @@ class Finding:
     ("name",), ("strategy",), ("target",), ("sku", i), ("role", role), ("line", role, key),
     ("router", offset in the router steps' text of the values file), ("router-step", step)."""
 
-    at: tuple
+    at: tuple[Any, ...]
     message: str
 
 
@@ -402,7 +404,7 @@ def env_pair(text: str) -> tuple[str, str]:
     return name, value
 
 
-@functools.lru_cache(maxsize=8192)
+@remembered(maxsize=8192)
 def line_fragment(kind: str, text: str) -> str:
     """The YAML of one command line inside its container: an argument's words as args items,
     an env line as an env entry; unindented (``fill`` indents it). Kept per line: the selections
@@ -428,7 +430,7 @@ _KINDS = {
 }
 
 
-@functools.lru_cache(maxsize=8192)
+@remembered(maxsize=8192)
 def line_kind(kind: str, text: str) -> str | None:
     """Whether a container may drop this line, and why: "rank" (one container runs every
     rank), "devices" (the container's own), "kv-events" (no reader), "cache" (the volumes),
@@ -498,12 +500,17 @@ def _key_at(text: str, key: str, start: int = 0) -> int:
     return max(found, 0)
 
 
+def _mapping(value: object) -> Mapping[str, Any]:
+    """A YAML value read as a mapping: itself when it is one, else empty."""
+    return value if isinstance(value, dict) else {}
+
+
 def _kv_reader(servers_router: Mapping[str, Any]) -> dict[str, Any] | None:
     """The KV events settings of the endpoint picker's reader plugin (``{}`` for its defaults),
     None when no plugin reads KV events."""
-    epp = servers_router.get("epp") if isinstance(servers_router.get("epp"), dict) else {}
+    epp = _mapping(servers_router.get("epp"))
     chosen = epp.get("pluginsConfigFile")
-    configs = epp.get("pluginsCustomConfig") if isinstance(epp.get("pluginsCustomConfig"), dict) else {}
+    configs = _mapping(epp.get("pluginsCustomConfig"))
     text = configs.get(chosen) if isinstance(chosen, str) else None
     if not isinstance(text, str):
         return None
@@ -514,8 +521,7 @@ def _kv_reader(servers_router: Mapping[str, Any]) -> dict[str, Any] | None:
     plugins = config.get("plugins") if isinstance(config, dict) else None
     for plugin in plugins if isinstance(plugins, list) else ():
         if isinstance(plugin, dict) and plugin.get("type") in KV_EVENTS_READERS:
-            parameters = plugin.get("parameters") if isinstance(plugin.get("parameters"), dict) else {}
-            found = parameters.get("kvEventsConfig")
+            found = _mapping(plugin.get("parameters")).get("kvEventsConfig")
             return found if isinstance(found, dict) else {}
     return None
 
@@ -531,8 +537,7 @@ def _open_ports(servers_router: Mapping[str, Any]) -> tuple[int, ...]:
 
 
 def _socket_port(reader: Mapping[str, Any]) -> int:
-    discovery = reader.get("podDiscoveryConfig") if isinstance(reader.get("podDiscoveryConfig"), dict) else {}
-    port = discovery.get("socketPort", 5557)
+    port = _mapping(reader.get("podDiscoveryConfig")).get("socketPort", 5557)
     return port if type(port) is int else 5557
 
 
@@ -545,7 +550,7 @@ def router_of(steps: Sequence[str]) -> Router | None:
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-@functools.lru_cache(maxsize=256)
+@remembered(maxsize=256)
 def _router_of(steps: tuple[str, ...]) -> Router | None:
     for name, document in shell.here_documents(steps).items():
         try:
@@ -593,7 +598,7 @@ def _router_of(steps: tuple[str, ...]) -> Router | None:
                 continue
             ports.append(number)
         rest = tuple(step for i, step in enumerate(steps) if i != document.step)
-        reader = _kv_reader(router)
+        reader = _kv_reader(_mapping(router))
         return Router(
             values_name=name,
             values_text=document.text,
@@ -605,7 +610,7 @@ def _router_of(steps: tuple[str, ...]) -> Router | None:
             findings=tuple(findings),
             kv_from_pods=bool((reader or {}).get("discoverPods", True)),
             kv_socket_port=_socket_port(reader or {}),
-            kv_open_ports=_open_ports(router),
+            kv_open_ports=_open_ports(_mapping(router)),
         )
     return None
 
@@ -725,13 +730,14 @@ def _mergeable(commands: Sequence[Command], drop_events: bool) -> bool:
     if kinds is None or (not drop_events and "kv-events" in kinds):
         return False
     ranks = [_int(_flag(c, "--data-parallel-rank")) for c in commands]
-    ports = [served_port(c) for c in commands]
+    served = [served_port(c) for c in commands]
     size = _int(_flag(commands[0], "--data-parallel-size"))
     if ranks != list(range(len(commands))) or size != len(commands):
         return False
-    if not all(isinstance(p, int) for p in ports) or ports != list(range(ports[0], ports[0] + len(ports))):  # type: ignore[operator]
+    ports = [p for p in served if isinstance(p, int)]
+    if len(ports) < len(served) or ports != list(range(ports[0], ports[0] + len(ports))):
         return False
-    if ports[-1] > 65535 or any(_flag(c, "--data-parallel-size-local") is not None for c in commands):  # type: ignore[operator]
+    if ports[-1] > 65535 or any(_flag(c, "--data-parallel-size-local") is not None for c in commands):
         return False
     return len({client.npus(c) for c in commands}) == 1
 
@@ -923,7 +929,7 @@ class Where:
     checkpoint_bytes: int | None = None  # its size, from the recipe's facts
     heads: tuple[str, ...] = ()  # placeholders of a head's address (a LeaderWorkerSet's pods read LWS_LEADER_ADDRESS)
 
-    @functools.cached_property
+    @property
     def instance(self) -> str:
         """The deployment's name: recipe, strategy and target, starting with a letter (a Service
         name must), at most 48 characters (room for a role and a suffix in 63)."""
@@ -1167,6 +1173,7 @@ def _container(
     ports = [
         {"name": name, "containerPort": _hole(port), "protocol": "TCP"}
         for name, port in zip(plan.port_names, (*plan.ports, plan.health), strict=False)
+        if port is not None
     ]
     launcher = shell.words(command.launcher)
     out: dict[str, Any] = {
@@ -1446,7 +1453,7 @@ def service_selector(where: Where, plan: RolePlan) -> dict[str, str]:
 
 
 def _service(where: Where, plan: RolePlan) -> dict[str, Any]:
-    ports = []
+    ports: list[dict[str, Any]] = []
     for container in plan.containers:
         for name, port in zip(container.port_names, container.ports, strict=False):
             number = port if isinstance(port, int) else client.DEFAULT_PORT + len(ports)
@@ -1750,14 +1757,26 @@ def number_findings(role: str, container: ContainerPlan) -> list[Finding]:
 _MARK = re.compile(r"^( *)- RECIPEBOOK-(ARGS|ENV)-([a-z0-9-]+)(?:/([a-z,-]+))?\n", re.MULTILINE)
 
 
-_SKELETONS: dict[tuple[Any, ...], dict[str, str]] = {}
-_SKELETONS_KEPT = 256
-
-
 def forget() -> None:
-    """Drop the skeletons and routers kept (``skeletons``, ``router_of``), as in a new process."""
-    _SKELETONS.clear()
-    _router_of.cache_clear()
+    """Drop what the engine remembers (the skeletons, routers and line fragments kept), as in a
+    new process."""
+    forget_remembered()
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class _Planned:
+    """A selection's roles and their plans, equal to another's whose skeletons read the same
+    (``plan_key``), so that the selections of a target share their skeletons."""
+
+    key: tuple[Any, ...]
+    roles: tuple[tuple[str, tuple[Command, ...]], ...]
+    plans: tuple[RolePlan, ...]
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Planned) and other.key == self.key
 
 
 def skeletons(
@@ -1773,22 +1792,26 @@ def skeletons(
     sets of skeletons: each is rendered once (kept by what it reads, ``plan_key``)."""
     router = router_of(router_steps)
     role_plans = plans(roles, nodes, router)
-    key = (where, mode, tuple(router_steps), tuple(plan_key(p) for p in role_plans))
-    known = _SKELETONS.get(key)
-    if known is not None:
-        return dict(known)
-    found = findings_of(where, roles, role_plans, router)
+    planned = _Planned(
+        key=tuple(plan_key(p) for p in role_plans),
+        roles=tuple((role, tuple(commands)) for role, commands in roles),
+        plans=role_plans,
+    )
+    return dict(_skeleton_files(where, mode, tuple(router_steps), planned))
+
+
+@remembered(maxsize=256)
+def _skeleton_files(where: Where, mode: str, router_steps: tuple[str, ...], planned: _Planned) -> Mapping[str, str]:
+    router = router_of(router_steps)
+    found = findings_of(where, planned.roles, planned.plans, router)
     if found:
         raise KubernetesError(found)
     out = {NAMESPACE_FILE: _namespace_file(where, mode)}
-    for plan in role_plans:
+    for plan in planned.plans:
         out[role_file(plan.role)] = _header(where, plan, mode) + dump_all(_role_documents(where, plan, router, mode))
     if router is not None:
         out.update(router_files(where, router))
-    if len(_SKELETONS) >= _SKELETONS_KEPT:
-        _SKELETONS.pop(next(iter(_SKELETONS)))
-    _SKELETONS[key] = out
-    return dict(out)
+    return types.MappingProxyType(out)
 
 
 def with_settings(text: str, settings: Mapping[str, str]) -> str:
@@ -1920,7 +1943,7 @@ def variants(
     router = router_of(router_steps)
     bits: dict[tuple[Any, ...], int] = {}
     first: dict[tuple[Any, ...], Sequence[Command]] = {}
-    known: dict[tuple[Any, ...], tuple] = {}
+    known: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     for bit, chosen in enumerate(offered):
         commands = commands_at(chosen)
         made_of = tuple(commands)
@@ -1954,26 +1977,27 @@ def where_of(target: TargetPage, recipe: Recipe) -> Where:
     )
 
 
-def target_files(
-    target: TargetPage, recipe: Recipe
-) -> tuple[tuple[tuple[Product, ...], Mapping[str, Mapping[str, str]]], ...]:
+TargetFiles = tuple[tuple[tuple[Product, ...], Mapping[str, Mapping[str, str]]], ...]
+
+
+def target_files(target: TargetPage, recipe: Recipe, memo: Memo | None = None) -> TargetFiles:
     """The Kubernetes skeleton files of a target page in each NPU mode, each with the selections
     that share them (``variants``; () for every selection when there is one), once per target
-    page."""
-    slot = f"_kubernetes_{recipe.name}"
-    if slot not in target.__dict__:
-        found = variants(
-            where_of(target, recipe),
-            target.table.offered,
-            target.commands_at,
-            target.role_nodes,
-            [cmd for _n, cmd in target.router],
-        )
-        target.__dict__[slot] = tuple(
-            (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files))
-            for bits, files in found
-        )
-    return target.__dict__[slot]  # type: ignore[no-any-return]
+    page and memo."""
+    return memo_get(memo, _target_files, target, recipe)
+
+
+def _target_files(target: TargetPage, recipe: Recipe) -> TargetFiles:
+    found = variants(
+        where_of(target, recipe),
+        target.table.offered,
+        target.commands_at,
+        target.role_nodes,
+        [cmd for _n, cmd in target.router],
+    )
+    return tuple(
+        (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files)) for bits, files in found
+    )
 
 
 def node_of_file(path: str, nodes: Mapping[str, int]) -> int | None:

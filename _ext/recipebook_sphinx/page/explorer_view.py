@@ -615,12 +615,12 @@ def setting_words(_: Translate) -> dict[str, tuple[str, str]]:
         ),
         "model-cache": (
             _("Model cache size"),
-            _("Per role: the served checkpoint and a tenth more (from the recipe's checkpoint facts)."),
+            _("Per pod: the served checkpoint and a tenth more (from the recipe's checkpoint facts)."),
         ),
         "compile-cache": (
             _("Compile cache size"),
             _(
-                "Per role: the compiled model (VLLM_CACHE_ROOT), kept across restarts. Not measured: the default "
+                "Per pod: the compiled model (VLLM_CACHE_ROOT), kept across restarts. Not measured: the default "
                 "is the checkpoint's size, since the compiled model carries the weights."
             ),
         ),
@@ -934,6 +934,8 @@ def explorer_view(
         for k, conflict in enumerate(target.conflicts)
     )
     files = None
+    k8s: tuple[str, str, str] | None = None
+    manifests: ManifestsView | None = None
     if files_href:
         files = (files_href, _("Ready-to-run files"), _("(serve.sh, a vLLM config and an env file per command)"))
         k8s = (
@@ -955,8 +957,6 @@ def explorer_view(
             if source is not None
             else None
         )
-    else:
-        k8s = manifests = None
     return ExplorerView(
         gid=gid,
         strategy=target.strategy.slug,
