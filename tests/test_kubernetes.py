@@ -34,12 +34,14 @@ from recipe_support import check_mutated, ptr, shipped
 from recipebook import shell
 from recipebook.checking import manifests
 from recipebook.expanding import client
+from recipebook.expanding.expansion import by_role
 from recipebook.expanding.page import expansion_at, page_of
 from recipebook.pipeline.load import load
 from recipebook.reading.model import Recipe
 from recipebook.rendering import kubernetes as k8s
 from recipebook.rendering import portable
 from recipebook.rendering.files import kubernetes_where, selection_files
+from recipebook_sphinx.page import explorer_view
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
@@ -882,6 +884,40 @@ def test_a_leader_worker_sets_pods_run_the_head_and_the_followers_commands():
                         assert env[name]["value"] == f"$({k8s.LWS_LEADER_ADDRESS})"
             assert ("startupProbe" in worker) == client.serves(first)
             assert "startupProbe" in leader
+
+
+@pytest.mark.parametrize("path", [*PATHS, MULTINODE], ids=lambda p: p.stem)
+def test_the_panels_node_figures_are_what_each_nodes_pods_ask_for(path):
+    """What the panel says each node must offer (the figures recipebook-files.js recomputes from
+    each node's containers per pod) is what the engine says its pods ask for: a worker's node
+    of a LeaderWorkerSet included (it had no pods, so the page said NaN CPUs)."""
+    recipe = load(path)
+    settings = k8s.settings_of(None, {})
+    for target in page_of(recipe).targets:
+        view = explorer_view.explorer_view(
+            target,
+            recipe=recipe.name,
+            gid="g",
+            axis_text=lambda axis: (axis.name, {v: v for v in axis.values}),
+            _=lambda t: t,
+            files_href="f/",
+            source=recipe,
+        )
+        assert view.manifests is not None
+        for variant in view.manifests.variants:
+            for words, npus, pods, sidecars in variant.nodes:
+                assert pods, (target.strategy.slug, words)
+                text = explorer_view.view_needs(view.manifests.node_words, npus, pods, sidecars, settings)
+                assert not re.search(r"NaN|(?<!\d)0 CPUs", text), text
+        chosen = target.opening
+        steps = [cmd for _n, cmd in target.router]
+        router = k8s.router_of(steps)
+        plans = k8s.plans(by_role(target.commands_at(chosen)), target.role_nodes, router)
+        needs = {n.node: n for n in k8s.node_needs(plans, settings, router)}
+        (opening,) = [v for v in view.manifests.variants if v.opening][:1]
+        for (words, npus, pods, sidecars), need in zip(opening.nodes, needs.values(), strict=True):
+            cpu = sum(n * int(k8s.share("cpu", settings["cpu"], n)) for n in pods) + sidecars
+            assert (npus, cpu) == (need.npus, need.cpu), words
 
 
 def _three_nodes(locals_: tuple[int, int, int] = (8, 8, 8)) -> dict:

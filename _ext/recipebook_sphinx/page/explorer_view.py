@@ -781,8 +781,16 @@ def _manifests_view(
                     node=need.node, roles=", ".join(role_title(r, _) for r in need.roles)
                 ),
                 need.npus,
-                tuple(len(p.containers) for p in plans if p.node == need.node),
-                sum(1 for p in plans if p.node == need.node and router is not None and p.role == "decode"),
+                tuple(len(pod.containers) for p in plans for node, pod in p.pods() if node == need.node),
+                sum(
+                    1
+                    for p in plans
+                    for node, pod in p.pods()
+                    if node == need.node
+                    and router is not None
+                    and p.role == "decode"
+                    and any(c.health is not None for c in pod.containers)
+                ),
             )
             for need in kubernetes.node_needs(plans, {}, router)
         )
