@@ -547,7 +547,10 @@ def kubernetes_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     a plain name, KV events go where the router's endpoint picker reads them (when it reads
     any), and every number a manifest holds (a start-up budget from
     `VLLM_ENGINE_READY_TIMEOUT_S`, an NPU count, a port) fits Kubernetes' int32 and port range.
-    Each problem points at the value it comes from; the files of every selection are then read
+    The nodes after the head of a role that spans nodes differ only in what a LeaderWorkerSet's
+    worker takes from its index (`--node-rank`, `--data-parallel-start-rank`,
+    `--data-parallel-size-local`): one template runs them all. Each problem points at the value
+    it comes from; the files of every selection are then read
     as Kubernetes reads them (selectors, ports, volumes, claims, env references, the router's
     pool), and any remaining problem points at the target."""
     for strategy in recipe.strategies:

@@ -20,12 +20,12 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from recipebook.checking import characters, rules, safety, spanning
+from recipebook.checking import bounds, characters, commandtext, facts, manifests, rules, safety, sizing, spanning
 
 from ..warnings_ import Subtype, warn
 
 # The modules whose docstrings the list is made of: an edit there rebuilds the page.
-_SOURCES = (rules, characters, safety, spanning)
+_SOURCES = (rules, characters, safety, spanning, facts, commandtext, bounds, manifests, sizing)
 
 
 def rule_id(number: int) -> str:
