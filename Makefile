@@ -38,13 +38,20 @@ SOURCEDIR ?= source
 CONFDIR   ?= .
 RECIPES   ?= recipes
 VERDICTS   = $(abspath $(BUILD))/verdicts
+# The translation catalogs are checked, then compiled, before anything is built or written
+# (recipebook_sphinx/i18n/po_check.py): a catalog with a problem stops the build here, each problem
+# at FILE:LINE. Each language's build checks them again when its extension loads.
+LOCALEDIR ?= locale
+CATALOGS   = $(BIN)/python -m recipebook_sphinx.i18n --compile $(LOCALEDIR)
 html: $(STAMP)
+	@$(CATALOGS)
 	@mkdir -p $(BUILD); status=0; \
 	$(BIN)/python -m recipebook validate --verdicts $(VERDICTS) $(filter-out %/schema.json,$(wildcard $(RECIPES)/*.json)) >$(BUILD)/validate.out 2>$(BUILD)/validate.err || status=1; \
 	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES)) RECIPE_PROBLEMS=fail RECIPE_VERDICTS=$(VERDICTS) || status=$$?; \
 	cat $(BUILD)/validate.out; cat $(BUILD)/validate.err >&2; exit $$status
 
 $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
+	@$(if $(RECIPE_VERDICTS),,$(CATALOGS))
 	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* $(SITEOPTS) $(if $(RECIPE_PROBLEMS),-D recipebook_problems=$(RECIPE_PROBLEMS)) $(if $(RECIPE_VERDICTS),-D recipebook_verdicts=$(RECIPE_VERDICTS)) $(SOURCEDIR) $(BUILD)/html/$*
 
 livehtml: $(STAMP)

@@ -175,7 +175,7 @@ def test_the_header_is_checked():
     ]
     latin = HEADER.replace("UTF-8", "ISO-8859-1")
     assert problems('msgid "a"\nmsgstr "b"\n', header=latin) == [
-        "ko.po:2: the header's charset is 'ISO-8859-1'; catalogs are read as UTF-8: write charset=UTF-8"
+        "ko.po:3: the header's charset is 'ISO-8859-1'; catalogs are read as UTF-8: write charset=UTF-8"
     ]
 
 
@@ -244,13 +244,16 @@ def test_a_korean_build_with_broken_catalogs_stops_with_each_problem_and_no_trac
             (f"locale/ko/LC_MESSAGES/recipebook.po:{n}" for n in lines.values()), key=lambda s: int(s.rsplit(":")[1])
         ),
     ]
-    assert "4 problem(s) in the 'ko' translation catalogs; the build stops before it reads them" in result.stderr
+    assert "4 problem(s) in the translation catalogs; the build stops before it reads them" in result.stderr
     assert not (project / "locale/ko/LC_MESSAGES/recipebook.mo").exists()  # never compiled
-    assert not (tmp_path / "out/html/ko/index.html").exists()
+    assert not (tmp_path / "out").exists()  # nothing written: refused when the extension loads
 
-    # the English build does not read the Korean catalogs
+    # the English build reads the Korean catalogs too (its landing page names each language in its
+    # own words): refused alike
     english = build_site(tmp_path / "out", "en", project=project)
-    assert english.returncode == 0, english.stderr
+    assert english.returncode != 0 and "Traceback" not in english.stderr
+    assert "4 problem(s) in the translation catalogs" in english.stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.browser

@@ -347,7 +347,7 @@ PO_HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n
         ("레시피 https://evil.example/", "adds an address the English does not have: https://evil.example/"),
         ("레시피\u202e", "U+202E RIGHT-TO-LEFT OVERRIDE"),
         ("레\u200b시피", "U+200B ZERO WIDTH SPACE"),
-        ("레시피\\a", "U+0007 CONTROL CHARACTER"),
+        ("레시피\\a", "U+0007 BELL"),
     ],
 )
 def test_the_catalog_check_refuses_what_a_translation_adds(translation, fragment):

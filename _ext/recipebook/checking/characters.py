@@ -39,6 +39,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+import regex
 from confusable_homoglyphs import confusables
 
 from .. import shell
@@ -49,15 +50,16 @@ from ..reading.source import Document
 # maxLength well below it), and they are not read further.
 LONGEST = 100_000
 
-# Unicode 14's format (Cf), control (Cc, but tab, newline, carriage return), line and paragraph
-# separator characters (tests/test_characters.py checks the list against unicodedata), and
-# characters that show as nothing although they are letters or symbols.
-_INVISIBLE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
-    "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
-    "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f"
-    "\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0]"
+# Invisible, from Unicode's own data (the regex module's, newer than Python's unicodedata): every
+# code point Unicode lets a renderer show as nothing (Default_Ignorable_Code_Point: zero-width
+# characters, bidirectional controls, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, tags,
+# reserved ones), every format, control (but tab, newline and carriage return), line and paragraph
+# separator character, and U+2800 BRAILLE PATTERN BLANK, a symbol drawn blank. Variation
+# selectors are default-ignorable too, but they belong to the character before them (an emoji's
+# style in prose); where a character carries meaning they are refused as marks.
+INVISIBLE = regex.compile(
+    r"[[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u2800]--[\t\n\r\p{Variation_Selector}]]",
+    regex.V1,
 )
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # what a place that carries meaning may hold without a closer look: printable ASCII and white space
@@ -198,7 +200,7 @@ _REFERENCE = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,7};?|[A-Za-z][A-Z
 
 
 def _message(ch: str, text: str, at: int, meaning: bool) -> str | None:
-    if _INVISIBLE.match(ch):
+    if INVISIBLE.match(ch):
         return _invisible_message(ch)
     if meaning:
         return _lookalike_message(ch, text, at) or _other_script_message(ch)
@@ -216,7 +218,7 @@ def _findings(
         return bool(prose) and any(start <= at < end for start, end in prose)
 
     found: dict[str, list[int]] = {}
-    pattern = _NOT_PLAIN if meaning else _INVISIBLE
+    pattern = _NOT_PLAIN if meaning else INVISIBLE
     for match in pattern.finditer(text):
         ch, at = match.group(), match.start()
         message = _message(ch, text, at, meaning and not in_prose(at))

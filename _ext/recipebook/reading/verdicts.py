@@ -30,7 +30,7 @@ from .load import check_file
 from .source import MAX_BYTES
 
 ENGINE = Path(__file__).resolve().parents[1]
-LIBRARIES = ("PyYAML", "jsonschema", "jsonschema-rs", "confusable-homoglyphs")
+LIBRARIES = ("PyYAML", "jsonschema", "jsonschema-rs", "confusable-homoglyphs", "regex")
 LIMIT = 1 << 22  # bytes: an entry larger than this is not a verdict this engine wrote
 
 
