@@ -22,6 +22,9 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from babel.messages.catalog import Catalog as BabelCatalog
+from babel.messages.catalog import Message as BabelMessage
+
 # A catalog of this project is a few hundred kilobytes; a far larger one is refused unread.
 MAX_BYTES = 4 * 1024 * 1024
 _KEYWORD = re.compile(r"(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)(?=[\s\"]|$)")
@@ -537,12 +540,9 @@ def write_compiled(po: Path, catalog: Catalog) -> None:
         os.utime(mo)
 
 
-def to_babel(catalog: Catalog):  # type: ignore[no-untyped-def]
+def to_babel(catalog: Catalog) -> BabelCatalog:
     """The catalog as babel's Catalog, for babel's merge and writer (``catalogs --update``): the
     messages as read here, the obsolete ones kept, each fuzzy message's previous English too."""
-    from babel.messages.catalog import Catalog as BabelCatalog
-    from babel.messages.catalog import Message as BabelMessage
-
     out = BabelCatalog()
     for message in catalog.messages:
         if message.damaged:

@@ -45,6 +45,9 @@ from pathlib import Path
 from typing import Any
 
 import regex
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
 
 from recipebook.checking.characters import INVISIBLE, describe
 
@@ -463,10 +466,6 @@ def _markup(source: str, translation: str) -> str | None:
 @functools.cache
 def _markdown(extensions: frozenset[str]) -> Any:
     """The Markdown parser the site's pages are read with: MyST's, with the site's extensions."""
-    from markdown_it.renderer import RendererHTML
-    from myst_parser.config.main import MdParserConfig
-    from myst_parser.parsers.mdit import create_md_parser
-
     return create_md_parser(MdParserConfig(enable_extensions=set(extensions)), RendererHTML)
 
 
