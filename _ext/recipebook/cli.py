@@ -1,5 +1,12 @@
 """Command line: validate recipes, expand one selection, print the whole matrix, write a selection's
-files, report drift against another vLLM release."""
+files, report drift against another vLLM release.
+
+Every argument is hostile input, checked before anything is read or written: a path names what
+it should (an existing regular file of a bounded size to read, a folder or a new or regular file
+to write, never the same file as another argument, never a recipe it reads), a number is in
+range, an option that could not take effect is refused. A bad argument is one line on stderr
+(``python -m recipebook SUBCOMMAND: error: ...``) and exit status 2, never a traceback or a wait.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +16,16 @@ import functools
 import json
 import multiprocessing
 import os
+import re
+import stat
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
+import jsonschema_rs
+
+from . import shell
 from .checking import drift, rules, safety, schema, vocabulary
 from .checking.vocabulary import Vocabulary
 from .expanding import expansion, memory, page
@@ -22,18 +36,152 @@ from .reading.model import Recipe
 from .rendering import files
 
 RECIPES = Path("recipes")
+VOCABULARY_SCHEMA = Path(__file__).resolve().parent / "data" / "vocabulary.schema.json"
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 without a traceback
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+    def error(self, message: str) -> None:  # usage errors: one line, exit 2, no traceback
+        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help)\n")
 
 
-def recipe_files(paths: list[str]) -> list[Path]:
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- arguments: what each may name -------------------------------------------------------------
+
+MAX_RECIPE_BYTES = source.MAX_BYTES
+MAX_VOCABULARY_BYTES = 16 * 1024 * 1024  # a vocabulary is about 250 kB
+MAX_COUNT = 2**31 - 1  # a token or sequence count vLLM takes (a C int)
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str:
+    for test, words in _KINDS:
+        if test(mode):
+            return words
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _shown(path: str) -> str:
+    return repr(path) if len(path) <= 200 else repr(path[:200] + "…")
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"{_shown(path)}: {error.strerror or error}") from None
+
+
+def input_file(what: str, limit: int) -> Callable[[str], Path]:
+    """An argument naming a file to read: it exists, is a regular file (a FIFO would wait for a
+    writer, a device never end) and holds at most ``limit`` bytes."""
+
+    def check(text: str) -> Path:
+        if not text:
+            raise argparse.ArgumentTypeError(f"an empty path; give {what}")
+        if "\0" in text:
+            raise argparse.ArgumentTypeError(f"{_shown(text)} holds a NUL character; give {what}")
+        found = _stat(text)
+        if found is None:
+            raise argparse.ArgumentTypeError(f"{_shown(text)}: no such file; give {what}")
+        kind = _kind(found.st_mode)
+        if kind != "a regular file":
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is {kind}, not {what}")
+        if found.st_size > limit:
+            raise argparse.ArgumentTypeError(
+                f"{_shown(text)} is {found.st_size:,} bytes; {what} is at most {limit // (1024 * 1024)} MiB"
+            )
+        return Path(text)
+
+    return check
+
+
+def output_folder(what: str) -> Callable[[str], Path]:
+    """An argument naming a folder to write into: a folder, or nothing yet (it is created)."""
+
+    def check(text: str) -> Path:
+        if not text:
+            raise argparse.ArgumentTypeError(f"an empty path; give {what}")
+        found = _stat(text)
+        if found is not None and not stat.S_ISDIR(found.st_mode):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is {_kind(found.st_mode)}, not {what}")
+        _parent_is_a_folder(text, what)
+        return Path(text)
+
+    return check
+
+
+def output_file(what: str) -> Callable[[str], Path]:
+    """An argument naming a file to write: a regular file (replaced) or nothing yet, in a folder."""
+
+    def check(text: str) -> Path:
+        if not text:
+            raise argparse.ArgumentTypeError(f"an empty path; give {what}")
+        found = _stat(text)
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is {_kind(found.st_mode)}, not {what}")
+        _parent_is_a_folder(text, what)
+        return Path(text)
+
+    return check
+
+
+def _parent_is_a_folder(text: str, what: str) -> None:
+    """The nearest existing folder above a path is a folder (``/dev/full/x`` cannot be created)."""
+    parent = Path(os.path.abspath(text)).parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{_shown(text)} cannot be made: {str(parent)!r} is not a folder; give {what}")
+
+
+def count(text: str) -> int:
+    """A positive whole number a vLLM count can hold."""
+    if not re.fullmatch(r"\+?[0-9]{1,12}", text.strip()):
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a whole number from 1 to {MAX_COUNT:,}")
+    value = int(text)
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{value:,} is not a whole number from 1 to {MAX_COUNT:,}")
+    return value
+
+
+def _same(first: Path, second: Path) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return os.path.abspath(first) == os.path.abspath(second)
+
+
+def distinct(parser: argparse.ArgumentParser, named: Iterable[tuple[str, Path | None]]) -> None:
+    """No file is given twice, under any of its names (a recipe read and an archive written over
+    it, a vocabulary compared with itself, a recipe validated twice)."""
+    seen: list[tuple[str, Path]] = []
+    for label, path in named:
+        if path is None:
+            continue
+        for other_label, other in seen:
+            if _same(path, other):
+                parser.error(
+                    f"{label} {_shown(str(path))} is the same file as {other_label} {_shown(str(other))}; "
+                    "give each file once"
+                )
+        seen.append((label, path))
+
+
+def recipe_files(paths: list[Path]) -> list[Path]:
     """The files to check: the given ones, or every recipe in recipes/."""
     if paths:
-        return [Path(p) for p in paths]
+        return list(paths)
     return sorted(p for p in RECIPES.glob("*.json") if p.name != "schema.json")
 
 
@@ -83,7 +231,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_one(path: str) -> Recipe | None:
+def _load_one(path: Path) -> Recipe | None:
     recipe, problems = check_file(path)
     if recipe is None:
         _print_problems(problems)
@@ -148,22 +296,41 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_values(pairs: list[str]) -> dict[str, str]:
+def _parse_values(pairs: list[str], result: expansion.Expansion, scopes: dict[str, str]) -> dict[str, str]:
     """--set-placeholder NAME=VALUE (every command) or NAME@NODE=VALUE (the commands of one
-    node), each value checked as the page checks it."""
+    node): a placeholder the selection's files hold, a node the selection runs on, a value per
+    node for a placeholder each node fills in (on more than one node), each value checked as the
+    page checks it."""
+    names = sorted(set(shell.placeholders("\n".join(files.selection_files(result).values()))))
+    nodes = sorted(set(result.nodes.values()) or {1})
     values: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         match = files.VALUE_KEY.fullmatch(key)
         if not sep or match is None:
             raise SelectionError(
-                f"--set-placeholder takes NAME=VALUE or NAME@NODE=VALUE (NAME as in <NAME>), not {pair!r}"
+                f"--set-placeholder takes NAME=VALUE or NAME@NODE=VALUE (NAME as in <NAME>), not {_shown(pair)}"
             )
-        why = files.value_problem(match.group(1), value)
+        name, node = match.group(1), match.group(2)
+        if name not in names:
+            held = ", ".join(f"<{n}>" for n in names) or "none"
+            raise SelectionError(f"--set-placeholder {key}: the selection's files have no <{name}> (they hold: {held})")
+        per_node = scopes.get(name) == "node"
+        if node is not None and int(node) not in nodes:
+            raise SelectionError(
+                f"--set-placeholder {key}: the selection runs on node(s) {', '.join(map(str, nodes))}, not node {node}"
+            )
+        if node is not None and not per_node:
+            raise SelectionError(f"--set-placeholder {key}: <{name}> is one value for every node; give {name}=VALUE")
+        if node is None and per_node and len(nodes) > 1:
+            raise SelectionError(
+                f"--set-placeholder {key}: <{name}> has a value per node; give "
+                + " and ".join(f"{name}@{n}=VALUE" for n in nodes)
+            )
+        why = files.value_problem(name, value)
         if why:
             raise SelectionError(
-                f"--set-placeholder {key}: {value!r} cannot stand in for <{match.group(1)}>: "
-                f"{files.VALUE_PROBLEMS[why]}"
+                f"--set-placeholder {key}: {_shown(value)} cannot stand in for <{name}>: {files.VALUE_PROBLEMS[why]}"
             )
         if key in values:
             raise SelectionError(f"placeholder {key!r} is set twice")
@@ -174,14 +341,14 @@ def _parse_values(pairs: list[str]) -> dict[str, str]:
 def cmd_files(args: argparse.Namespace) -> int:
     """Write a selection's ready-to-run files (serve.sh, a vLLM config and an env file per
     command), one by one into a folder, or as one tar archive."""
-    result = _selected(args)
-    if isinstance(result, int):
-        return result
+    recipe = _load_one(args.file)
+    if recipe is None:
+        return 1
     try:
-        values = _parse_values(args.set_placeholder)
+        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        values = _parse_values(args.set_placeholder, result, dict(recipe.placeholder_scopes))
     except SelectionError as error:
-        print(f"{args.file}: {error}", file=sys.stderr)
-        return 2
+        args.parser.error(str(error))
     written = files.selection_files(result, values)
     try:
         if args.archive:
@@ -282,10 +449,6 @@ def cmd_fit(args: argparse.Namespace) -> int:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
     target = expansion.find(recipe, args.strategy, args.target)[1]
-    for name, value in (("--max-model-len", args.max_model_len), ("--max-num-seqs", args.max_num_seqs)):
-        if value is not None and value < 1:
-            print(f"{args.file}: {name} must be a positive number, not {value}", file=sys.stderr)
-            return 2
     figures = memory.fit(
         recipe.facts,
         target.skus,
@@ -301,8 +464,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return 0
 
 
-def _selection_arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("file", metavar="FILE")
+def _selection_arguments(command: argparse.ArgumentParser, recipe: Callable[[str], Path]) -> None:
+    command.add_argument("file", type=recipe, metavar="FILE")
     command.add_argument("--strategy", required=True, metavar="SLUG")
     command.add_argument("--target", required=True, metavar="TARGET")
     command.add_argument(
@@ -314,9 +477,34 @@ def _selection_arguments(command: argparse.ArgumentParser) -> None:
     )
 
 
+@functools.cache
+def _vocabulary_schema() -> Any:
+    with VOCABULARY_SCHEMA.open(encoding="utf-8") as handle:
+        return jsonschema_rs.Draft202012Validator(json.load(handle))
+
+
+def read_vocabulary(parser: argparse.ArgumentParser, option: str, path: Path) -> Vocabulary:
+    """A vocabulary argument read whole (its size is bounded) and checked against the shape
+    ``make vocabulary`` writes (data/vocabulary.schema.json); anything else is a usage error."""
+    try:
+        data = json.loads(path.read_bytes()[: MAX_VOCABULARY_BYTES + 1])
+    except (OSError, ValueError, RecursionError) as error:
+        parser.error(f"argument {option}: {_shown(str(path))} is not a vocabulary file (not JSON: {error})")
+    try:
+        wrong = next(iter(_vocabulary_schema().iter_errors(data)), None)
+    except (ValueError, OverflowError, TypeError) as error:
+        wrong = error
+    if wrong is not None:
+        parser.error(
+            f"argument {option}: {_shown(str(path))} is not a vocabulary file as make vocabulary writes one "
+            f"({str(wrong).splitlines()[0][:200]})"
+        )
+    return Vocabulary(data, path)
+
+
 def cmd_drift(args: argparse.Namespace) -> int:
-    new = Vocabulary.read(args.vocabulary)
-    old = Vocabulary.read(args.against) if args.against else vocabulary.pinned()
+    new = read_vocabulary(args.parser, "--vocabulary", args.vocabulary)
+    old = read_vocabulary(args.parser, "--against", args.against) if args.against else vocabulary.pinned()
     files = recipe_files(args.files)
     if not files:
         print(f"no recipe files in {RECIPES}/", file=sys.stderr)
@@ -351,62 +539,114 @@ def cmd_drift(args: argparse.Namespace) -> int:
     return 1 if breaking or invalid else 0
 
 
+RECIPE_FILE = "a recipe file (recipes/NAME.json)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m recipebook", description=__doc__)
+    parser = _Parser(prog="python -m recipebook", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    recipe = input_file(RECIPE_FILE, MAX_RECIPE_BYTES)
     validate = sub.add_parser("validate", help="check recipes and report every problem")
-    validate.add_argument("files", nargs="*", metavar="FILE", help="recipe files (default: recipes/*.json)")
+    validate.add_argument(
+        "files", nargs="*", type=recipe, metavar="FILE", help="recipe files (default: recipes/*.json)"
+    )
     validate.add_argument(
         "--verdicts",
+        type=output_folder("a folder of verdicts"),
         metavar="DIR",
-        help="keep each file's verdict in DIR and read it back while the file and the engine are unchanged "
-        "(make html: the language builds read them instead of checking again)",
+        help="keep each file's verdict in DIR (a new or empty folder, or one this command filled) and read it back "
+        "while the file and the engine are unchanged (make html: the language builds read them instead of checking "
+        "again)",
     )
-    validate.set_defaults(run=cmd_validate)
+    validate.set_defaults(run=cmd_validate, parser=validate)
     expand = sub.add_parser("expand", help="print the commands of one selection")
-    _selection_arguments(expand)
+    _selection_arguments(expand, recipe)
     expand.add_argument("--format", choices=("shell", "json"), default="shell")
-    expand.set_defaults(run=cmd_expand)
+    expand.set_defaults(run=cmd_expand, parser=expand)
     matrix = sub.add_parser("matrix", help="print every offered selection with its commands")
-    matrix.add_argument("file", metavar="FILE")
+    matrix.add_argument("file", type=recipe, metavar="FILE")
     matrix.add_argument("--format", choices=("shell", "json"), default="shell")
-    matrix.set_defaults(run=cmd_matrix)
+    matrix.set_defaults(run=cmd_matrix, parser=matrix)
     write = sub.add_parser("files", help="write the ready-to-run files of one selection into a folder or an archive")
-    _selection_arguments(write)
+    _selection_arguments(write, recipe)
     where = write.add_mutually_exclusive_group(required=True)
-    where.add_argument("--out", metavar="DIR", help="the folder to write into (created if missing)")
-    where.add_argument("--archive", metavar="FILE", help="one tar archive instead (the page's download)")
+    where.add_argument(
+        "--out",
+        type=output_folder("a folder to write the files into"),
+        metavar="DIR",
+        help="the folder to write into (created if missing)",
+    )
+    where.add_argument(
+        "--archive",
+        type=output_file("a tar file to write"),
+        metavar="FILE",
+        help="one tar archive instead (the page's download)",
+    )
     write.add_argument(
         "--set-placeholder",
         action="append",
         default=[],
         metavar="NAME[@NODE]=VALUE",
-        help="fill in a placeholder: <NAME> in every command, or with @NODE in the commands of that node only "
-        "(a value each node has, such as its own address); repeatable",
+        help="fill in a placeholder of the selection's files: <NAME> in every command, or with @NODE in the "
+        "commands of that node only (a value each node has, such as its own address); repeatable",
     )
-    write.set_defaults(run=cmd_files)
+    write.set_defaults(run=cmd_files, parser=write)
     sizing = sub.add_parser("fit", help="the NPU memory of one selection per rank: weights, KV cache, what is left")
-    _selection_arguments(sizing)
-    sizing.add_argument("--max-model-len", type=int, metavar="N", help="what if the commands served N tokens")
-    sizing.add_argument("--max-num-seqs", type=int, metavar="N", help="what if the commands batched N sequences")
-    sizing.add_argument("--sku", metavar="SKU", help="the device (default: the target's first SKU)")
+    _selection_arguments(sizing, recipe)
+    sizing.add_argument("--max-model-len", type=count, metavar="N", help="what if the commands served N tokens")
+    sizing.add_argument("--max-num-seqs", type=count, metavar="N", help="what if the commands batched N sequences")
+    sizing.add_argument(
+        "--sku", choices=sorted(memory.SKUS), metavar="SKU", help="the device (default: the target's first SKU)"
+    )
     sizing.add_argument("--format", choices=("text", "json"), default="text")
-    sizing.set_defaults(run=cmd_fit)
+    sizing.set_defaults(run=cmd_fit, parser=sizing)
     report = sub.add_parser(
         "drift",
         help="what another vLLM release breaks in the recipes (flags, values, JSON fields, env names)",
     )
-    report.add_argument("files", nargs="*", metavar="FILE", help="recipe files (default: recipes/*.json)")
+    vocabulary_file = input_file("a vocabulary file (make vocabulary writes one)", MAX_VOCABULARY_BYTES)
+    report.add_argument("files", nargs="*", type=recipe, metavar="FILE", help="recipe files (default: recipes/*.json)")
     report.add_argument(
-        "--vocabulary", required=True, metavar="FILE", help="the other release's vocabulary (make vocabulary writes it)"
+        "--vocabulary",
+        required=True,
+        type=vocabulary_file,
+        metavar="FILE",
+        help="the other release's vocabulary (make vocabulary writes it)",
     )
-    report.add_argument("--against", metavar="FILE", help="the vocabulary to compare with (default: the pinned one)")
-    report.set_defaults(run=cmd_drift)
+    report.add_argument(
+        "--against",
+        type=vocabulary_file,
+        metavar="FILE",
+        help="the vocabulary to compare with (default: the pinned one)",
+    )
+    report.set_defaults(run=cmd_drift, parser=report)
     return parser
+
+
+def _checked(args: argparse.Namespace) -> None:
+    """What no single argument shows: a file given twice, a verdicts folder that holds other files."""
+    parser = args.parser
+    files = [("FILE", path) for path in getattr(args, "files", None) or ()]
+    if getattr(args, "file", None) is not None:
+        files.append(("FILE", args.file))
+    if getattr(args, "archive", None) is not None:
+        files.append(("--archive", args.archive))
+    if args.command == "drift":
+        files += [("--vocabulary", args.vocabulary), ("--against", args.against or vocabulary.DATA_FILE)]
+    distinct(parser, files)
+    if getattr(args, "verdicts", None) is not None:
+        foreign = verdicts.foreign_entries(args.verdicts)
+        if foreign:
+            parser.error(
+                f"argument --verdicts: {_shown(str(args.verdicts))} holds files that are not verdicts "
+                f"({', '.join(repr(name) for name in foreign[:3])}); give a new or empty folder, or one this command "
+                "filled"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _checked(args)
     try:
         return args.run(args)
     except BrokenPipeError:  # e.g. piped into head

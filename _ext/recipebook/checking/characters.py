@@ -207,6 +207,23 @@ def _message(ch: str, text: str, at: int, meaning: bool) -> str | None:
     return None
 
 
+_WORD_EDGE = re.compile(r"[\s\"'`]")
+
+
+def _mixes_scripts(text: str, at: int) -> bool:
+    """Whether the letter at ``at`` sits in a word that also holds ASCII letters (``gpt-оss`` with a
+    Cyrillic о): TR39's mixed-script confusable. A word all in another script (``Привет``, ``你好，``)
+    is text of that script."""
+    if not unicodedata.category(text[at]).startswith("L"):
+        return False
+    start, end = at, at + 1
+    while start > 0 and not _WORD_EDGE.match(text[start - 1]) and at - start < 200:
+        start -= 1
+    while end < len(text) and not _WORD_EDGE.match(text[end]) and end - at < 200:
+        end += 1
+    return any("a" <= c.lower() <= "z" for c in text[start:end])
+
+
 def _findings(
     text: str, *, meaning: bool, offset: int = 0, prose: list[tuple[int, int]] | None = None
 ) -> dict[str, list[int]]:
@@ -222,6 +239,8 @@ def _findings(
     for match in pattern.finditer(text):
         ch, at = match.group(), match.start()
         message = _message(ch, text, at, meaning and not in_prose(at))
+        if message is None and meaning and _mixes_scripts(text, at):
+            message = _other_script_message(ch)  # a word of a prompt that mixes scripts: a name in disguise
         if message is not None:
             found.setdefault(f"{describe(ch)}\0{message}", []).append(at + offset)
     if "&" in text:

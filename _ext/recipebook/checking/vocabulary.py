@@ -52,6 +52,7 @@ from typing import Any
 
 from .. import shell
 from ..problems import Kind, Problem, excerpt, pointer_join
+from ..reading import source
 from ..reading.model import Grid, Recipe
 from ..reading.source import Document
 from . import valuetypes
@@ -260,7 +261,7 @@ class Vocabulary:
 
     def _json_problems(self, flag: str, entry: Mapping[str, Any], value: str) -> Iterator[str]:
         try:
-            obj = json.loads(value)
+            obj = source.loads(value)
         except json.JSONDecodeError:
             return  # the rules report JSON that does not parse (and value_problem a bare word)
         if entry.get("json_fields") is not None:
@@ -645,7 +646,7 @@ def _dotted_value(text: str, *, list_item: bool) -> Any:
     if list_item:
         return text.split(",")
     try:
-        return json.loads(text)
+        return source.loads(text)
     except json.JSONDecodeError:
         pass
     try:

@@ -427,6 +427,26 @@ def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
     return document, problems
 
 
+def value_problems(text: str) -> list[Problem]:
+    """The problems of a JSON text inside a recipe (a flag's or an environment variable's value),
+    read as the recipe file itself is read: syntax, a repeated key, NaN, a number of more than
+    MAX_DIGITS digits, nesting deeper than MAX_DEPTH; each at its line and column of the text."""
+    return parse(text, "")[1]
+
+
+def loads(text: str) -> Any:
+    """A JSON text inside a recipe, read by this module's reader (never ``json.loads`` alone, which
+    keeps the last of two keys, converts 5,000 digits until Python refuses, and recurses until
+    the stack ends): its data, or ``json.JSONDecodeError`` with the first problem."""
+    document, problems = parse(text, "")
+    if problems or document is None:
+        first = problems[0]
+        starts = line_starts(text)
+        offset = starts[first.line - 1] + first.column - 1 if first.line - 1 < len(starts) else 0
+        raise json.JSONDecodeError(first.message, text, min(offset, len(text)))
+    return document.data
+
+
 def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
     """Read and parse a file; unreadable or non-UTF-8 files become problems too."""
     name = str(path)
@@ -439,6 +459,12 @@ def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
         kind = _not_regular(os.stat(path).st_mode)
         if kind:
             return refused(f"not a regular file but {kind}; a recipe is a JSON file")
+        elsewhere = _linked_out(path)
+        if elsewhere is not None:
+            return refused(
+                f"a symbolic link to {elsewhere}, outside the recipe's folder: the site would publish a file from "
+                "elsewhere; copy the recipe into the folder instead"
+            )
         with Path(path).open("rb") as handle:
             raw = handle.read(MAX_BYTES + 1)
         if len(raw) > MAX_BYTES:
@@ -462,6 +488,13 @@ def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
             )
         ]
     return parse(text, name)
+
+
+def _linked_out(path: str | Path) -> str | None:
+    """Where a recipe file really is, when a symbolic link leads out of the folder it is in."""
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    real = os.path.realpath(path)
+    return None if os.path.dirname(real) == folder or real.startswith(folder + os.sep) else real
 
 
 def _not_regular(mode: int) -> str | None:
