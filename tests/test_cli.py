@@ -215,7 +215,7 @@ def test_expand_errors_exit_2(args, fragment):
     no_traceback(result)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr.startswith(f"recipes/{GPT_NAME}.json: ")
+    assert result.stderr.startswith(f"python -m recipebook expand: error: recipes/{GPT_NAME}.json: ")
     assert fragment in result.stderr
     assert len(result.stderr.splitlines()) == 1
 

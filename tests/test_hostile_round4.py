@@ -18,6 +18,12 @@ The held-back probes of the same classes are in test_hostile_round4_heldback.py.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from recipebook_sphinx.i18n import po, po_check
@@ -267,8 +273,6 @@ def _checked(tmp_path) -> list[str]:
 
 
 def test_a_fifo_named_po_is_refused_without_waiting(tmp_path, folder):
-    import os
-
     os.mkfifo(folder / "index.po")
     assert _checked(tmp_path) == [
         "locale/ko/LC_MESSAGES/index.po:1: not a regular file but a FIFO (named pipe); a catalog is a text file"
@@ -360,7 +364,6 @@ def test_the_compiled_catalogs_read_as_msgfmt_compiles_them(tmp_path):
     """Our .mo, loaded by Python's gettext as Sphinx loads it, holds what GNU msgfmt's holds."""
     import gettext
     import io
-    import subprocess
 
     from recipebook_sphinx.paths import LOCALE
 
@@ -373,3 +376,585 @@ def test_the_compiled_catalogs_read_as_msgfmt_compiles_them(tmp_path):
         expected_messages = {k: v for k, v in expected._catalog.items() if k}  # type: ignore[attr-defined]
         assert ours_messages == expected_messages, path.name  # the header: msgfmt leaves out a date
         assert ours.plural(2) == expected.plural(2)
+
+
+# -- 1. in the build: refused before anything is written --------------------------------------
+
+
+@pytest.mark.slow
+def test_make_html_refuses_a_bad_catalog_before_it_writes_anything(tmp_path):
+    from third_recipe import copy_project
+
+    project = copy_project(tmp_path / "project")
+    folder = project / "locale" / "ko" / "LC_MESSAGES"
+    os.unlink(folder / "sphinx.po")
+    os.mkfifo(folder / "sphinx.po")  # Sphinx itself would wait on it, before any extension loads
+    page = folder / "index.po"
+    text = page.read_text(encoding="utf-8").split("\n")
+    line = next(i for i, t in enumerate(text, 1) if t.startswith("msgstr") and len(t) > 12)
+    text[line - 1] = 'msgstr "{download}`x </etc/hostname>`"'
+    page.write_text("\n".join(text), encoding="utf-8")
+    result = subprocess.run(
+        ["make", "--no-print-directory", "html"], cwd=project, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert f"locale/ko/LC_MESSAGES/index.po:{line}: msgstr: the translation has Markdown" in result.stderr
+    assert "locale/ko/LC_MESSAGES/sphinx.po:1: not a regular file but a FIFO" in result.stderr
+    assert not (project / "_build").exists()
+
+
+# -- 3. shared grids --------------------------------------------------------------------------
+
+SHARED = po_check.SITE.parent / "tests" / "roots" / "sharing" / "recipes" / "shared-model.json"
+
+
+def _shared():
+    import copy
+
+    return copy.deepcopy(json.loads(SHARED.read_text(encoding="utf-8")))
+
+
+def _resolved(tmp_path, data):
+    import recipebook
+    from recipe_support import write
+
+    path, dumped = write(tmp_path, data)
+    return recipebook.check_file(path)[1], dumped
+
+
+@pytest.mark.parametrize("length", [33, 200, 1500])
+def test_a_long_chain_of_grids_is_refused_once_without_recursion(tmp_path, length):
+    data = _shared()
+    previous = "agg"
+    for i in range(length):
+        data["grids"][f"g{i}"] = {"extends": previous}
+        previous = f"g{i}"
+    data["strategies"][0]["options"][0]["grid"] = {"extends": previous}
+    problems, _ = _resolved(tmp_path, data)
+    assert len(problems) == 1 and "a chain of more than 32 grids" in problems[0].message, problems
+
+
+def test_a_chain_of_32_grids_resolves(tmp_path):
+    data = _shared()
+    previous = "agg"
+    for i in range(31):
+        data["grids"][f"g{i}"] = {"extends": previous}
+        previous = f"g{i}"
+    data["strategies"][0]["options"][0]["grid"] = {"extends": previous}
+    assert _resolved(tmp_path, data)[0] == []
+
+
+@pytest.mark.parametrize("length", [1, 2, 40, 1200])
+def test_a_cycle_of_any_length_is_named_once(tmp_path, length):
+    data = _shared()
+    for i in range(length):
+        data["grids"][f"c{i}"] = {"extends": f"c{(i + 1) % length}"}
+    data["strategies"][0]["options"][0]["grid"] = {"extends": "c0"}
+    problems, _ = _resolved(tmp_path, data)
+    assert len(problems) == 1 and "in a cycle" in problems[0].message, problems
+
+
+CHANGES = [
+    "change_base",
+    "add_deltas",
+    "del_deltas",
+    "add_excluded",
+    "del_excluded",
+    "add_router_steps",
+    "del_router_steps",
+]
+_CHANGE_VALUE = {
+    "change_base": {"main": {"add_args": {"--seed": "--seed 1"}}},
+    "add_deltas": {},
+    "del_deltas": ["spec_decode=ngram"],
+    "add_excluded": [{"spec_decode": "ngram"}],
+    "del_excluded": [{"spec_decode": "ngram"}],
+    "add_router_steps": [{"node": "x", "cmd": "echo x"}],
+    "del_router_steps": ["x"],
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_change_without_extends_is_an_error_in_a_recipe_that_shares_nothing(tmp_path, change):
+    from recipe_support import check_mutated
+
+    def mutate(data):
+        data["strategies"][0]["options"][0]["grid"][change] = _CHANGE_VALUE[change]
+
+    checked = check_mutated(tmp_path, "gpt-oss-120b", mutate)
+    pointer = f"/strategies/0/options/0/grid/{change}"
+    assert [p.pointer for p in checked.problems] == [pointer], checked.problems
+    assert "it has no 'extends', so it would change nothing" in checked.problems[0].message
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_change_without_extends_in_a_shared_part_or_a_bare_target(tmp_path, change):
+    data = _shared()
+    data["grids"]["agg"][change] = _CHANGE_VALUE[change]
+    problems, _ = _resolved(tmp_path, data)
+    assert [p.pointer for p in problems] == [f"/grids/agg/{change}"], problems
+    data = _shared()
+    grid = data["strategies"][0]["options"][0]["grid"]
+    del grid["extends"]
+    grid[change] = _CHANGE_VALUE[change]
+    problems, _ = _resolved(tmp_path, data)
+    assert [p.pointer for p in problems] == [f"/strategies/0/options/0/grid/{change}"], problems
+
+
+@pytest.mark.parametrize(
+    ("misspelt", "meant"),
+    [
+        ("extend", "extends"),
+        ("Extends", "extends"),
+        ("extneds", "extends"),
+        ("EXTENDS", "extends"),
+        ("chnage_base", "change_base"),
+        ("add_delta", "add_deltas"),
+    ],
+)
+def test_a_misspelt_key_is_named_once_with_the_key_it_meant(tmp_path, misspelt, meant):
+    data = _shared()
+    grid = data["strategies"][0]["options"][0]["grid"]
+    if meant == "extends":
+        grid[misspelt] = grid.pop("extends")
+    else:
+        grid[misspelt] = _CHANGE_VALUE[meant]
+    problems, _ = _resolved(tmp_path, data)
+    assert len(problems) == 1, problems
+    assert problems[0].pointer == f"/strategies/0/options/0/grid/{misspelt}"
+    assert f"unknown key '{misspelt}' (did you mean '{meant}'?)" in problems[0].message
+
+
+def test_an_unknown_key_like_no_other_is_named_without_a_guess(tmp_path):
+    data = _shared()
+    data["strategies"][0]["options"][0]["grid"]["zzz"] = 1
+    problems, _ = _resolved(tmp_path, data)
+    assert len(problems) == 1 and "unknown key 'zzz'; allowed here" in problems[0].message
+
+
+# -- 5. every argument of every subcommand ---------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+GPT = str(REPO / "recipes" / "gpt-oss-120b.json")
+AXK2 = str(REPO / "recipes" / "A.X-K2.json")
+SELECT = ["--strategy", "aggregated", "--target", "Latency"]
+PD = ["--strategy", "prefill-decode-disaggregated", "--target", "Latency"]
+PINNED = str(REPO / "_ext" / "recipebook" / "data" / "vllm-0.30.0.json")
+LATER = str(REPO / "_ext" / "recipebook" / "data" / "vllm-0.33.0.json")
+ENV = {"PYTHONPATH": str(REPO / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def cli(*args, cwd=REPO):
+    return subprocess.run(
+        [sys.executable, "-m", "recipebook", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=ENV,
+        cwd=cwd,
+    )
+
+
+@pytest.fixture
+def paths(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    regular = tmp_path / "file.txt"
+    regular.write_text("x", encoding="utf-8")
+    big = tmp_path / "big.json"
+    with big.open("wb") as handle:
+        handle.truncate(5 * 1024 * 1024)
+    return {
+        "fifo": str(fifo),
+        "file": str(regular),
+        "dir": str(tmp_path),
+        "missing": str(tmp_path / "none.json"),
+        "big": str(big),
+    }
+
+
+ARGUMENTS = {
+    # (arguments with {name} for a path of the fixture, fragment of the one line)
+    "validate empty": (["validate", ""], "an empty path"),
+    "validate dev full": (["validate", "/dev/full"], "is a character device"),
+    "validate dev zero": (["validate", "/dev/zero"], "is a character device"),
+    "validate fifo": (["validate", "{fifo}"], "is a FIFO"),
+    "validate directory": (["validate", "{dir}"], "is a directory"),
+    "validate missing": (["validate", "{missing}"], "no such file"),
+    "validate too big": (["validate", "{big}"], "at most 4 MiB"),
+    "validate twice": (["validate", GPT, GPT], "the same file"),
+    "validate twice by another name": (
+        ["validate", GPT, GPT.replace("/recipes/", "/recipes/../recipes/")],
+        "the same file",
+    ),
+    "verdicts a file": (["validate", "--verdicts", "{file}", GPT], "is a regular file, not a folder"),
+    "verdicts dev full": (["validate", "--verdicts", "/dev/full", GPT], "is a character device"),
+    "verdicts the recipes": (
+        ["validate", "--verdicts", str(REPO / "recipes"), GPT],
+        "holds files that are not verdicts",
+    ),
+    "verdicts empty": (["validate", "--verdicts", "", GPT], "an empty path"),
+    "expand missing": (["expand", "{missing}", *SELECT], "no such file"),
+    "expand fifo": (["expand", "{fifo}", *SELECT], "is a FIFO"),
+    "expand unknown strategy": (["expand", GPT, "--strategy", "nope", "--target", "Latency"], "unknown strategy"),
+    "expand bad set": (["expand", GPT, *SELECT, "--set", "="], "--set takes AXIS=VALUE"),
+    "expand bad format": (["expand", GPT, *SELECT, "--format", "yaml"], "invalid choice"),
+    "matrix directory": (["matrix", "{dir}"], "is a directory"),
+    "matrix empty": (["matrix", ""], "an empty path"),
+    "files archive dev full": (["files", GPT, *SELECT, "--archive", "/dev/full"], "is a character device"),
+    "files archive fifo": (["files", GPT, *SELECT, "--archive", "{fifo}"], "is a FIFO"),
+    "files archive directory": (["files", GPT, *SELECT, "--archive", "{dir}"], "is a directory"),
+    "files archive empty": (["files", GPT, *SELECT, "--archive", ""], "an empty path"),
+    "files archive under a file": (["files", GPT, *SELECT, "--archive", "{file}/x.tar"], "is not a folder"),
+    "files archive over the recipe": (["files", GPT, *SELECT, "--archive", GPT], "the same file"),
+    "files out a file": (["files", GPT, *SELECT, "--out", "{file}"], "is a regular file, not a folder"),
+    "files out dev full": (["files", GPT, *SELECT, "--out", "/dev/full"], "is a character device"),
+    "files out empty": (["files", GPT, *SELECT, "--out", ""], "an empty path"),
+    "files both": (["files", GPT, *SELECT, "--out", "{dir}", "--archive", "x.tar"], "not allowed with"),
+    "placeholder unknown": (
+        ["files", AXK2, *PD, "--out", "{dir}/o", "--set-placeholder", "NO_SUCH=x"],
+        "have no <NO_SUCH>",
+    ),
+    "placeholder on no node": (
+        ["files", AXK2, *PD, "--out", "{dir}/o", "--set-placeholder", "POD_IP@7=10.0.0.1"],
+        "not node 7",
+    ),
+    "placeholder per node without node": (
+        ["files", AXK2, *PD, "--out", "{dir}/o", "--set-placeholder", "POD_IP=10.0.0.1"],
+        "a value per node",
+    ),
+    "placeholder shared with node": (
+        ["files", AXK2, *PD, "--out", "{dir}/o", "--set-placeholder", "EPP_HOST@1=epp"],
+        "one value for every node",
+    ),
+    "placeholder bad value": (
+        ["files", AXK2, *PD, "--out", "{dir}/o", "--set-placeholder", "EPP_HOST=a;b"],
+        "cannot stand in",
+    ),
+    "placeholder twice": (
+        ["files", AXK2, *PD, "--out", "{dir}/o", "--set-placeholder", "EPP_HOST=a", "--set-placeholder", "EPP_HOST=b"],
+        "set twice",
+    ),
+    "placeholder no value": (
+        ["files", AXK2, *PD, "--out", "{dir}/o", "--set-placeholder", "EPP_HOST"],
+        "takes NAME=VALUE",
+    ),
+    "fit zero": (["fit", GPT, *SELECT, "--max-model-len", "0"], "from 1 to"),
+    "fit negative": (["fit", GPT, *SELECT, "--max-num-seqs", "-4"], "from 1 to"),
+    "fit huge": (["fit", GPT, *SELECT, "--max-model-len", "9" * 40], "from 1 to"),
+    "fit float": (["fit", GPT, *SELECT, "--max-model-len", "1e5"], "from 1 to"),
+    "fit unknown sku": (["fit", GPT, *SELECT, "--sku", "RBLN-XX"], "invalid choice"),
+    "fit empty sku": (["fit", GPT, *SELECT, "--sku", ""], "invalid choice"),
+    "drift schema as vocabulary": (
+        ["drift", "--vocabulary", str(REPO / "recipes" / "schema.json")],
+        "not a vocabulary file",
+    ),
+    "drift recipe as vocabulary": (["drift", "--vocabulary", GPT], "not a vocabulary file"),
+    "drift dev zero": (["drift", "--vocabulary", "/dev/zero"], "is a character device"),
+    "drift fifo": (["drift", "--vocabulary", "{fifo}"], "is a FIFO"),
+    "drift empty": (["drift", "--vocabulary", ""], "an empty path"),
+    "drift directory": (["drift", "--vocabulary", "{dir}"], "is a directory"),
+    "drift the pinned against itself": (["drift", "--vocabulary", PINNED], "the same file"),
+    "drift against itself": (["drift", "--vocabulary", LATER, "--against", LATER], "the same file"),
+    "drift against a fifo": (["drift", "--vocabulary", LATER, "--against", "{fifo}"], "is a FIFO"),
+    "drift a text file": (["drift", "--vocabulary", "{file}"], "not a vocabulary file"),
+    "no subcommand": ([], "required"),
+    "unknown subcommand": (["frobnicate"], "invalid choice"),
+    "unknown option": (["validate", "--frobnicate"], "unrecognized arguments"),
+}
+
+
+@pytest.mark.parametrize("case", list(ARGUMENTS))
+def test_a_bad_argument_is_one_line_and_exit_2(paths, case):
+    arguments, fragment = ARGUMENTS[case]
+    result = cli(*(a.format(**paths) for a in arguments))
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert len(lines) == 1 and fragment in lines[0], result.stderr
+    assert lines[0].startswith("python -m recipebook")
+
+
+def test_a_vocabulary_of_the_wrong_shape_deep_inside(tmp_path):
+    data = json.loads(Path(LATER).read_text(encoding="utf-8"))
+    next(iter(data["flags"].values()))["aliases"] = "--not-a-list"
+    broken = tmp_path / "vocabulary.json"
+    broken.write_text(json.dumps(data), encoding="utf-8")
+    result = cli("drift", "--vocabulary", broken)
+    assert result.returncode == 2 and "not a vocabulary file" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_shipped_vocabularies_have_the_vocabulary_shape():
+    import jsonschema
+
+    from recipebook import cli as recipebook_cli
+
+    schema = json.loads(recipebook_cli.VOCABULARY_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for path in (PINNED, LATER):
+        jsonschema.validate(json.loads(Path(path).read_text(encoding="utf-8")), schema)
+
+
+def test_good_placeholders_per_node_are_written(tmp_path):
+    result = cli(
+        "files", AXK2, *PD, "--out", tmp_path / "o",
+        "--set-placeholder", "POD_IP@1=10.0.0.1", "--set-placeholder", "POD_IP@2=10.0.0.2",
+        "--set-placeholder", "EPP_HOST=epp.example",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    serve = (tmp_path / "o" / "serve.sh").read_text(encoding="utf-8")
+    assert "10.0.0.1" in serve and "10.0.0.2" in serve and "<POD_IP>" not in serve
+
+
+def test_an_archive_over_the_recipe_leaves_the_recipe(tmp_path):
+    recipe = tmp_path / "gpt-oss-120b.json"
+    recipe.write_bytes(Path(GPT).read_bytes())
+    link = tmp_path / "link.tar"
+    link.symlink_to(recipe)
+    for target in (recipe, link):
+        result = cli("files", recipe, *SELECT, "--archive", target)
+        assert result.returncode == 2 and "the same file" in result.stderr
+    assert recipe.read_bytes() == Path(GPT).read_bytes()
+
+
+def test_a_verdicts_folder_of_verdicts_is_kept_and_pruned_of_its_own_entries_only(tmp_path):
+    folder = tmp_path / "verdicts"
+    assert cli("validate", "--verdicts", folder, GPT).returncode == 0
+    assert cli("validate", "--verdicts", folder, GPT).returncode == 0  # a folder it filled
+    assert all(len(p.stem) == 64 for p in folder.iterdir())
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["../x", "../../etc/passwd", "", "x y", "x'; touch pwned; echo '", "$(touch pwned)", "nul", "a.", ".hidden", "-x"],
+)
+def test_make_recipe_page_takes_a_recipe_name_only(tmp_path, name):
+    from third_recipe import copy_project
+
+    project = copy_project(tmp_path / "project")
+    before = sorted(p.relative_to(project) for p in project.rglob("*") if ".venv" not in p.parts)
+    result = subprocess.run(
+        ["make", "--no-print-directory", "recipe-page", f"NAME={name}"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    after = sorted(p.relative_to(project) for p in project.rglob("*") if ".venv" not in p.parts)
+    assert after == before and not (project / "pwned").exists()
+
+
+# -- 6. the rest of round 2 -------------------------------------------------------------------
+
+LATENCY = "/strategies/0/options/0/grid"
+ARG = f"{LATENCY}/base/0/args"
+
+
+def _arg(flag, value):
+    def mutate(data):
+        data["strategies"][0]["options"][0]["grid"]["base"][0]["args"][flag] = f"{flag} '{value}'"
+
+    return mutate
+
+
+def _env(name, value):
+    def mutate(data):
+        data["strategies"][0]["options"][0]["grid"]["base"][0]["envs"][name] = f"{name}='{value}'"
+
+    return mutate
+
+
+ROUND2 = {
+    "cyrillic o in a model": (
+        _arg(
+            "--speculative-config",
+            '{"method": "eagle3", "model": "nvidia/gpt-\u043ess-120b-Eagle3-v3", "num_speculative_tokens": 3}',
+        ),
+        f"{ARG}/--speculative-config",
+        "U+043E CYRILLIC SMALL LETTER O",
+    ),
+    "greek in a class name": (
+        _arg("--hf-overrides", '{"architectures": ["GptOssF\u03bfrCausalLM"]}'),
+        f"{ARG}/--hf-overrides",
+        "U+03BF",
+    ),
+    "cyrillic in a key": (
+        _arg("--speculative-config", '{"m\u0435thod": "ngram", "num_speculative_tokens": 3}'),
+        f"{ARG}/--speculative-config",
+        "U+0435",
+    ),
+    "armenian in a connector": (
+        _arg("--kv-transfer-config", '{"kv_connector": "RBLNLMCacheC\u0585nnectorV1", "kv_role": "kv_both"}'),
+        f"{ARG}/--kv-transfer-config",
+        "U+0585",
+    ),
+    "duplicate key": (
+        _arg("--speculative-config", '{"method": "ngram", "num_speculative_tokens": 3, "method": "suffix"}'),
+        f"{ARG}/--speculative-config",
+        "duplicate key",
+    ),
+    "duplicate key nested": (
+        _arg(
+            "--kv-transfer-config",
+            '{"kv_connector": "RblnNixlConnector", "kv_role": "kv_both", "kv_connector_extra_config": {"a": 1, "a": 2}}',
+        ),
+        f"{ARG}/--kv-transfer-config",
+        "duplicate key",
+    ),
+    "5001 digits": (
+        _arg("--speculative-config", '{"method": "ngram", "num_speculative_tokens": ' + "9" * 5001 + "}"),
+        f"{ARG}/--speculative-config",
+        "5001 digits",
+    ),
+    "5001 negative digits": (
+        _arg("--speculative-config", '{"method": "ngram", "num_speculative_tokens": -' + "9" * 5001 + "}"),
+        f"{ARG}/--speculative-config",
+        "5001 digits",
+    ),
+    "long fraction": (
+        _arg("--speculative-config", '{"method": "ngram", "num_speculative_tokens": 3.' + "0" * 400 + "}"),
+        f"{ARG}/--speculative-config",
+        "digits",
+    ),
+    "deep nesting": (
+        _arg("--hf-overrides", '{"a": ' + "[" * 5000 + "]" * 5000 + "}"),
+        f"{ARG}/--hf-overrides",
+        "nested more than 100",
+    ),
+    "nan": (
+        _arg("--speculative-config", '{"method": "ngram", "num_speculative_tokens": NaN}'),
+        f"{ARG}/--speculative-config",
+        "NaN",
+    ),
+    "duplicate key in an env": (
+        _env("LMCACHE_EXTRA_CONFIG", '{"a": 1, "a": 2}'),
+        f"{ARG.replace('args', 'envs')}/LMCACHE_EXTRA_CONFIG",
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ROUND2))
+def test_json_inside_an_argument_is_read_as_the_recipe_is(tmp_path, case):
+    from recipe_support import check_mutated
+
+    mutate, pointer, fragment = ROUND2[case]
+    checked = check_mutated(tmp_path, "gpt-oss-120b", mutate)
+    if fragment is None:  # read, and refused somewhere, without a traceback
+        assert checked.recipe is None
+        return
+    here = [p for p in checked.problems if p.pointer == pointer]
+    assert any(fragment in p.message for p in here), "\n".join(map(str, checked.problems))
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Привет, мир",
+        "你好，世界",
+        "안녕하세요",
+        "Hello，欢迎使用 IndexTTS",
+        "Janet’s ducks lay 16 eggs",
+        "ελληνικά κείμενα",
+    ],
+)
+def test_a_prompt_in_any_script_is_prose(tmp_path, prompt):
+    from recipe_support import check_mutated
+
+    def mutate(data):
+        data["client"] = data["client"].replace('"content": "Hello"', f'"content": "{prompt}"')
+
+    checked = check_mutated(tmp_path, "gpt-oss-120b", mutate)
+    assert [p for p in checked.problems if p.pointer == "/client"] == []
+
+
+def test_a_model_name_in_disguise_inside_a_prompt_body_is_not(tmp_path):
+    from recipe_support import check_mutated
+
+    def mutate(data):
+        data["client"] = data["client"].replace("openai/gpt-oss-120b", "openai/gpt-\u043ess-120b")
+
+    checked = check_mutated(tmp_path, "gpt-oss-120b", mutate)
+    assert any("U+043E" in p.message for p in checked.problems if p.pointer == "/client"), checked.problems
+
+
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [
+        ("gpt-oss-120b.", "ends with '.'"),
+        ("nul", "the device NUL"),
+        ("NUL", "the device NUL"),
+        ("con.x", "the device CON"),
+        ("COM1", "the device COM1"),
+        ("lpt9.json", "the device LPT9"),
+        ("aux", "the device AUX"),
+        ("schema", "recipes' schema"),
+        ("Schema", "recipes' schema"),
+    ],
+)
+def test_a_recipe_name_that_is_not_a_portable_file_name(tmp_path, name, fragment):
+    from recipe_support import check_mutated
+
+    def mutate(data):
+        data["name"] = name
+
+    checked = check_mutated(tmp_path, "gpt-oss-120b", mutate, file_name=f"{name}.json")
+    assert any(p.pointer == "/name" and fragment in p.message for p in checked.problems), checked.problems
+
+
+@pytest.mark.parametrize("name", ["console", "nullable", "com10", "auxiliary", "gpt-oss-120b", "A.X-K2", "schema2"])
+def test_portable_names_are_fine(name):
+    from recipebook.checking import safety
+
+    assert safety.portable_name_problem(name) is None
+
+
+def test_a_recipe_linked_from_outside_its_folder_is_refused(tmp_path):
+    import recipebook
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "gpt-oss-120b.json").write_bytes(Path(GPT).read_bytes())
+    folder = tmp_path / "recipes"
+    folder.mkdir()
+    (folder / "gpt-oss-120b.json").symlink_to(outside / "gpt-oss-120b.json")
+    problems = recipebook.check_file(folder / "gpt-oss-120b.json")[1]
+    assert (
+        len(problems) == 1
+        and "a symbolic link to" in problems[0].message
+        and "outside the recipe's folder" in problems[0].message
+    )
+    (folder / "inside.json").write_bytes(Path(GPT).read_bytes())
+    (folder / "gpt-oss-120b.json").unlink()
+    (folder / "gpt-oss-120b.json").symlink_to("inside.json")  # inside its folder: read
+    assert recipebook.check_file(folder / "gpt-oss-120b.json")[1] == []
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (("a-b", "c"), ("a", "b-c")),
+        (("aggregated", "Latency"), ("aggregated", "latency")),
+        (("x", "Latency 1"), ("x", "Latency-1")),
+    ],
+)
+def test_two_targets_that_archive_into_one_folder(tmp_path, first, second):
+    import copy as copying
+
+    from recipe_support import check_mutated
+
+    def mutate(data):
+        strategy = data["strategies"][0]
+        twin = copying.deepcopy(strategy)
+        strategy["slug"], strategy["options"] = first[0], strategy["options"][:1]
+        strategy["options"][0]["target"] = first[1]
+        twin["slug"], twin["options"] = second[0], twin["options"][:1]
+        twin["options"][0]["target"] = second[1]
+        twin["label"] += " (2)"
+        if first[0] == second[0]:
+            strategy["options"].append(twin["options"][0])
+        else:
+            data["strategies"].insert(1, twin)
+
+    checked = check_mutated(tmp_path, "gpt-oss-120b", mutate)
+    assert any("make one folder of ready-to-run files" in p.message for p in checked.problems), checked.problems

@@ -76,7 +76,7 @@ def _shown(path: str) -> str:
 def _stat(path: str) -> os.stat_result | None:
     try:
         return os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (a file on the way: said by the caller)
         return None
     except OSError as error:
         raise argparse.ArgumentTypeError(f"{_shown(path)}: {error.strerror or error}") from None
@@ -258,8 +258,7 @@ def _selected(args: argparse.Namespace) -> expansion.Expansion | int:
     try:
         return page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
     except SelectionError as error:
-        print(f"{args.file}: {error}", file=sys.stderr)
-        return 2
+        args.parser.error(f"{args.file}: {error}")
 
 
 def cmd_expand(args: argparse.Namespace) -> int:
@@ -348,7 +347,7 @@ def cmd_files(args: argparse.Namespace) -> int:
         result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
         values = _parse_values(args.set_placeholder, result, dict(recipe.placeholder_scopes))
     except SelectionError as error:
-        args.parser.error(str(error))
+        args.parser.error(f"{args.file}: {error}")
     written = files.selection_files(result, values)
     try:
         if args.archive:
@@ -446,8 +445,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     try:
         result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
     except SelectionError as error:
-        print(f"{args.file}: {error}", file=sys.stderr)
-        return 2
+        args.parser.error(f"{args.file}: {error}")
     target = expansion.find(recipe, args.strategy, args.target)[1]
     figures = memory.fit(
         recipe.facts,

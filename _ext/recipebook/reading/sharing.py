@@ -255,7 +255,6 @@ class _Resolver:
         self.done: dict[str, _Grid | None] = {}
         self.problems: list[tuple[str, str, bool]] = []
         self.cycles: set[frozenset[str]] = set()
-        self.too_long: set[str] = set()
 
     def _cycle(self, cycle: tuple[str, ...]) -> None:
         if frozenset(cycle) in self.cycles:
@@ -305,21 +304,39 @@ class _Resolver:
                 return None
             names.append(name)
             if len(names) > MAX_CHAIN:
-                if name not in self.too_long:
-                    self.too_long.add(name)
-                    self.problems.append(
-                        (
-                            pointer_join(where, "extends"),
-                            f"a chain of more than {MAX_CHAIN} grids extending each other ({names[0]} → … → {name}); "
-                            "share fewer levels: a grid may extend one that extends another, a few levels deep",
-                            False,
-                        )
-                    )
+                self._too_long(names, where)
                 return None
             grid, where = self.parts[name], pointer_join("/grids", name)
             if not isinstance(grid, dict):
                 return None
         return names
+
+    def _too_long(self, names: list[str], where: str) -> None:
+        """A chain past MAX_CHAIN: a cycle further on is named as the cycle, else the chain is
+        refused where it passes the bound; either way once, and every grid on it is broken."""
+        seen = set(names)
+        rest, grid = list(names), self.parts[names[-1]]
+        while isinstance(grid, dict) and isinstance(grid.get("extends"), str) and grid["extends"] in self.parts:
+            name = grid["extends"]
+            if name in seen:
+                self._cycle(tuple(rest[rest.index(name) :]))
+                break
+            if self.done.get(name, False) is None:
+                break  # broken further on, said there
+            seen.add(name)
+            rest.append(name)
+            grid = self.parts[name]
+        else:
+            self.problems.append(
+                (
+                    pointer_join(where, "extends"),
+                    f"a chain of more than {MAX_CHAIN} grids extending each other ({names[0]} → … → {names[-1]}); "
+                    "share fewer levels: a grid may extend one that extends another, a few levels deep",
+                    False,
+                )
+            )
+        for broken in rest:
+            self.done[broken] = None
 
     def part(self, name: str) -> _Grid | None:
         if name not in self.done:
