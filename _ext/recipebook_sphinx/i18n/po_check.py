@@ -59,7 +59,7 @@ __all__ = ["CatalogProblem", "check_file", "check_language", "check_text", "comp
 _CHARSET = re.compile(r"charset\s*=\s*([^\s;]+)", re.IGNORECASE)
 _PLURAL_FORMS = re.compile(r"^\s*nplurals\s*=\s*(\d{1,2})\s*;\s*plural\s*=\s*([^;]*?)\s*;?\s*$")
 MAX_PLURALS = 6  # no language has more plural forms (CLDR)
-MAX_PLURAL_EXPRESSION = 200  # characters; Arabic's, the longest in use, has about 90
+MAX_PLURAL_EXPRESSION = 1000  # characters, as Python's gettext allows (Transifex writes Ukrainian's in 250)
 MAX_PLURAL_DEPTH = 20  # nested parentheses and operators, as Python's gettext allows
 # a translation may be this much longer than its English, and no more: a page does not grow
 LONGER = 3
