@@ -311,14 +311,18 @@ def _suspects(data: Any, path: tuple[object, ...] = ()) -> Iterator[tuple[str, t
 def check(doc: Document) -> list[Problem]:
     """15. No string or key holds an invisible character: zero-width characters,
     bidirectional controls, soft hyphens and every other format or control character but tab
-    and newline, line and paragraph separators, and blank fillers such as U+3164 HANGUL
-    FILLER; the Korean texts included.
+    and newline, line and paragraph separators, every code point Unicode lets a renderer show as
+    nothing (its default-ignorable class, the Hangul fillers such as U+3164 HANGUL FILLER among
+    them) and U+2800 BRAILLE PATTERN BLANK; the Korean texts included.
 
     Where a character carries meaning (shell text, names, ids, keys, links, and the code spans
     and links of a text) it is not a look-alike either: a no-break or other unusual space, a
     dash or minus sign for `-`, a typographic quote for `'` or `"`, a fullwidth or other form
-    of an ASCII character. Prose (texts, labels, titles, badges) may use typographic quotes,
-    dashes and no-break spaces. A name, id or key has no white space at either end. This check
+    of an ASCII character. Prose (texts, labels, titles, badges, and the text values of a JSON
+    body such as a prompt) may use typographic quotes, dashes and no-break spaces, and any
+    script; but a word that mixes Latin letters with a look-alike of another script
+    (`gpt-оss` with a Cyrillic `о`) is a name in disguise, there too. A name, id or key has no
+    white space at either end. This check
     reads the document before the schema does, and its problem replaces any other at the same
     value."""
     problems = []
