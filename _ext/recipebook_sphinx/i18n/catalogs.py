@@ -185,7 +185,7 @@ def update(pot_dir: Path, locale_dir: Path, languages: tuple[str, ...]) -> list[
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) >= 4 and argv[0] == "--update":
+    if len(argv) >= 4 and argv[0] == "--update" and all(po_check.LANGUAGE.fullmatch(a) for a in argv[3:]):
         problems = update(Path(argv[1]), Path(argv[2]), tuple(argv[3:]))
         for problem in problems:
             print(problem, file=sys.stderr)

@@ -141,7 +141,7 @@ def check(locale_dir: Path, language: str) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
+    if len(argv) != 2 or not po_check.LANGUAGE.fullmatch(argv[1]) or not Path(argv[0]).is_dir():
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
         return 2
     problems = check(Path(argv[0]), argv[1])

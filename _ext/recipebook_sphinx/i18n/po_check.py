@@ -826,6 +826,8 @@ def languages_in(locale_dirs: Iterable[str | Path]) -> list[str]:
 
 
 USAGE = "usage: python -m recipebook_sphinx.i18n [--compile] LOCALE_DIR [LANG ...]"
+# a language code as a locale folder names it (ko, pt_BR, zh_Hant): nothing that leads elsewhere
+LANGUAGE = re.compile(r"[a-z]{2,3}(?:[_-][A-Za-z0-9]{2,8}){0,2}")
 
 
 def main(argv: list[str]) -> int:
@@ -837,6 +839,10 @@ def main(argv: list[str]) -> int:
         print(USAGE, file=sys.stderr)
         return 2
     folder, languages = arguments[0], arguments[1:]
+    for language in languages:
+        if not LANGUAGE.fullmatch(language):
+            print(f"{language[:40]!r} is not a language code such as ko; {USAGE}", file=sys.stderr)
+            return 2
     if not Path(folder).is_dir():
         print(f"{folder}: not a folder of catalogs (LOCALE_DIR/LANG/LC_MESSAGES/*.po)", file=sys.stderr)
         return 2
