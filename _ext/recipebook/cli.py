@@ -27,12 +27,14 @@ import jsonschema_rs
 
 from . import shell
 from .checking import drift, rules, safety, schema, vocabulary
-from .checking.vocabulary import Vocabulary
 from .expanding import expansion, memory, page
+from .pipeline import verdicts
+from .pipeline.load import check_file
 from .problems import Problem, SelectionError
-from .reading import sharing, source, verdicts
-from .reading.load import check_file
+from .reading import sharing, source
 from .reading.model import Recipe
+from .reading.vocabulary import DATA_FILE as PINNED_VOCABULARY
+from .reading.vocabulary import Vocabulary, pinned
 from .rendering import files
 
 RECIPES = Path("recipes")
@@ -195,7 +197,7 @@ PARALLEL_FROM = 16  # recipe files from which validate checks them on every core
 
 def _verdicts(files: list[Path], folder: str | None = None) -> list[verdicts.Verdict]:
     """Each file's verdict, in the files' order (from the folder of verdicts when it holds the
-    file's, see reading/verdicts.py): on every core for many files (each file is checked on its
+    file's, see pipeline/verdicts.py): on every core for many files (each file is checked on its
     own; the results are the same as one after the other)."""
     one = functools.partial(verdicts.verdict, folder=folder)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -502,7 +504,7 @@ def read_vocabulary(parser: argparse.ArgumentParser, option: str, path: Path) ->
 
 def cmd_drift(args: argparse.Namespace) -> int:
     new = read_vocabulary(args.parser, "--vocabulary", args.vocabulary)
-    old = read_vocabulary(args.parser, "--against", args.against) if args.against else vocabulary.pinned()
+    old = read_vocabulary(args.parser, "--against", args.against) if args.against else pinned()
     files = recipe_files(args.files)
     if not files:
         print(f"no recipe files in {RECIPES}/", file=sys.stderr)
@@ -517,7 +519,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
                 document, problems = sharing.resolve(document)
             if not problems:
                 recipe = Recipe.from_json(document.data, str(path))
-                problems = sorted({*rules.check(recipe, document), *old.check(recipe, document)})
+                problems = sorted({*rules.check(recipe, document), *vocabulary.check(recipe, document, old)})
         if problems:  # drift is measured from a recipe that is right for the pinned release
             _print_problems(problems)
             invalid += 1
@@ -630,7 +632,7 @@ def _checked(args: argparse.Namespace) -> None:
     if getattr(args, "archive", None) is not None:
         files.append(("--archive", args.archive))
     if args.command == "drift":
-        files += [("--vocabulary", args.vocabulary), ("--against", args.against or vocabulary.DATA_FILE)]
+        files += [("--vocabulary", args.vocabulary), ("--against", args.against or PINNED_VOCABULARY)]
     distinct(parser, files)
     if getattr(args, "verdicts", None) is not None:
         foreign = verdicts.foreign_entries(args.verdicts)

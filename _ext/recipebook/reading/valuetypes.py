@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import shell
 from ..problems import excerpt
-from ..reading import source
+from . import source
 
 # The words for each converter of the data file: what a value must be.
 EXPECTED = {
