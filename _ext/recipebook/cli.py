@@ -477,7 +477,6 @@ def _selection_arguments(command: argparse.ArgumentParser, recipe: Callable[[str
     )
 
 
-@functools.cache
 def _vocabulary_schema() -> Any:
     with VOCABULARY_SCHEMA.open(encoding="utf-8") as handle:
         return jsonschema_rs.Draft202012Validator(json.load(handle))
