@@ -971,3 +971,19 @@ def test_two_targets_that_archive_into_one_folder(tmp_path, first, second):
 
     checked = check_mutated(tmp_path, "gpt-oss-120b", mutate)
     assert any("make one folder of ready-to-run files" in p.message for p in checked.problems), checked.problems
+
+
+def test_a_separator_of_the_compiled_catalog_in_a_string_is_refused():
+    found = catalog('msgid "a\\000b"\nmsgstr "x"\n\nmsgid "c"\nmsgstr "d\\004e"\n')
+    assert found == [
+        "reference.po:6: msgid: holds the character U+0000 NUL, which a compiled catalog uses to separate strings; "
+        "remove it",
+        "reference.po:10: msgstr: holds the character U+0004 END OF TRANSMISSION, which a compiled catalog uses to "
+        "separate strings; remove it",
+    ]
+
+
+def test_a_file_name_s_control_characters_are_shown_escaped(tmp_path, folder):
+    (folder / "x\x1b[31m.po").write_text(HEADER + message("Recipes", "레\u3164시피"), encoding="utf-8")
+    found = _checked(tmp_path)
+    assert len(found) == 1 and found[0].startswith("locale/ko/LC_MESSAGES/x\\x1b[31m.po:7: ") and "\x1b" not in found[0]

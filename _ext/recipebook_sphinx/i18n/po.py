@@ -46,7 +46,11 @@ class CatalogProblem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
+        # one problem, one line: a file name's or a message's control characters shown escaped
+        return "".join(
+            ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1]
+            for ch in f"{self.file}:{self.line}: {self.message}"
+        )
 
 
 @dataclasses.dataclass
@@ -359,6 +363,17 @@ class _Reader:
         message, self._message, self._field = self._message, None, None
         if message is None:
             return
+        for field in message.fields.values():
+            # the compiled catalog separates plural forms with NUL and a context with EOT: a string
+            # holding one would be read back as another message
+            for separator, name in (("\x00", "NUL"), ("\x04", "END OF TRANSMISSION")):
+                if separator in field.text and not message.damaged:
+                    self.problem(
+                        field.line,
+                        f"{field.keyword}: holds the character U+{ord(separator):04X} {name}, "
+                        "which a compiled catalog uses to separate strings; remove it",
+                    )
+                    message.damaged = True
         if message.damaged:  # its line is reported; what it lacks may follow from that line
             self.messages.append(message)
             return

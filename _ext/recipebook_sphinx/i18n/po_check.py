@@ -677,6 +677,9 @@ def _translation_problems(message: Message, path: str, extensions: frozenset[str
         english = message.id if (plural is None or index == 0) else plural
         text = field.text
         found = [_length(english, text), _leading_newlines(english, text)]
+        if found[0]:  # far longer than its English: not read further
+            yield CatalogProblem(path, field.line, f"{field.keyword}: {found[0]}")
+            continue
         source_read, translation_read = _read(english, extensions), _read(text, extensions)
         shown_english = f"{english}\n{_decoded(english)}\n{source_read.shown}"
         shown = f"{text}\n{_decoded(text)}\n{translation_read.shown}"
