@@ -1044,3 +1044,24 @@ def test_a_file_name_s_control_characters_are_shown_escaped(tmp_path, folder):
     (folder / "x\x1b[31m.po").write_text(HEADER + message("Recipes", "레\u3164시피"), encoding="utf-8")
     found = _checked(tmp_path)
     assert len(found) == 1 and found[0].startswith("locale/ko/LC_MESSAGES/x\\x1b[31m.po:7: ") and "\x1b" not in found[0]
+
+
+def test_files_are_never_written_through_a_link(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("keep", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "serve.sh").symlink_to(victim)
+    archive = tmp_path / "files.tar"
+    archive.symlink_to(victim)
+    assert cli("files", GPT, *SELECT, "--out", out).returncode == 0
+    assert cli("files", GPT, *SELECT, "--archive", archive).returncode == 0
+    assert victim.read_text(encoding="utf-8") == "keep"
+    assert not (out / "serve.sh").is_symlink() and not archive.is_symlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "out2").mkdir()
+    (tmp_path / "out2" / "kubernetes").symlink_to(elsewhere)
+    result = cli("files", AXK2, *PD, "--out", tmp_path / "out2")
+    assert result.returncode == 1 and "a symbolic link in the folder" in result.stderr
+    assert list(elsewhere.iterdir()) == []

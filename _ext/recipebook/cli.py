@@ -19,6 +19,7 @@ import os
 import re
 import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -355,22 +356,55 @@ def cmd_files(args: argparse.Namespace) -> int:
         if args.archive:
             path = Path(args.archive)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(files.archive(files.folder_name(result), written))
+            _replace(path, files.archive(files.folder_name(result), written), 0o644)
             print(path)
             return 0
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
+        for name in written:
+            linked = _linked_inside(out, name)
+            if linked is not None:
+                print(
+                    f"{linked}: a symbolic link in the folder; the files are not written through links (remove it)",
+                    file=sys.stderr,
+                )
+                return 1
         for name, text in written.items():
             path = out / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            if name.endswith(".sh"):
-                path.chmod(0o755)
+            _replace(path, text.encode("utf-8"), 0o755 if name.endswith(".sh") else 0o644)
             print(path)
+    except BrokenPipeError:
+        raise  # the listing's reader went away (main ends quietly), not the files
     except OSError as error:
         print(f"{args.archive or args.out}: cannot write the files: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _replace(path: Path, data: bytes, mode: int) -> None:
+    """Write a file whole, in place of whatever was there (a link is replaced, never written
+    through; a reader never sees half a file)."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _linked_inside(out: Path, name: str) -> Path | None:
+    """The first folder on the way to a file of the folder that is a symbolic link (the file would
+    be written elsewhere), or None."""
+    current = out
+    for part in Path(name).parts[:-1]:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
 
 
 def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict:
