@@ -625,6 +625,8 @@ ARGUMENTS = {
     "expand fifo": (["expand", "{fifo}", *SELECT], "is a FIFO"),
     "expand unknown strategy": (["expand", GPT, "--strategy", "nope", "--target", "Latency"], "unknown strategy"),
     "expand bad set": (["expand", GPT, *SELECT, "--set", "="], "--set takes AXIS=VALUE"),
+    "expand long strategy": (["expand", GPT, "--strategy", "s" * 100_000, "--target", "Latency"], "at most 1,000"),
+    "expand long set": (["expand", GPT, *SELECT, "--set", "a=" + "b" * 5000], "at most 1,000"),
     "expand bad format": (["expand", GPT, *SELECT, "--format", "yaml"], "invalid choice"),
     "matrix directory": (["matrix", "{dir}"], "is a directory"),
     "matrix empty": (["matrix", ""], "an empty path"),

@@ -148,6 +148,16 @@ def _parent_is_a_folder(text: str, what: str) -> None:
         raise argparse.ArgumentTypeError(f"{_shown(text)} cannot be made: {str(parent)!r} is not a folder; give {what}")
 
 
+MAX_WORD = 1000  # characters of a name or a NAME=VALUE argument (a strategy, a target, an axis value)
+
+
+def word(text: str) -> str:
+    """A name-like argument of a bounded length (what it names is checked against the recipe)."""
+    if len(text) > MAX_WORD:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is {len(text):,} characters long; at most {MAX_WORD:,}")
+    return text
+
+
 def count(text: str) -> int:
     """A positive whole number a vLLM count can hold."""
     if not re.fullmatch(r"\+?[0-9]{1,12}", text.strip()):
@@ -500,11 +510,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def _selection_arguments(command: argparse.ArgumentParser, recipe: Callable[[str], Path]) -> None:
     command.add_argument("file", type=recipe, metavar="FILE")
-    command.add_argument("--strategy", required=True, metavar="SLUG")
-    command.add_argument("--target", required=True, metavar="TARGET")
+    command.add_argument("--strategy", required=True, type=word, metavar="SLUG")
+    command.add_argument("--target", required=True, type=word, metavar="TARGET")
     command.add_argument(
         "--set",
         action="append",
+        type=word,
         default=[],
         metavar="AXIS=VALUE",
         help="choose a value for an axis (repeatable); others take the recommended value",
@@ -618,6 +629,7 @@ def build_parser() -> argparse.ArgumentParser:
     write.add_argument(
         "--set-placeholder",
         action="append",
+        type=word,
         default=[],
         metavar="NAME[@NODE]=VALUE",
         help="fill in a placeholder of the selection's files: <NAME> in every command, or with @NODE in the "
