@@ -317,13 +317,28 @@ def test_a_link_out_of_the_locale_folder_is_refused(tmp_path, folder):
     assert len(found) == 1 and "a symbolic link to" in found[0] and "outside the locale folder" in found[0], found
 
 
-def test_a_linked_folder_out_of_the_locale_folder_is_refused(tmp_path, folder):
+def test_a_linked_folder_out_of_the_locale_folder_is_refused_unread(tmp_path, folder):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "index.po").write_text(HEADER + 'msgid "a"\nmsgstr "b"\n', encoding="utf-8")
     (folder / "more").symlink_to(elsewhere)
+    (folder / "root").symlink_to("/")  # never walked
     found = _checked(tmp_path)
-    assert len(found) == 1 and found[0].startswith("locale/ko/LC_MESSAGES/more/index.po:1: a symbolic link"), found
+    assert [line.split(": ", 1)[0] for line in found] == [
+        "locale/ko/LC_MESSAGES/more:1",
+        "locale/ko/LC_MESSAGES/root:1",
+    ], found
+    assert all("a symbolic link to the folder" in line for line in found)
+
+
+def test_a_language_folder_linked_out_of_the_locale_folder_is_refused_unread(tmp_path):
+    elsewhere = tmp_path / "elsewhere" / "ko" / "LC_MESSAGES"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "index.po").write_text(HEADER + message("Recipes", "레\u3164시피"), encoding="utf-8")
+    (tmp_path / "locale").mkdir()
+    (tmp_path / "locale" / "ko").symlink_to(tmp_path / "elsewhere" / "ko")
+    found = _checked(tmp_path)
+    assert len(found) == 1 and found[0].startswith("locale/ko/LC_MESSAGES:1: a symbolic link to the folder"), found
 
 
 def test_a_link_inside_the_locale_folder_is_read(tmp_path, folder):

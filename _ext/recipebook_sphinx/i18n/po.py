@@ -476,15 +476,20 @@ def read_file(path: str | Path, shown: str | None = None, within: Path | None = 
     return read_text(text, name)
 
 
-def folder_files(folder: Path) -> Iterator[Path]:
+def folder_files(folder: Path, within: Path) -> Iterator[Path]:
     """Every file of one LC_MESSAGES folder and its subfolders (a folder whose name starts with a
-    dot is skipped, as Sphinx skips it), in a stable order; a linked folder is entered once, so a
-    link to a folder above it ends."""
+    dot is skipped, as Sphinx skips it), in a stable order. A folder that leads out of ``within``
+    (a symbolic link on the way) is not entered: it is yielded itself, for its problem; a linked
+    folder inside is entered once, so a link to a folder above it ends."""
+    inside = os.path.realpath(within)
     seen: set[str] = set()
     stack = [folder]
     while stack:
         current = stack.pop()
         real = os.path.realpath(current)
+        if real != inside and not real.startswith(inside + os.sep):
+            yield current
+            continue
         if real in seen:
             continue
         seen.add(real)
@@ -601,6 +606,6 @@ def every_file(folders: Iterable[str | Path], language: str) -> Mapping[Path, Pa
         messages = Path(folder, language, "LC_MESSAGES")
         if not messages.is_dir():
             continue
-        for path in folder_files(messages):
+        for path in folder_files(messages, Path(folder)):
             found.setdefault(path, Path(folder))
     return found

@@ -759,7 +759,17 @@ def read_language(
     sources = {path.with_suffix("") for path in files if path.suffix == ".po"}
     for path, folder in files.items():
         shown = _shown_path(path, relative_to)
-        if path.suffix == ".po":
+        elsewhere = po.outside(path, Path(folder))
+        if elsewhere is not None and path.is_dir():  # not entered: a folder elsewhere is not read
+            problems.append(
+                CatalogProblem(
+                    shown,
+                    1,
+                    f"a symbolic link to the folder {elsewhere}, outside the locale folder; its catalogs are not "
+                    "read: copy them into the locale folder",
+                )
+            )
+        elif path.suffix == ".po":
             catalog = po.read_file(path, shown, Path(folder))
             catalogs[path] = catalog
             problems += check_catalog(catalog, extensions)
