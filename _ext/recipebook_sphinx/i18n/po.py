@@ -13,6 +13,7 @@ locale folder (a symbolic link may not reach out of it), decoded as UTF-8.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -548,7 +549,8 @@ def write_compiled(po: Path, catalog: Catalog) -> None:
     except OSError:
         same = False
     if not same:
-        handle, temporary = tempfile.mkstemp(dir=po.parent, prefix=f".{po.stem}.", suffix=".mo")
+        # named .part, not .mo: a build checking the folder meanwhile sees no compiled catalog of its own
+        handle, temporary = tempfile.mkstemp(dir=po.parent, prefix=f".{po.stem}.mo.", suffix=".part")
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
@@ -557,7 +559,8 @@ def write_compiled(po: Path, catalog: Catalog) -> None:
             Path(temporary).unlink(missing_ok=True)
             raise
     if os.stat(mo).st_mtime_ns < os.stat(po).st_mtime_ns:
-        os.utime(mo)
+        with contextlib.suppress(OSError):  # another build replaced it meanwhile: that one is as new
+            os.utime(mo)
 
 
 def to_babel(catalog: Catalog) -> BabelCatalog:
