@@ -95,7 +95,9 @@ CASES = {
         'msgid "<a href=\\"%(path)s\\">Copyright</a>"\nmsgstr "<a href=\\"javascript:alert(1)\\">저작권</a>"\n',
         [
             'ko.po:7: msgstr: the translation changes the English\'s HTML tag(s) <a href="javascript:alert(1)">; '
-            "keep each tag exactly as in the English"
+            "keep each tag exactly as in the English",
+            # another cause: the English decides that it is a %-format string, whatever the flags say
+            "ko.po:7: msgstr: the translation loses %(path)s; keep the English's directives exactly",
         ],
     ),
     "plural forms the header does not have": (

@@ -399,6 +399,25 @@ def _read(text: str, extensions: frozenset[str]) -> _Read:
     return _Read(constructs, "\n".join(parts))
 
 
+_DIRECTIVE = re.compile(r"\s*(\{[^{}\s]*\})")
+
+
+def _only_roles(english: str, text: str, source: _Read, translation: _Read) -> bool:
+    """Whether the format fields a translation changes are all roles and directives it adds
+    (``{download}`x``` is a role to MyST and a field to str.format: one cause)."""
+    roles = set()
+    for kind, *rest in translation.constructs - source.constructs:
+        if kind == "role":
+            roles.add("{" + rest[0] + "}")
+        elif kind in ("fence", "colon_fence") and (named := _DIRECTIVE.match(rest[0])):
+            roles.add(named.group(1))
+    wanted, found = _fields(english), _fields(text)
+    if isinstance(wanted, str) or isinstance(found, str):
+        return bool(roles)
+    changed = set(found - wanted) | set(wanted - found)
+    return bool(changed) and changed <= roles
+
+
 def _constructs(source: _Read, translation: _Read) -> str | None:
     added = translation.constructs - source.constructs
     if not added:
@@ -537,15 +556,14 @@ def _translation_problems(message: Message, path: str, extensions: frozenset[str
         source_read, translation_read = _read(english, extensions), _read(text, extensions)
         shown_english = f"{english}\n{_decoded(english)}\n{source_read.shown}"
         shown = f"{text}\n{_decoded(text)}\n{translation_read.shown}"
-        # what the translation adds or loses, named once, by its most telling name: HTML a template
-        # writes as it is, or a Markdown construct of a page (its HTML among them), a format field,
-        # an address
-        found.append(
-            (_markup(english, text) if in_templates else _constructs(source_read, translation_read))
-            or _placeholders(english, text)
-            or _python_format(english, text)
-            or _addresses(shown_english, shown)
-        )
+        # what the translation adds or loses, each cause named once: HTML a template writes as it
+        # is, or a Markdown construct of a page (its HTML among them); a format field (unless it is
+        # only a role the construct's problem names); else an address
+        markup = _markup(english, text) if in_templates else _constructs(source_read, translation_read)
+        fields = _placeholders(english, text) or _python_format(english, text)
+        if markup and fields and _only_roles(english, text, source_read, translation_read):
+            fields = None
+        found += [markup, fields, None if markup or fields else _addresses(shown_english, shown)]
         found.append(_characters(shown_english, shown))
         if in_attributes:
             found.append(_quotes(english, text))
