@@ -22,7 +22,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import jsonschema_rs
 
@@ -43,7 +43,7 @@ VOCABULARY_SCHEMA = Path(__file__).resolve().parent / "data" / "vocabulary.schem
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors: one line, exit 2, no traceback
+    def error(self, message: str) -> NoReturn:  # usage errors: one line, exit 2, no traceback
         self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help)\n")
 
 
@@ -170,7 +170,6 @@ def count_up_to(limit: int) -> Callable[[str], int]:
         return value
 
     return check
-
 
 
 def input_folder(what: str) -> Callable[[str], Path]:
@@ -467,7 +466,7 @@ def _linked_inside(out: Path, name: str) -> Path | None:
     return None
 
 
-def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict:
+def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict[str, object]:
     """One selection's memory figures per rank: the shape tools consume."""
     return {
         "recipe": result.recipe,

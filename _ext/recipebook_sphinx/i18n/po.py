@@ -22,6 +22,7 @@ import struct
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import cast
 
 from babel.messages.catalog import Catalog as BabelCatalog
 from babel.messages.catalog import Message as BabelMessage
@@ -172,7 +173,7 @@ class _LineError(Exception):
 
 def _string(line: str, i: int) -> tuple[str, int]:
     """The C-style string whose opening quote is at i, and the index after its closing quote."""
-    out = []
+    out: list[str] = []
     j = i + 1
     while j < len(line):
         ch = line[j]
@@ -207,7 +208,7 @@ def _string(line: str, i: int) -> tuple[str, int]:
 
 def _strings(line: str, i: int) -> str:
     """All the strings from i to the end of the line, joined (gettext allows several)."""
-    parts = []
+    parts: list[str] = []
     while True:
         while i < len(line) and line[i] in " \t":
             i += 1
@@ -583,7 +584,8 @@ def to_babel(catalog: Catalog) -> BabelCatalog:
         entry = BabelMessage(
             msgid,
             string,
-            locations=[_location(text) for line in message.locations for text in line.split()],
+            # babel's own reader keeps a location without a line as (name, None); its annotation says int
+            locations=cast("list[tuple[str, int]]", [_location(t) for line in message.locations for t in line.split()]),
             flags=message.flags,
             auto_comments=message.auto_comments,
             user_comments=message.comments,

@@ -32,7 +32,6 @@ the translation gate (``intl_check``) reports the same lines.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import html
 import os
 import re
@@ -317,15 +316,15 @@ def _markup(source: str, translation: str) -> str | None:
     return None
 
 
-@functools.cache
 def _markdown(extensions: frozenset[str]) -> Any:
-    """The Markdown parser the site's pages are read with: MyST's, with the site's extensions."""
+    """The Markdown parser the site's pages are read with: MyST's, with the site's extensions
+    (made once per catalog checked)."""
     return create_md_parser(MdParserConfig(enable_extensions=set(extensions)), RendererHTML)
 
 
-@functools.cache
 def site_extensions() -> frozenset[str]:
-    """conf.py's myst_enable_extensions (the catalogs are the site's; its pages are parsed so)."""
+    """conf.py's myst_enable_extensions (the catalogs are the site's; its pages are parsed so;
+    read once per language checked)."""
     try:
         return frozenset(runpy.run_path(str(SITE)).get("myst_enable_extensions", ()))
     except (OSError, SyntaxError):
@@ -387,9 +386,9 @@ class _Read:
     shown: str
 
 
-def _read(text: str, extensions: frozenset[str]) -> _Read:
+def _read(text: str, markdown: Any) -> _Read:
     try:
-        tokens = list(_tokens(_markdown(extensions).parse(text, {})))
+        tokens = list(_tokens(markdown.parse(text, {})))
     except Exception:  # a parser that stops on a hostile text: the text is refused, as unreadable
         return _Read(Counter({("unreadable", text): 1}), text)
     constructs = Counter(_construct(t) for t in tokens if t.type not in _PLAIN_TOKENS)
@@ -538,7 +537,7 @@ def _decoded(text: str) -> str:
     return html.unescape(text) if "&" in text else text
 
 
-def _translation_problems(message: Message, path: str, extensions: frozenset[str]) -> Iterator[CatalogProblem]:
+def _translation_problems(message: Message, path: str, markdown: Any) -> Iterator[CatalogProblem]:
     if message.obsolete or message.damaged or message.fuzzy or not message.id:
         return
     in_attributes = Path(path).stem in ATTRIBUTE_CATALOGS
@@ -553,7 +552,7 @@ def _translation_problems(message: Message, path: str, extensions: frozenset[str
         if found[0]:  # far longer than its English: not read further
             yield CatalogProblem(path, field.line, f"{field.keyword}: {found[0]}")
             continue
-        source_read, translation_read = _read(english, extensions), _read(text, extensions)
+        source_read, translation_read = _read(english, markdown), _read(text, markdown)
         shown_english = f"{english}\n{_decoded(english)}\n{source_read.shown}"
         shown = f"{text}\n{_decoded(text)}\n{translation_read.shown}"
         # what the translation adds or loses, each cause named once: HTML a template writes as it
@@ -574,14 +573,14 @@ def _translation_problems(message: Message, path: str, extensions: frozenset[str
 
 def check_catalog(catalog: Catalog, extensions: frozenset[str] | None = None) -> list[CatalogProblem]:
     """Every problem of a catalog read by ``po``."""
-    extensions = site_extensions() if extensions is None else extensions
     problems = list(catalog.problems)
     if not catalog.opened:
         return problems
+    markdown = _markdown(site_extensions() if extensions is None else extensions)
     problems += _header(catalog)
     problems += _duplicates(catalog)
     for message in catalog.messages:
-        problems += _translation_problems(message, catalog.path, extensions)
+        problems += _translation_problems(message, catalog.path, markdown)
     return sorted(set(problems))
 
 
@@ -627,6 +626,7 @@ def read_language(
     (file names relative to a folder if given)."""
     catalogs: dict[Path, Catalog] = {}
     problems: list[CatalogProblem] = []
+    extensions = site_extensions() if extensions is None else extensions
     files = po.every_file(locale_dirs, language)
     sources = {path.with_suffix("") for path in files if path.suffix == ".po"}
     for path, folder in files.items():
