@@ -447,8 +447,10 @@ def loads(text: str) -> Any:
     return document.data
 
 
-def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
-    """Read and parse a file; unreadable or non-UTF-8 files become problems too."""
+def read(path: str | Path, what: str = "recipe", limit: int = MAX_BYTES) -> tuple[Document | None, list[Problem]]:
+    """Read and parse a file (``what`` it holds: a recipe, a stored result, ...); unreadable or
+    non-UTF-8 files become problems too: a file that is not a regular file, one linked from
+    outside its folder and one past ``limit`` bytes are refused unread."""
     name = str(path)
 
     def refused(message: str) -> tuple[None, list[Problem]]:
@@ -458,17 +460,17 @@ def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
         # the type first (a FIFO would block the read, a device never end it), then a capped read
         kind = _not_regular(os.stat(path).st_mode)
         if kind:
-            return refused(f"not a regular file but {kind}; a recipe is a JSON file")
+            return refused(f"not a regular file but {kind}; a {what} is a JSON file")
         elsewhere = _linked_out(path)
         if elsewhere is not None:
             return refused(
-                f"a symbolic link to {elsewhere}, outside the recipe's folder: the site would publish a file from "
-                "elsewhere; copy the recipe into the folder instead"
+                f"a symbolic link to {elsewhere}, outside the {what}'s folder: the site would publish a file from "
+                f"elsewhere; copy the {what} into the folder instead"
             )
         with Path(path).open("rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
-        if len(raw) > MAX_BYTES:
-            return refused(f"the file is larger than {MAX_BYTES // (1024 * 1024)} MiB; a recipe is far smaller")
+            raw = handle.read(limit + 1)
+        if len(raw) > limit:
+            return refused(f"the file is larger than {limit // (1024 * 1024)} MiB; a {what} is far smaller")
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
     except UnicodeDecodeError as error:
         return None, [
