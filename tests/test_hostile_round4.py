@@ -689,6 +689,27 @@ ARGUMENTS = {
     "fit float": (["fit", GPT, *SELECT, "--max-model-len", "1e5"], "from 1 to"),
     "fit unknown sku": (["fit", GPT, *SELECT, "--sku", "RBLN-XX"], "invalid choice"),
     "fit empty sku": (["fit", GPT, *SELECT, "--sku", ""], "invalid choice"),
+    "fit past the what-if bound": (["fit", GPT, *SELECT, "--max-model-len", str(2**30 + 1)], "from 1 to 1,073,741,824"),
+    "fit unknown checkpoint": (["fit", AXK2, *PD, "--checkpoint", "skt/A.X-K3"], "not one of the recipe's checkpoints"),
+    "fit long checkpoint": (["fit", AXK2, *PD, "--checkpoint", "m" * 50_000], "at most 1,000"),
+    "results add nothing": (["results", "add"], "required"),
+    "results add empty": (["results", "add", ""], "an empty path"),
+    "results add dev zero": (["results", "add", "/dev/zero"], "is a character device"),
+    "results add fifo": (["results", "add", "{fifo}"], "is a FIFO"),
+    "results add directory": (["results", "add", "{dir}"], "is a directory"),
+    "results add missing": (["results", "add", "{missing}"], "no such file"),
+    "results add too big": (["results", "add", "{big}"], "at most 4 MiB"),
+    "results add twice": (["results", "add", "{file}", "{file}"], "the same file"),
+    "results into dev full": (["results", "add", "{file}", "--results", "/dev/full"], "is a character device"),
+    "results into a file": (["results", "add", "{file}", "--results", "{file}"], "not a folder of stored results"),
+    "results into the recipes": (["results", "add", "{file}", "--results", str(REPO / "recipes")], "recipes' folder"),
+    "results recipes missing": (["results", "add", "{file}", "--recipes", "{missing}"], "no such folder"),
+    "results recipes a fifo": (["results", "add", "{file}", "--recipes", "{fifo}"], "is a FIFO"),
+    "results run not https": (["results", "add", "{file}", "--run", "javascript:alert(1)"], "not an https link"),
+    "results run with a space": (["results", "add", "{file}", "--run", "https://ci.example/a b"], "not an https link"),
+    "results bad time zone": (["results", "add", "{file}", "--timezone", "Asia/Seoul"], "not a time zone"),
+    "results bad release": (["results", "add", "{file}", "--vllm-rbln", "../../x"], "not a release number"),
+    "results unknown action": (["results", "remove", "{file}"], "invalid choice"),
     "drift schema as vocabulary": (
         ["drift", "--vocabulary", str(REPO / "recipes" / "schema.json")],
         "not a vocabulary file",
@@ -724,6 +745,100 @@ def test_a_bad_argument_of_a_real_process_neither_waits_nor_tracebacks(paths, ca
     arguments, fragment = ARGUMENTS[case]
     result = cli(*(a.format(**paths) for a in arguments))
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and fragment in result.stderr, result.stderr
+
+
+def bench_function() -> str:
+    """The explorer's benchmark function (its definition only), as a reader copies it."""
+    import recipebook
+    from recipebook.expanding import page
+
+    target = page.page_of(recipebook.load(AXK2)).target("aggregated-data-expert-parallel", "Latency")
+    lines = target.bench_at(target.opening).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("bench() {"))
+    return "\n".join(lines[start : lines.index("}", start) + 1])
+
+
+BENCH = {
+    "no arguments": "",
+    "two": "1024 1024",
+    "four": "1024 1024 8 8",
+    "zero": "0 1024 8",
+    "negative": "1024 -1 8",
+    "a float": "1e5 1024 8",
+    "a leading zero": "1024 1024 08",
+    "an arithmetic subscript": "1024 1024 'a[$(touch {marker})]'",
+    "ten digits": "1024 1024 1073741825",
+    "an empty one": "1024 '' 8",
+    "a space": "'1 0' 1024 8",
+    "Arabic-Indic digits": "'١٠٢٤' 1024 8",
+}
+
+
+@pytest.mark.parametrize("case", list(BENCH))
+def test_the_benchmark_refuses_a_bad_argument_before_it_runs(tmp_path, case):
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    marker = tmp_path / "ran"
+    for tool in ("vllm", "python3"):  # a run of either would leave the marker
+        (fake / tool).write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
+        (fake / tool).chmod(0o755)
+    arguments = BENCH[case].format(marker=tmp_path / "pwned")
+    result = subprocess.run(
+        ["bash", "-c", f"{bench_function()}\nbench {arguments}"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": f"{fake}:/usr/bin:/bin", "LANG": "C.UTF-8"},
+    )
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert not marker.exists() and not (tmp_path / "pwned").exists()
+
+
+def test_the_benchmark_runs_with_whole_numbers(tmp_path):
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "vllm").write_text(f'#!/bin/sh\necho "$@" > {tmp_path / "ran"}\n', encoding="utf-8")
+    (fake / "vllm").chmod(0o755)
+    result = subprocess.run(
+        ["bash", "-c", f"{bench_function()}\nbench 999999999 1 1"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": f"{fake}:/usr/bin:/bin", "LANG": "C.UTF-8"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "--random-input-len 999999999" in (tmp_path / "ran").read_text(encoding="utf-8")
+
+
+def stored(tmp_path: Path, name: str = "A.X-K2") -> Path:
+    folder = tmp_path / "results" / name
+    folder.mkdir(parents=True)
+    return folder
+
+
+def test_a_stored_result_that_is_a_fifo_or_a_device_is_refused_unread(tmp_path):
+    from recipebook.expanding import results
+
+    folder = stored(tmp_path)
+    os.mkfifo(folder / "pipe.json")
+    (folder / "zero.json").symlink_to("/dev/zero")
+    (folder / "far.json").symlink_to("/etc/hostname")
+    found, wrong = results.load(tmp_path / "results", "A.X-K2")
+    assert found == () and len(wrong) == 3, wrong
+    assert any("FIFO" in w for w in wrong) and any("character device" in w for w in wrong)
+    assert any("outside the stored result's folder" in w for w in wrong), wrong
+
+
+def test_a_stored_recipe_folder_linked_from_elsewhere_is_not_read(tmp_path):
+    from recipebook.expanding import results
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "A.X-K2").symlink_to(elsewhere)
+    found, wrong = results.load(tmp_path / "results", "A.X-K2")
+    assert found == () and len(wrong) == 1 and "outside" in wrong[0], wrong
 
 
 def test_a_vocabulary_of_the_wrong_shape_deep_inside(tmp_path):
