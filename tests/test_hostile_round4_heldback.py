@@ -341,3 +341,98 @@ def test_held_back_two_targets_in_one_archive_folder(tmp_path):
 def test_held_back_the_shipped_recipes_still_validate():
     result = cli("validate")
     assert result.returncode == 0, result.stderr
+
+
+# -- the commands merged since (fit, results add, the benchmark, stored results) ---------------
+# Written before they were run against the argument types of the merge, and run once at the end.
+
+
+def run_here(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    from recipebook import cli as recipebook_cli
+
+    try:
+        status = recipebook_cli.main(list(args))
+    except SystemExit as stop:
+        status = stop.code if isinstance(stop.code, int) else 1
+    return status, capsys.readouterr().err
+
+
+@pytest.fixture
+def result_file(tmp_path):
+    path = tmp_path / "result.json"
+    path.write_text("{}", encoding="utf-8")
+    return str(path)
+
+
+HELD_BACK_MERGED = {
+    "results a null device": ["results", "add", "/dev/null"],
+    "results twice through a link": ["results", "add", "{file}", "{link}"],
+    "results into an empty path": ["results", "add", "{file}", "--results", ""],
+    "results under a device": ["results", "add", "{file}", "--results", "/dev/null/sub"],
+    "results recipes a file": ["results", "add", "{file}", "--recipes", "/etc/hostname"],
+    "results run with markup": ["results", "add", "{file}", "--run", "https://x.example/<script>"],
+    "results run empty": ["results", "add", "{file}", "--run", ""],
+    "results run far too long": ["results", "add", "{file}", "--run", "https://x.example/" + "a" * 5000],
+    "results time zone with seconds": ["results", "add", "{file}", "--timezone", "+09:00:00"],
+    "results time zone empty": ["results", "add", "{file}", "--timezone", ""],
+    "results release with a command": ["results", "add", "{file}", "--vllm", "0.30.0;id"],
+    "results release empty": ["results", "add", "{file}", "--vllm-rbln", ""],
+    "results among the recipes by another name": ["results", "add", "{file}", "--results", "{recipes}/."],
+    "results a folder through a link": ["results", "add", "{folder_link}"],
+    "fit seqs past the bound": ["fit", RECIPE, *SELECT, "--max-num-seqs", "1073741825"],
+    "fit empty checkpoint": ["fit", RECIPE, *SELECT, "--checkpoint", ""],
+    "fit sku in lower case": ["fit", RECIPE, *SELECT, "--sku", "rbln-ca22"],
+    "fit hexadecimal": ["fit", RECIPE, *SELECT, "--max-model-len", "0x10"],
+}
+
+
+@pytest.mark.parametrize("case", list(HELD_BACK_MERGED))
+def test_held_back_merged_arguments(tmp_path, result_file, capsys, monkeypatch, case):
+    monkeypatch.chdir(REPO)
+    link = tmp_path / "alias.json"
+    link.symlink_to(result_file)
+    folder_link = tmp_path / "folder.json"
+    folder_link.symlink_to(tmp_path)
+    names = {"file": result_file, "link": str(link), "recipes": str(REPO / "recipes"), "folder_link": str(folder_link)}
+    status, stderr = run_here(capsys, *(a.format(**names) for a in HELD_BACK_MERGED[case]))
+    assert status == 2 and "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    "arguments", ["1024 1024 $'8\\n'", "+8 1024 8", "1024 1024 8.0", "1024 1024 ' 8'", "1024 1024"]
+)
+def test_held_back_benchmark_arguments(tmp_path, arguments):
+    import recipebook
+    from recipebook.expanding import page
+
+    target = page.page_of(recipebook.load(REPO / "recipes" / f"{AXK2}.json")).target(
+        "aggregated-data-expert-parallel", "Latency"
+    )
+    lines = target.bench_at(target.opening).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("bench() {"))
+    function = "\n".join(lines[start : lines.index("}", start) + 1])
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "vllm").write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\n", encoding="utf-8")
+    (fake / "vllm").chmod(0o755)
+    result = subprocess.run(
+        ["bash", "-c", f"{function}\nbench {arguments}"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": f"{fake}:/usr/bin:/bin"},
+    )
+    assert result.returncode == 2 and not (tmp_path / "ran").exists(), result.stderr
+
+
+def test_held_back_stored_results_that_are_not_files(tmp_path):
+    from recipebook.expanding import results
+
+    folder = tmp_path / "results" / AXK2
+    folder.mkdir(parents=True)
+    (folder / "random.json").symlink_to("/dev/urandom")
+    with (folder / "big.json").open("wb") as handle:
+        handle.truncate(2 * 1024 * 1024)
+    (folder / "passwd.json").symlink_to("/etc/passwd")
+    found, wrong = results.load(tmp_path / "results", AXK2)
+    assert found == () and len(wrong) == 3, wrong
