@@ -49,19 +49,6 @@ RUN_PREAMBLE = (
     "vllm_version=$(python3 -c 'import importlib.metadata as m; print(m.version(\"vllm\"))')",
     "vllm_rbln_version=$(python3 -c 'import importlib.metadata as m; print(m.version(\"vllm-rbln\"))')",
 )
-# The benchmark's three arguments, checked before anything runs: whole numbers from 1 to
-# 999,999,999 (within the 2**30 tokens a stored result may name), else one line and status 2.
-BENCH_ARGUMENTS = (
-    f'  [[ "$#" -eq 3 ]] || {{ echo "usage: {BENCH_FUNCTION} INPUT_TOKENS OUTPUT_TOKENS CONCURRENCY" >&2; return 2; }}',
-    '  for n in "$1" "$2" "$3"; do',
-    '    case "${n}" in',
-    "      '' | 0* | *[!0-9]* | ??????????*)",
-    f"        printf '{BENCH_FUNCTION}: %s is not a whole number from 1 to 999999999\\n' \"${{n}}\" >&2",
-    "        return 2 ;;",
-    "      *) ;;",
-    "    esac",
-    "  done",
-)
 RUN_METADATA = ('timezone="${timezone}"', 'vllm="${vllm_version}"', 'vllm_rbln="${vllm_rbln_version}"')
 
 
@@ -269,7 +256,6 @@ def bench_lines(first: Command, router: bool, meta: Sequence[str]) -> tuple[list
     ]
     indent = shell.ARG_INDENT * 2
     head = [*RUN_PREAMBLE, f"{BENCH_FUNCTION}() {{  # input tokens, output tokens, concurrent requests"]
-    head += BENCH_ARGUMENTS
     head.append("  vllm bench serve \\")
     head += [f"{shell.ARG_INDENT}{a} \\" for a in args]
     # the metadata three to a line: what the target says, what the run says, then the selection
