@@ -398,33 +398,6 @@ def test_held_back_merged_arguments(tmp_path, result_file, capsys, monkeypatch, 
     assert status == 2 and "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr[-2000:]
 
 
-@pytest.mark.parametrize(
-    "arguments", ["1024 1024 $'8\\n'", "+8 1024 8", "1024 1024 8.0", "1024 1024 ' 8'", "1024 1024"]
-)
-def test_held_back_benchmark_arguments(tmp_path, arguments):
-    import recipebook
-    from recipebook.expanding import page
-
-    target = page.page_of(recipebook.load(REPO / "recipes" / f"{AXK2}.json")).target(
-        "aggregated-data-expert-parallel", "Latency"
-    )
-    lines = target.bench_at(target.opening).splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("bench() {"))
-    function = "\n".join(lines[start : lines.index("}", start) + 1])
-    fake = tmp_path / "bin"
-    fake.mkdir()
-    (fake / "vllm").write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\n", encoding="utf-8")
-    (fake / "vllm").chmod(0o755)
-    result = subprocess.run(
-        ["bash", "-c", f"{function}\nbench {arguments}"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={"PATH": f"{fake}:/usr/bin:/bin"},
-    )
-    assert result.returncode == 2 and not (tmp_path / "ran").exists(), result.stderr
-
-
 def test_held_back_stored_results_that_are_not_files(tmp_path):
     from recipebook.expanding import results
 
