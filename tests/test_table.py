@@ -147,7 +147,9 @@ def test_unchanged_recipes_are_not_checked_again(make_app, rootdir, tmp_path, mo
     make_app("html", srcdir=srcdir, confoverrides=overrides).build()
     checked: list[str] = []
     real = store.check_file
-    monkeypatch.setattr(store, "check_file", lambda path: checked.append(Path(path).name) or real(path))
+    monkeypatch.setattr(
+        store, "check_file", lambda path, memo=None: checked.append(Path(path).name) or real(path, memo)
+    )
     make_app("html", srcdir=srcdir, confoverrides=overrides, freshenv=False).build()
     assert checked == []  # the environment's record stands while the files are unchanged
     data = json.loads((folder / "A.X-K2.json").read_text())

@@ -10,10 +10,13 @@ import json
 import multiprocessing
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from .checking import drift, rules, safety, schema, vocabulary
 from .expanding import expansion, memory, page
+from .memo import Memo
 from .pipeline import verdicts
 from .pipeline.load import check_file
 from .problems import Problem, SelectionError
@@ -26,7 +29,7 @@ RECIPES = Path("recipes")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 without a traceback
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 without a traceback
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
@@ -65,11 +68,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"no recipe files in {RECIPES}/", file=sys.stderr)
         return 1
     problems: list[Problem] = []
-    counts = []
+    counts: list[tuple[str, int]] = []
     for found in _verdicts(files, args.verdicts):
         problems += found.problems
         if found.name is not None:
-            counts.append((found.name, found.selections))
+            counts.append((found.name, found.selections or 0))
     if args.verdicts:
         verdicts.prune(args.verdicts, files)
     problems = sorted(problems + safety.names_differ_in_more_than_case(files))
@@ -84,8 +87,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_one(path: str) -> Recipe | None:
-    recipe, problems = check_file(path)
+def _load_one(path: str, memo: Memo) -> Recipe | None:
+    """The recipe when it is valid (its tables and page model kept in ``memo``), else None
+    after printing its problems."""
+    recipe, problems = check_file(path, memo)
     if recipe is None:
         _print_problems(problems)
     return recipe
@@ -105,11 +110,12 @@ def _parse_sets(pairs: list[str]) -> dict[str, str]:
 
 def _selected(args: argparse.Namespace) -> expansion.Expansion | int:
     """The expansion the arguments name, or the exit status after saying what is wrong."""
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     try:
-        return page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        return page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
     except SelectionError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
@@ -126,23 +132,24 @@ def cmd_expand(args: argparse.Namespace) -> int:
     return 0
 
 
-def matrix_json(recipe: Recipe) -> dict:
+def matrix_json(recipe: Recipe, memo: Memo | None = None) -> dict[str, object]:
     """Every offered selection with its commands: the shape tools consume."""
     return {
         "version": expansion.API_VERSION,
         "recipe": recipe.name,
-        "selections": [e.to_json() for e in page.matrix(recipe)],
+        "selections": [e.to_json() for e in page.matrix(recipe, memo)],
     }
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     if args.format == "json":
-        print(json.dumps(matrix_json(recipe), indent=2, ensure_ascii=False))
+        print(json.dumps(matrix_json(recipe, memo), indent=2, ensure_ascii=False))
         return 0
-    for result in page.matrix(recipe):
+    for result in page.matrix(recipe, memo):
         pairs = " ".join(f"{a}={v}" for a, v in result.selection.items())
         mark = "  (recommended)" if result.recommended else ""
         sys.stdout.write(f"### {result.strategy} / {result.target}: {pairs}{mark}\n\n{result.shell()}\n")
@@ -206,7 +213,7 @@ def cmd_files(args: argparse.Namespace) -> int:
     return 0
 
 
-def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict:
+def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict[str, object]:
     """One selection's memory figures per rank: the shape tools consume."""
     return {
         "recipe": result.recipe,
@@ -274,11 +281,12 @@ def fit_text(result: expansion.Expansion, figures: memory.Fit) -> str:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """The memory figures of one selection, per rank; --max-model-len and --max-num-seqs ask what if."""
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     try:
-        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
     except SelectionError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
@@ -408,7 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = args.run
     try:
-        return args.run(args)
+        return run(args)
     except BrokenPipeError:  # e.g. piped into head
         return 0

@@ -29,6 +29,7 @@ from recipebook.checking import safety
 from recipebook.checking.schema import SCHEMA_PATH
 from recipebook.expanding.page import RecipePage, page_of
 from recipebook.expanding.table import Product
+from recipebook.memo import Memo as EngineMemo
 from recipebook.pipeline import verdicts
 from recipebook.pipeline.verdicts import Verdict
 from recipebook.problems import Problem
@@ -76,6 +77,7 @@ class RecipebookDomain(Domain):
         "checked": {},  # (recipe path, Key: the files as they were when checked) -> Verdict
         "navigation": None,  # the last build's table of contents (navigation.py)
         "recipes": Memo(),  # recipe path -> (key, Recipe, problems)
+        "memo": EngineMemo(),  # the engine's tables and page models of those recipes, for this process
         "markdown": Memo(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
     }
 
@@ -142,9 +144,23 @@ def check(env: BuildEnvironment, path: Path) -> tuple[Recipe | None, list[Proble
     key, memo = _key(path), data(env)["recipes"]
     cached = memo.get(os.fspath(path))
     if cached is None or cached[0] != key:
-        recipe, problems = check_file(path)
+        if cached is not None:
+            _changed(env)
+        recipe, problems = check_file(path, engine_memo(env))
         cached = memo[os.fspath(path)] = (key, recipe, problems)
     return cached[1], cached[2]
+
+
+def engine_memo(env: BuildEnvironment) -> EngineMemo:
+    """The engine's memo of this process: the line tables and page models of the recipes."""
+    memo: EngineMemo = data(env)["memo"]
+    return memo
+
+
+def _changed(env: BuildEnvironment) -> None:
+    """A recipe file changed: what was computed from the recipe as it was goes (all of it: the
+    other recipes' page models are built again when a page asks)."""
+    engine_memo(env).clear()
 
 
 def _verdict(env: BuildEnvironment, path: Path) -> Verdict:
@@ -183,6 +199,8 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
         return None
     cached = state["recipes"].get(os.fspath(path))
     if cached is None or cached[0] != key:
+        if cached is not None:
+            _changed(env)
         # checked already: plain json reads it faster than the reader that keeps positions
         loaded = json.loads(path.read_text(encoding="utf-8"))
         cached = state["recipes"][os.fspath(path)] = (key, Recipe.from_json(loaded, os.fspath(path)), [])
@@ -191,7 +209,7 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
 
 def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
     """The recipe's page model, built once per process for every page that shows it."""
-    return page_of(recipe, only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
+    return page_of(recipe, engine_memo(env), only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
 
 
 def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:

@@ -23,11 +23,15 @@ import types
 from collections.abc import Iterator, Mapping, Sequence
 
 from .. import shell
+from ..memo import Memo
+from ..memo import get as memo_get
 from ..problems import SelectionError
 from ..reading import vocabulary
 from ..reading.model import Grid, Recipe, Strategy, Target
 from . import client, memory, table
+from .client import RolePlan
 from .expansion import Command, Expansion, base_selection, by_role, default_selection, find, resolve
+from .memory import Fit
 from .provenance import Provenance, provenance
 from .table import Product, Table
 
@@ -92,7 +96,7 @@ class Serving:
     endpoint: client.Endpoint
     client: str  # a chat request
     bench: str  # a vllm bench serve command
-    roles: tuple[client.RolePlan, ...]  # start order, nodes, NPUs, health checks
+    roles: tuple[RolePlan, ...]  # start order, nodes, NPUs, health checks
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -158,7 +162,7 @@ class TargetPage:
     def opening_selection(self) -> dict[str, str]:
         return self.selection(self.opening)
 
-    def memory_at(self, chosen: Sequence[int]) -> memory.Fit | None:
+    def memory_at(self, chosen: Sequence[int]) -> Fit | None:
         """The memory figures of an offered selection (None when the recipe has no facts)."""
         return next((g.fit for g in self.memory if not g.when or any(table.admits(p, chosen) for p in g.when)), None)
 
@@ -339,7 +343,7 @@ def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ..
         key = tuple(chosen[a] for a in read)
         groups[key] = groups.get(key, 0) | 1 << bit
         first.setdefault(key, chosen)
-    merged: dict[tuple, int] = {}
+    merged: dict[tuple[client.Endpoint, str, str, tuple[RolePlan, ...]], int] = {}
     for key, bits in groups.items():
         commands = lines.commands(first[key])
         texts = (
@@ -366,7 +370,7 @@ def _memory(recipe: Recipe, target: Target, lines: Table) -> tuple[MemoryGroup, 
     on what the figures read share one computation and one group."""
     if recipe.facts is None:
         return ()
-    figures: dict[tuple, memory.Fit] = {}
+    figures: dict[tuple[tuple[str, str, str, memory.Flags], ...], memory.Fit] = {}
     bits: dict[memory.Fit, int] = {}
     for bit, chosen in enumerate(lines.offered):
         commands = lines.commands(chosen)
@@ -403,9 +407,10 @@ def target_page(
     *,
     only_default: bool = False,
     pinned: Mapping[str, str] | None = None,
+    memo: Memo | None = None,
 ) -> TargetPage:
     grid = target.grid
-    lines, wrong = table.build(grid, only_default=only_default) if only_default else grid_table(grid)
+    lines, wrong = table.build(grid, only_default=only_default) if only_default else grid_table(grid, memo)
     index = lines.index
     base = base_selection(grid)
     router = tuple((step.node, step.cmd) for step in grid.router)
@@ -433,23 +438,31 @@ def target_page(
     )
 
 
-def grid_table(grid: Grid) -> tuple[Table, list[dict[str, str]]]:
-    """A grid's table and the selections it would show wrongly, built once per grid (the
-    rules and the page share it)."""
-    return grid.__dict__.get("_table") or grid.__dict__.setdefault("_table", table.build(grid))
+def grid_table(grid: Grid, memo: Memo | None = None) -> tuple[Table, list[dict[str, str]]]:
+    """A grid's table and the selections it would show wrongly, built once per grid and memo
+    (the rules and the page share it)."""
+    return memo_get(memo, table.build, grid)
 
 
-def build_page(recipe: Recipe, *, only_default: bool = False, pinned: Mapping[str, str] | None = None) -> RecipePage:
+def build_page(
+    recipe: Recipe,
+    *,
+    only_default: bool = False,
+    pinned: Mapping[str, str] | None = None,
+    memo: Memo | None = None,
+) -> RecipePage:
     """Everything about one recipe that its page, API, Markdown view and files show; with
     only_default, each explorer holds the selection it opens on only; ``pinned``: the releases
-    targets are measured against (the engine's own by default)."""
+    targets are measured against (the engine's own by default); ``memo``: where the grids'
+    tables are kept (the rules built them already when it is the one the recipe was checked with)."""
     targets = list(recipe.targets())
     strategies = tuple(
         StrategyPage(
             strategy=strategy,
             subtitle=subtitle(strategy),
             targets=tuple(
-                target_page(recipe, strategy, t, only_default=only_default, pinned=pinned) for t in strategy.targets
+                target_page(recipe, strategy, t, only_default=only_default, pinned=pinned, memo=memo)
+                for t in strategy.targets
             ),
         )
         for strategy in recipe.strategies
@@ -472,11 +485,10 @@ def build_page(recipe: Recipe, *, only_default: bool = False, pinned: Mapping[st
     )
 
 
-def page_of(recipe: Recipe, *, only_default: bool = False) -> RecipePage:
+def page_of(recipe: Recipe, memo: Memo | None = None, *, only_default: bool = False) -> RecipePage:
     """The recipe's page model (with only_default, each explorer holding its opening selection
-    only), built once per recipe object."""
-    slot = "_page_default" if only_default else "_page"
-    return recipe.__dict__.get(slot) or recipe.__dict__.setdefault(slot, build_page(recipe, only_default=only_default))
+    only), built once per recipe object and memo (without a memo: built afresh)."""
+    return memo_get(memo, build_page, recipe, only_default=only_default, memo=memo)
 
 
 # -- commands ------------------------------------------------------------------------------
@@ -508,20 +520,28 @@ def expansion_at(recipe: Recipe, target: TargetPage, chosen: Sequence[int]) -> E
     )
 
 
-def expand_selection(recipe: Recipe, strategy: Strategy, target: Target, selection: Mapping[str, str]) -> Expansion:
-    """Expand a complete, offered selection (see ``expansion.resolve`` for partial ones)."""
-    page = page_of(recipe).target(strategy.slug, target.target)
+def expand_selection(
+    recipe: Recipe, strategy: Strategy, target: Target, selection: Mapping[str, str], memo: Memo | None = None
+) -> Expansion:
+    """Expand a complete, offered selection (see ``expansion.resolve`` for partial ones); without
+    a memo, only this target's page is built."""
+    if memo is None:
+        page = target_page(recipe, strategy, target)
+    else:
+        page = page_of(recipe, memo).target(strategy.slug, target.target)
     commands_of(page, selection)  # refuses a selection that is not offered
     return expansion_at(recipe, page, page.index(selection))
 
 
-def expand(recipe: Recipe, slug: str, target_name: str, given: Mapping[str, str] | None = None) -> Expansion:
+def expand(
+    recipe: Recipe, slug: str, target_name: str, given: Mapping[str, str] | None = None, memo: Memo | None = None
+) -> Expansion:
     strategy, target = find(recipe, slug, target_name)
-    return expand_selection(recipe, strategy, target, resolve(target.grid, given or {}))
+    return expand_selection(recipe, strategy, target, resolve(target.grid, given or {}), memo)
 
 
-def matrix(recipe: Recipe) -> Iterator[Expansion]:
+def matrix(recipe: Recipe, memo: Memo | None = None) -> Iterator[Expansion]:
     """Every offered selection of every strategy and target, in page order."""
-    for target in page_of(recipe).targets:
+    for target in page_of(recipe, memo).targets:
         for chosen in target.table.offered:
             yield expansion_at(recipe, target, chosen)

@@ -20,6 +20,7 @@ import functools
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, islice, pairwise
+from typing import NamedTuple
 
 from .. import shell
 from ..reading.model import Grid, Role
@@ -92,6 +93,14 @@ class TableLine(Line):
         return self.ranks is None or rank in self.ranks
 
 
+class _Parts(NamedTuple):
+    """Commands kept per rank and set of lines, and their env and argument parts per set of lines."""
+
+    commands: dict[tuple[int | None, int, int], Command]
+    envs: dict[int, tuple[bytes, str]]
+    args: dict[int, tuple[bytes, str]]
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class RoleTable:
     """Every line of one role's commands (each rank's, for a role with ranks)."""
@@ -104,8 +113,10 @@ class RoleTable:
     relevant: tuple[int, ...]  # the axes (indices) some delta of the role names: its lines depend on no other
     sizes: tuple[int, ...]  # how many values each axis has
     lines: tuple[TableLine, ...]
-    _known: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
-    _parts: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    _known: dict[tuple[int, ...], tuple[Command, ...]] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False
+    )
+    _parts: _Parts = dataclasses.field(default_factory=lambda: _Parts({}, {}, {}), compare=False, repr=False)
 
     @property
     def rank_numbers(self) -> tuple[int | None, ...]:
@@ -171,18 +182,18 @@ class RoleTable:
             env_mask, arg_mask = env_shown & env_rank, arg_shown & arg_rank
             # a command is kept per rank and set of lines (it is immutable): the selections of a
             # role share most of them, and their env and argument parts are shared again
-            command = parts.get((rank, env_mask, arg_mask))
+            command = parts.commands.get((rank, env_mask, arg_mask))
             if command is None:
-                env = parts.get((0, env_mask))
+                env = parts.envs.get(env_mask)
                 if env is None:
                     pick = _selectors(env_mask)
                     head = f"{self.launcher} {shlex.quote(self.model)}"
-                    env = parts[(0, env_mask)] = (pick, shell.join_command(tuple(compress(env_texts, pick)), head, ()))
-                arg = parts.get((1, arg_mask))
+                    env = parts.envs[env_mask] = (pick, shell.join_command(tuple(compress(env_texts, pick)), head, ()))
+                arg = parts.args.get(arg_mask)
                 if arg is None:
                     pick = _selectors(arg_mask)
-                    arg = parts[(1, arg_mask)] = (pick, shell.join_command((), "", tuple(compress(arg_texts, pick))))
-                command = parts[(rank, env_mask, arg_mask)] = Command(
+                    arg = parts.args[arg_mask] = (pick, shell.join_command((), "", tuple(compress(arg_texts, pick))))
+                command = parts.commands[(rank, env_mask, arg_mask)] = Command(
                     role=self.role,
                     rank=rank,
                     launcher=self.launcher,
@@ -372,8 +383,8 @@ def _role_table(
     relevant = tuple(a for a, (axis, _values) in enumerate(axes) if axis in names)
     groups: dict[tuple[int, ...], int] = {}
     for bit, index in enumerate(indexed):
-        key = tuple(index[a] for a in relevant)
-        groups[key] = groups.get(key, 0) | (1 << bit)
+        own = tuple(index[a] for a in relevant)
+        groups[own] = groups.get(own, 0) | (1 << bit)
     rank_variants, places = _rank_lines(role)
     seen, wrong = _presence(grid, role, relevant, groups, places)
     ranks = frozenset(range(len(role.ranks))) if role.ranks is not None else None
@@ -433,8 +444,8 @@ def build(grid: Grid, *, only_default: bool = False) -> tuple[Table, list[dict[s
     roles, wrong = [], 0
     known: dict[int, list[Product]] = {every: [(None,) * len(axes)]} if indexed else {}  # bit set -> products
     for role in grid.base:
-        table, role_wrong = _role_table(grid, role, axes, indexed, universe, every, known)
-        roles.append(table)
+        role_table, role_wrong = _role_table(grid, role, axes, indexed, universe, every, known)
+        roles.append(role_table)
         wrong |= role_wrong
     table = Table(
         axes=axes,

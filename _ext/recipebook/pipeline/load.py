@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..checking import bounds, characters, commandtext, facts, rules, safety, schema, vocabulary
+from ..memo import Memo
 from ..problems import Problem, RecipeError
 from ..reading import sharing, source
 from ..reading.model import Recipe
@@ -17,8 +18,11 @@ def _instead(problems: list[Problem], named: list[Problem]) -> list[Problem]:
     return sorted({*named, *(problem for problem in problems if problem.pointer not in places)})
 
 
-def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
-    """Every problem of one recipe file, and the recipe when there are none."""
+def check_file(path: str | Path, memo: Memo | None = None) -> tuple[Recipe | None, list[Problem]]:
+    """Every problem of one recipe file, and the recipe when there are none. The line tables and
+    the page model the rules build are kept in ``memo`` when the caller gives one (to show the
+    recipe afterwards without building them again), else only while the file is checked."""
+    memo = Memo() if memo is None else memo
     document, problems = source.read(path)
     if document is None:
         return None, problems
@@ -37,17 +41,18 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
     problems = sharing.finish(
         written,
         _instead(
-            [*rules.check(recipe, written), *facts.check(recipe, written), *careless, *typed, *shown, *bounded], named
+            [*rules.check(recipe, written, memo), *facts.check(recipe, written), *careless, *typed, *shown, *bounded],
+            named,
         ),
     )
     if not problems:  # what serve.sh runs, joined (needs a recipe whose commands expand)
-        problems = sharing.finish(written, commandtext.joined_scripts(recipe, written))
+        problems = sharing.finish(written, commandtext.joined_scripts(recipe, written, memo))
     return (None if problems else recipe), problems
 
 
-def load(path: str | Path) -> Recipe:
+def load(path: str | Path, memo: Memo | None = None) -> Recipe:
     """A valid recipe, or RecipeError with all of its problems."""
-    recipe, problems = check_file(path)
+    recipe, problems = check_file(path, memo)
     if recipe is None:
         raise RecipeError(problems)
     return recipe

@@ -40,7 +40,6 @@ selection, and validate every manifest against the Kubernetes API schemas of ``K
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import re
 import types
@@ -54,6 +53,7 @@ from ..expanding import client
 from ..expanding.expansion import Command, by_role
 from ..expanding.page import TargetPage
 from ..expanding.table import Product
+from ..memo import remembered
 from . import yamltext
 
 # What the manifests target. The API schemas come from the kubernetes-validate package of this
@@ -134,7 +134,7 @@ def env_pair(text: str) -> tuple[str, str]:
     return name, value
 
 
-@functools.lru_cache(maxsize=8192)
+@remembered(maxsize=8192)
 def line_fragment(kind: str, text: str) -> str:
     """The YAML of one command line inside its container: an argument's words as args items,
     an env line as an env entry; unindented (``fill`` indents it). Kept per line: the selections

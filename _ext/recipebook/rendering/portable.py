@@ -26,8 +26,8 @@ def _product(product: Product) -> list[list[int] | None]:
     return [None if allowed is None else sorted(allowed) for allowed in product]
 
 
-def _line(line: TableLine) -> dict:
-    entry: dict = {"kind": line.kind, "key": line.key, "text": line.text, "when": _product(line.when)}
+def _line(line: TableLine) -> dict[str, object]:
+    entry: dict[str, object] = {"kind": line.kind, "key": line.key, "text": line.text, "when": _product(line.when)}
     entry["ranks"] = None if line.ranks is None else sorted(line.ranks)
     if line.kind == "arg":
         entry["config"] = list(config_entry(line.text))
@@ -35,7 +35,7 @@ def _line(line: TableLine) -> dict:
     return entry
 
 
-def target_document(target: TargetPage, files: str | None = None, recipe: str = "") -> dict:
+def target_document(target: TargetPage, files: str | None = None, recipe: str = "") -> dict[str, object]:
     """One strategy and target: its axes, selections, line tables, nodes and serving groups,
     and with which releases it was verified (``verified.current`` false: not yet re-verified
     with the pinned ones)."""
@@ -93,7 +93,7 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
     }
 
 
-def recipe_document(page: RecipePage, files: Mapping[tuple[str, str], str] | None = None) -> dict:
+def recipe_document(page: RecipePage, files: Mapping[tuple[str, str], str] | None = None) -> dict[str, object]:
     """The API document of one recipe (see the module's docstring)."""
     files = files or {}
     return {
