@@ -20,7 +20,6 @@ import functools
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import compress, islice, pairwise
-from typing import NamedTuple
 
 from .. import shell
 from ..reading.model import Grid, Role
@@ -93,14 +92,6 @@ class TableLine(Line):
         return self.ranks is None or rank in self.ranks
 
 
-class _Parts(NamedTuple):
-    """Commands kept per rank and set of lines, and their env and argument parts per set of lines."""
-
-    commands: dict[tuple[int | None, int, int], Command]
-    envs: dict[int, tuple[bytes, str]]
-    args: dict[int, tuple[bytes, str]]
-
-
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class RoleTable:
     """Every line of one role's commands (each rank's, for a role with ranks)."""
@@ -113,10 +104,6 @@ class RoleTable:
     relevant: tuple[int, ...]  # the axes (indices) some delta of the role names: its lines depend on no other
     sizes: tuple[int, ...]  # how many values each axis has
     lines: tuple[TableLine, ...]
-    _known: dict[tuple[int, ...], tuple[Command, ...]] = dataclasses.field(
-        default_factory=dict, compare=False, repr=False
-    )
-    _parts: _Parts = dataclasses.field(default_factory=lambda: _Parts({}, {}, {}), compare=False, repr=False)
 
     @property
     def rank_numbers(self) -> tuple[int | None, ...]:
@@ -166,43 +153,27 @@ class RoleTable:
 
     def commands(self, chosen: Sequence[int]) -> tuple[Command, ...]:
         """The role's commands at an offered selection (value indices), one per rank: the
-        lines it admits, in order. Kept per choice of the role's own axes."""
-        key = tuple(chosen[a] for a in self.relevant)
-        found = self._known.get(key)
-        if found is None:
-            found = self._known[key] = self._commands(chosen)
-        return found
-
-    def _commands(self, chosen: Sequence[int]) -> tuple[Command, ...]:
+        lines it admits, in order. Made when asked and not kept: what a caller keeps is its own."""
         (envs, env_texts, _e, _ea, env_ranks), (args, arg_texts, _a, _aa, arg_ranks) = self._masks
         env_shown, arg_shown = self._shown(chosen)
-        parts = self._parts
+        head = f"{self.launcher} {shlex.quote(self.model)}"
         commands = []
         for rank, env_rank, arg_rank in zip(self.rank_numbers, env_ranks, arg_ranks, strict=True):
-            env_mask, arg_mask = env_shown & env_rank, arg_shown & arg_rank
-            # a command is kept per rank and set of lines (it is immutable): the selections of a
-            # role share most of them, and their env and argument parts are shared again
-            command = parts.commands.get((rank, env_mask, arg_mask))
-            if command is None:
-                env = parts.envs.get(env_mask)
-                if env is None:
-                    pick = _selectors(env_mask)
-                    head = f"{self.launcher} {shlex.quote(self.model)}"
-                    env = parts.envs[env_mask] = (pick, shell.join_command(tuple(compress(env_texts, pick)), head, ()))
-                arg = parts.args.get(arg_mask)
-                if arg is None:
-                    pick = _selectors(arg_mask)
-                    arg = parts.args[arg_mask] = (pick, shell.join_command((), "", tuple(compress(arg_texts, pick))))
-                command = parts.commands[(rank, env_mask, arg_mask)] = Command(
+            env_pick, arg_pick = _selectors(env_shown & env_rank), _selectors(arg_shown & arg_rank)
+            text = shell.join_command(tuple(compress(env_texts, env_pick)), head, ()) + shell.join_command(
+                (), "", tuple(compress(arg_texts, arg_pick))
+            )
+            commands.append(
+                Command(
                     role=self.role,
                     rank=rank,
                     launcher=self.launcher,
                     model=self.model,
-                    env_lines=(envs, env[0]),
-                    arg_lines=(args, arg[0]),
-                    shell=env[1] + arg[1],
+                    env_lines=(envs, env_pick),
+                    arg_lines=(args, arg_pick),
+                    shell=text,
                 )
-            commands.append(command)
+            )
         return tuple(commands)
 
 
