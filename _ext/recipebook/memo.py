@@ -16,13 +16,22 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable
-from typing import ParamSpec, TypeVar, cast
+from typing import NamedTuple, ParamSpec, TypeVar, cast
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-# every remembered function: its qualified name and what empties its table, in the order made
-_REMEMBERED: list[tuple[str, Callable[[], None]]] = []
+
+class _Table(NamedTuple):
+    """A remembered function's table, as ``forget`` and the tests reach it."""
+
+    name: str  # the function's qualified name
+    clear: Callable[[], None]
+    size: Callable[[], int]  # how many results it holds
+
+
+# every remembered function's table, in the order they were made
+_REMEMBERED: list[_Table] = []
 
 
 def remembered(maxsize: int | None) -> Callable[[Callable[P, T]], Callable[P, T]]:
@@ -31,7 +40,8 @@ def remembered(maxsize: int | None) -> Callable[[Callable[P, T]], Callable[P, T]
 
     def decorate(function: Callable[P, T]) -> Callable[P, T]:
         kept = functools.lru_cache(maxsize=maxsize)(function)
-        _REMEMBERED.append((f"{function.__module__}.{function.__qualname__}", kept.cache_clear))
+        name = f"{function.__module__}.{function.__qualname__}"
+        _REMEMBERED.append(_Table(name, kept.cache_clear, lambda: kept.cache_info().currsize))
         # the table's wrapper takes the function's own arguments (they must hash)
         return cast(Callable[P, T], kept)
 
@@ -40,13 +50,13 @@ def remembered(maxsize: int | None) -> Callable[[Callable[P, T]], Callable[P, T]
 
 def forget() -> None:
     """Empty every remembered function's table."""
-    for _name, clear in _REMEMBERED:
-        clear()
+    for table in _REMEMBERED:
+        table.clear()
 
 
-def remembered_functions() -> tuple[str, ...]:
-    """The qualified names of the remembered functions (for tests and the developer's page)."""
-    return tuple(name for name, _clear in _REMEMBERED)
+def remembered_sizes() -> dict[str, int]:
+    """Each remembered function (by qualified name) and how many results it holds now."""
+    return {table.name: table.size() for table in _REMEMBERED}
 
 
 class Memo:

@@ -53,7 +53,8 @@ from ..expanding import client
 from ..expanding.expansion import Command, by_role
 from ..expanding.page import TargetPage
 from ..expanding.table import Product
-from ..memo import remembered
+from ..memo import Memo, remembered
+from ..memo import get as memo_get
 from . import yamltext
 
 # What the manifests target. The API schemas come from the kubernetes-validate package of this
@@ -431,22 +432,23 @@ def variants(
     return [(set_bits, rendered[key]) for key, set_bits in merged.items()]
 
 
-def target_files(target: TargetPage, recipe: str) -> tuple[tuple[tuple[Product, ...], Mapping[str, str]], ...]:
+TargetFiles = tuple[tuple[tuple[Product, ...], Mapping[str, str]], ...]
+
+
+def target_files(target: TargetPage, recipe: str, memo: Memo | None = None) -> TargetFiles:
     """The Kubernetes skeleton files of a target page, each with the selections that share them
-    (``variants``; () for every selection when there is one), once per target page."""
-    slot = f"_kubernetes_{recipe}"
-    if slot not in target.__dict__:
-        where = Where(
-            recipe=recipe, strategy=target.strategy.slug, target=target.target.target, skus=target.target.skus
-        )
-        found = variants(
-            where, target.table.offered, target.commands_at, target.role_nodes, [cmd for _n, cmd in target.router]
-        )
-        target.__dict__[slot] = tuple(
-            (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files))
-            for bits, files in found
-        )
-    return target.__dict__[slot]
+    (``variants``; () for every selection when there is one), once per target page and memo."""
+    return memo_get(memo, _target_files, target, recipe)
+
+
+def _target_files(target: TargetPage, recipe: str) -> TargetFiles:
+    where = Where(recipe=recipe, strategy=target.strategy.slug, target=target.target.target, skus=target.target.skus)
+    found = variants(
+        where, target.table.offered, target.commands_at, target.role_nodes, [cmd for _n, cmd in target.router]
+    )
+    return tuple(
+        (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files)) for bits, files in found
+    )
 
 
 def node_of_file(path: str, nodes: Mapping[str, int]) -> int | None:
