@@ -19,8 +19,9 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from docutils import nodes
 from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
@@ -53,15 +54,15 @@ class GridSize:
     excluded: list[Product]
 
 
-class Memo(dict):
-    """Objects computed in this process (recipes, page models); not written with the environment.
+class ProcessOnly(dict[str, Any]):
+    """Objects computed in this process (recipes, Markdown views); not written with the environment.
 
     Recipes hold read-only mappings that do not pickle, and are quicker to read again than
     to store: the environment keeps the verdicts, the process keeps the objects.
     """
 
-    def __reduce__(self) -> tuple[type, tuple]:
-        return (Memo, ())
+    def __reduce__(self) -> tuple[type[ProcessOnly], tuple[()]]:
+        return (ProcessOnly, ())
 
 
 class RecipebookDomain(Domain):
@@ -70,21 +71,23 @@ class RecipebookDomain(Domain):
     name = "recipebook"
     label = "Recipes"
     data_version = 3
-    initial_data: dict[str, Any] = {  # noqa: RUF012 - Sphinx copies it for each environment
+    initial_data: ClassVar[dict[str, Any]] = {  # Sphinx copies it for each environment
         "grids": {},  # docname -> {grid id: GridSize}
         "listings": set(),  # docnames that link every recipe's page (catalogue, flags)
         "explorer_terms": {},  # docname -> search terms only its explorers hold (search/build.py)
         "checked": {},  # (recipe path, Key: the files as they were when checked) -> Verdict
         "navigation": None,  # the last build's table of contents (navigation.py)
-        "recipes": Memo(),  # recipe path -> (key, Recipe, problems)
+        "untranslated": {},  # docname -> the messages and labels it shows in English (i18n/untranslated.py)
+        "recipes": ProcessOnly(),  # recipe path -> (key, Recipe, problems)
         "memo": EngineMemo(),  # the engine's tables and page models of those recipes, for this process
-        "markdown": Memo(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
+        "markdown": ProcessOnly(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
     }
 
     def clear_doc(self, docname: str) -> None:
         self.data["grids"].pop(docname, None)
         self.data["listings"].discard(docname)
         self.data["explorer_terms"].pop(docname, None)
+        self.data["untranslated"].pop(docname, None)
 
     def merge_domaindata(self, docnames: Iterable[str], otherdata: dict[str, Any]) -> None:
         for docname in set(docnames) & otherdata["grids"].keys():
@@ -92,13 +95,15 @@ class RecipebookDomain(Domain):
         self.data["listings"] |= set(docnames) & otherdata["listings"]
         for docname in set(docnames) & otherdata["explorer_terms"].keys():
             self.data["explorer_terms"][docname] = otherdata["explorer_terms"][docname]
+        for docname in set(docnames) & otherdata["untranslated"].keys():
+            self.data["untranslated"][docname] = otherdata["untranslated"][docname]
         for checked, verdict in otherdata["checked"].items():
             self.data["checked"].setdefault(checked, verdict)
 
-    def resolve_any_xref(self, *args: Any) -> list:
+    def resolve_any_xref(self, *args: Any) -> list[tuple[str, nodes.reference]]:
         return []
 
-    def get_objects(self) -> Iterator:
+    def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
         return iter(())
 
 
@@ -204,7 +209,8 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
         # checked already: plain json reads it faster than the reader that keeps positions
         loaded = json.loads(path.read_text(encoding="utf-8"))
         cached = state["recipes"][os.fspath(path)] = (key, Recipe.from_json(loaded, os.fspath(path)), [])
-    return cached[1]
+    found: Recipe | None = cached[1]
+    return found
 
 
 def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:

@@ -63,7 +63,7 @@ _EMPTY_BEFORE = re.compile(r"''(?=\"\$\{[A-Z][A-Z0-9_]*\}\")")
 _EMPTY_AFTER = re.compile(r"(?<=\}\")''")
 
 
-def selection_key(selection: dict[str, str]) -> str:
+def selection_key(selection: Mapping[str, str]) -> str:
     """A folder name for a selection: axis-value pairs in axis order."""
     return "__".join(f"{axis}-{value}" for axis, value in selection.items())
 

@@ -13,6 +13,8 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxRole
 
 from recipebook.expanding import memory
+from recipebook.expanding.page import RecipePage
+from recipebook.reading.model import Recipe
 
 from .. import store
 from ..warnings_ import Subtype, warn
@@ -21,7 +23,9 @@ FIGURES = {"kv-cache": "kv_cache_bytes", "weights": "weights_bytes", "free": "fr
 WHAT_IF = ("max-model-len", "max-num-seqs")
 
 
-def figure(recipe, model, slug: str, target_name: str, name: str, what_if: dict[str, int]) -> int | str:
+def figure(
+    recipe: Recipe, model: RecipePage, slug: str, target_name: str, name: str, what_if: dict[str, int]
+) -> int | str:
     """The figure in bytes (of the page model ``model``'s target), or why there is none (a message)."""
     strategy = recipe.strategy(slug)
     target = strategy.target(target_name) if strategy else None
@@ -35,10 +39,11 @@ def figure(recipe, model, slug: str, target_name: str, name: str, what_if: dict[
         max_model_len=what_if.get("max-model-len"),
         max_num_seqs=what_if.get("max-num-seqs"),
     )
-    values = [getattr(rank, FIGURES[name]) for rank in fit.ranks]
-    if fit.missing or not values or None in values:
+    values: list[int | None] = [getattr(rank, FIGURES[name]) for rank in fit.ranks]
+    known = [value for value in values if value is not None]
+    if fit.missing or not values or len(known) < len(values):
         return f"recipe {recipe.name!r} has no {name} figure for {slug} / {target_name} ({fit.missing or 'unknown'})"
-    return max(values)
+    return max(known)
 
 
 class MemoryRole(SphinxRole):

@@ -162,7 +162,8 @@ class MarkdownWriter:
             self.add(f"{self.text_of(term)}\n: {self.text_of(definition)}")
 
     def do_field_list(self, node: nodes.field_list) -> None:
-        self.add("\n".join(f"- {self.text_of(f[0])}: {self.text_of(f[1])}" for f in node.children))
+        fields = [f for f in node.children if isinstance(f, nodes.field)]
+        self.add("\n".join(f"- {self.text_of(f[0])}: {self.text_of(f[1])}" for f in fields))
 
     def do_table(self, node: nodes.table) -> None:
         rows = [[self.text_of(entry).replace("|", "\\|") for entry in row.children] for row in node.findall(nodes.row)]
@@ -190,7 +191,7 @@ class MarkdownWriter:
             if type(child).__name__ == "sd_tab_label":
                 parts = [self.inline(c).strip() for c in child.children]
                 self.heading(self.level + 1, " — ".join(p for p in parts if p))
-            elif "sd-tab-content" in child.get("classes", []):
+            elif isinstance(child, nodes.Element) and "sd-tab-content" in child.get("classes", []):
                 self.level += 1
                 self.walk_children(child)
                 self.level -= 1

@@ -23,7 +23,7 @@ import gettext
 import json
 import os
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
@@ -106,11 +106,12 @@ def write_api(site: SiteWriter, pages: list[RecipePage], languages: Iterable[str
     recipes and their lines, not with the product of their axes.
     """
     site.write("api/schema.json", SCHEMA_PATH.read_bytes())
-    index = {"version": API_VERSION, "schema": "schema.json", "recipes": []}
+    entries: list[dict[str, object]] = []
+    index = {"version": API_VERSION, "schema": "schema.json", "recipes": entries}
     for model in pages:
         recipe = model.recipe
         page = recipe_page.format(name=recipe.name)
-        index["recipes"].append(
+        entries.append(
             {
                 "name": recipe.name,
                 "provider": recipe.provider,
@@ -160,7 +161,7 @@ def listing(recipe: Recipe, expansion: Expansion, offered: int) -> str:
     )
 
 
-def file_index(recipe: Recipe, selection: dict, names: list[str]) -> str:
+def file_index(recipe: Recipe, selection: Mapping[str, str], names: list[str]) -> str:
     """The files of one selection, and how to use them."""
     pairs = ", ".join(f"{a}={v}" for a, v in selection.items())
     return _TEMPLATES.get_template("files.html").render(recipe=recipe.name, pairs=pairs, names=names)
