@@ -162,7 +162,7 @@ def test_unchanged_recipes_are_not_checked_again(make_app, rootdir, tmp_path, mo
 
 
 def test_json_values_break_for_display_only_at_their_own_boundaries():
-    from recipebook_sphinx.page.nodes import code_markup
+    from recipebook_sphinx.explorer.html import code_markup
 
     text = """--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both","extra":[1,2]}'"""
     markup = str(code_markup(text))

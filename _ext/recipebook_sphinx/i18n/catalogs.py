@@ -89,10 +89,11 @@ def extension_catalog() -> Catalog:
         # N_("..."): marked for the catalog, translated later in a language chosen then
         for message in python_messages(path, frozenset({"_", "N_"})):
             catalog.add(message)
-    for _file, _line, template_message, _comments, _context in extract_from_dir(
-        PACKAGE / "templates", method_map=[("**.html", "jinja2.ext:babel_extract")], keywords={"_rb": None}
-    ):
-        catalog.add(template_message)
+    for folder in (PACKAGE / "templates", PACKAGE / "explorer"):  # the explorer's template is in its package
+        for _file, _line, template_message, _comments, _context in extract_from_dir(
+            folder, method_map=[("**.html", "jinja2.ext:babel_extract")], keywords={"_rb": None}
+        ):
+            catalog.add(template_message)
     return catalog
 
 

@@ -3,7 +3,7 @@
 ``recipe-header``, ``recipe-install``, ``recipe-explorer`` and ``recipe-client`` take a
 recipe's name; ``recipe-catalogue`` and ``recipe-flags`` read every recipe. No directive
 writes raw HTML: what HTML needs beyond docutils' own nodes is a node of this extension
-with a visitor per builder (``nodes.py``), so the Markdown view and the text builders get
+with a visitor per builder (``inline.py``, ``explorer/html.py``), so the Markdown view and the text builders get
 the same content.
 """
 
@@ -28,10 +28,11 @@ from recipebook.reading import vocabulary
 from recipebook.reading.model import Recipe, Strategy
 
 from .. import config, store
+from ..explorer import html as explorer_html
+from ..explorer.view import explorer_view
 from ..i18n import untranslated
 from ..warnings_ import Subtype, warn
-from . import nodes as rb_nodes
-from .explorer_view import explorer_view
+from . import inline as rb_nodes
 
 _ = get_translation("recipebook")
 # labels recipes give in English only; the build's note names those a translated page shows in English
@@ -430,7 +431,7 @@ class ExplorerDirective(RecipeDirective):
             repository_url=self.config.recipebook_repository_url,
             versions=dict(self.config.recipebook_versions),
         )
-        return rb_nodes.make_explorer(
+        return explorer_html.make_explorer(
             view, rb_recipe=recipe.name, rb_strategy=target.strategy.slug, rb_target=target.target.target
         )
 

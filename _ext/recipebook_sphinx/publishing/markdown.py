@@ -1,7 +1,7 @@
 """The Markdown view of each page (``page.md`` beside its HTML), and the store of them all.
 
 The view is written from the page's resolved doctree, the same nodes the HTML comes from:
-prose, headings, lists, tables and code; each explorer as its text form (``page/explorer_text.py``):
+prose, headings, lists, tables and code; each explorer as its text form (``explorer/text.py``):
 its selectors, the opening selection's commands role by role and rank by rank, the router,
 roles and nodes, the client request and the benchmark, in the order the HTML shows them.
 Headings nest as the page does: a strategy's tab under the section that holds the explorer,
@@ -26,7 +26,7 @@ from typing import Any
 from docutils import nodes
 
 from .. import store
-from ..page import nodes as rb_nodes
+from ..explorer import html as explorer_html
 
 _LOCAL_HTML = re.compile(r"^(?![a-z]+:)(?P<path>[^#?]*)\.html(?P<rest>[#?].*)?$")
 # what may start or end markup in CommonMark (and GitHub's tables and strikethrough) inline
@@ -198,7 +198,7 @@ class MarkdownWriter:
             else:
                 self.dispatch(child)
 
-    def do_recipe_explorer(self, node: rb_nodes.recipe_explorer) -> None:
+    def do_recipe_explorer(self, node: explorer_html.recipe_explorer) -> None:
         self.walk_children(node)  # its text form
 
     def do_sd_tab_input(self, node: nodes.Element) -> None:

@@ -42,8 +42,8 @@ from recipebook.rendering.files import selection_files, selection_key
 from .. import store
 from ..config import language as config_language
 from ..config import site_config
+from ..explorer import memory_panel
 from ..i18n import languages as i18n
-from ..page import memory_panel
 from ..page.directives import label_
 from ..paths import LOCALE
 from ..paths import TEMPLATES as TEMPLATE_ROOT

@@ -27,7 +27,7 @@ from sphinx.search import SearchLanguage, languages
 
 from .. import store
 from ..config import language as current_language
-from ..page.nodes import recipe_explorer
+from ..explorer.html import recipe_explorer
 
 _ = get_translation("recipebook")
 

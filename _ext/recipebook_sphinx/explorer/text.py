@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from docutils import nodes
 
-from .explorer_view import ExplorerView, RankTable
 from .memory_panel import FitView
+from .view import ExplorerView, RankTable
 
 
 def _para(*texts: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:

@@ -13,7 +13,7 @@ from recipebook.expanding import memory
 from recipebook.expanding.page import RecipePage, TargetPage
 from recipebook.expanding.table import admits
 
-from .explorer_nojs import hide_classes
+from .nojs import hide_classes
 from .roles import role_title
 
 Translate = Callable[[str], str]

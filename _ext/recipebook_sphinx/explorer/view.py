@@ -2,12 +2,12 @@
 
 ``explorer_view`` puts the page model into the reader's language (every label through
 gettext) and into the classes the no-JavaScript selection works with
-(``explorer_nojs``); nothing here computes a command, and what differs between a role's
+(``nojs``); nothing here computes a command, and what differs between a role's
 ranks is the engine's (``recipebook.expanding.ranks``). Two renderings follow from the view, and only
 from it:
 
-- the HTML (``templates/recipebook/explorer.html``, see ``nodes.render_html``);
-- the text form (``explorer_text.text_form``): the explorer as headings, paragraphs and
+- the HTML (``explorer.html``, see ``html.render_html``);
+- the text form (``text.text_form``): the explorer as headings, paragraphs and
   code blocks, which are the node's children.
 """
 
@@ -28,7 +28,7 @@ from recipebook.rendering import kubernetes
 from recipebook.rendering.files import selection_key
 
 from . import memory_panel
-from .explorer_nojs import hide_classes, rank_classes, removed_copies
+from .nojs import hide_classes, rank_classes, removed_copies
 from .roles import role_title
 
 Translate = Callable[[str], str]
