@@ -89,7 +89,7 @@ def code_html(view: ExplorerView, block: Code) -> Markup:
     """A code block of the explorer: its <pre> with each line's classes and change marks, and
     its copy button. Written here rather than in the template: the lines are most of the page,
     and string joins are many times quicker than a template's loops over them."""
-    added, removed = (html.escape(word) for word in view.marks)
+    added, removed = html.escape(view.marks.added), html.escape(view.marks.removed)
     out = [f'<div class="rb-code"><div class="highlight"><pre id="{html.escape(block.pre_id)}"']
     if block.node:
         out.append(f' data-node="{block.node}"')
@@ -99,8 +99,8 @@ def code_html(view: ExplorerView, block: Code) -> Markup:
     out.append(">")
     for line in block.lines:
         body = "".join(
-            f'<span class="rb-ph">{_escaped(text)}</span>' if placeholder else _escaped(text)
-            for text, placeholder in line.parts
+            f'<span class="rb-ph">{_escaped(run.text)}</span>' if run.placeholder else _escaped(run.text)
+            for run in line.parts
         )
         if line.varies:
             body = f'<span class="rb-var">{body}</span>'
@@ -110,7 +110,8 @@ def code_html(view: ExplorerView, block: Code) -> Markup:
             body = f'<del><span class="rb-sr"> {removed} </span>{body}</del>'
         text = _escaped(line.lead) + body + _escaped(line.trail)
         out.append(f'<span class="{" ".join(line.classes)}">{text}</span>' if line.classes else text)
-    done, title, label = (html.escape(word) for word in view.copy_texts)
+    texts = view.copy_texts
+    done, title, label = html.escape(texts.done), html.escape(texts.title), html.escape(texts.label)
     out.append(
         f'</pre></div><button type="button" class="rb-copy" hidden data-done="{done}" title="{title}">'
         f"{label}</button></div>"

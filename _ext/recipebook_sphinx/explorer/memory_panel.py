@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from recipebook.expanding import memory
 from recipebook.expanding.page import RecipePage, TargetPage
@@ -29,13 +30,23 @@ class FitRow:
     verdict_text: str
 
 
+class FitHeaders(NamedTuple):
+    """The column headers of the memory table."""
+
+    ranks: str
+    weights: str
+    kv_cache: str
+    free: str
+    verdict: str
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class FitView:
     classes: tuple[str, ...]  # hide classes: the selections this copy is for
     opening: bool  # whether the opening selection shows this copy
     title: str
     summary: str  # the verdict and what the figures assume
-    headers: tuple[str, str, str, str, str]
+    headers: FitHeaders
     rows: tuple[FitRow, ...]
     notes: tuple[str, ...]  # open question, caveats, which knob to turn
 
@@ -142,29 +153,31 @@ MISSING = ("sku", "block-size", "max-model-len")
 
 
 def _missing_text(fit: memory.Fit, _: Translate) -> str:
-    return {
+    texts = {
         "sku": _("No memory figures: {sku} is not in the site's table of devices.").format(sku=fit.sku),
         "block-size": _("No memory figures: the commands set no --block-size, and vllm-rbln's default is not given."),
         "max-model-len": _("No memory figures: the commands set no --max-model-len."),
-    }[fit.missing]
+    }
+    return texts[fit.missing or ""]
 
 
 def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
     """One view per set of selections that share figures."""
     axes = target.table.axes
     views = []
-    headers = (_("Ranks"), _("Weights"), _("KV cache"), _("Free"), _("Verdict"))
+    headers = FitHeaders(_("Ranks"), _("Weights"), _("KV cache"), _("Free"), _("Verdict"))
     words = _verdict_words(_)
     for group in target.memory:
         fit = group.fit
         products = list(group.when) or [(None,) * len(axes)]
         title = _("Memory per NPU on {sku}").format(sku=fit.sku or "—")
+        rows: list[FitRow] = []
+        notes: tuple[str, ...] = ()
         if fit.missing in MISSING:
-            rows, summary, notes = (), _missing_text(fit, _), ()
+            summary = _missing_text(fit, _)
         elif fit.missing:
             continue
         else:
-            rows = []
             layout = {}
             for command in target.commands_at(target.opening):
                 flags = memory.Flags.of(command)
@@ -183,7 +196,8 @@ def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
                         verdict_text=words[verdict],
                     )
                 )
-            rows, summary, notes = tuple(rows), _summary(fit, _), tuple(_notes(fit, _))
+            summary, notes = _summary(fit, _), tuple(_notes(fit, _))
+        shown = tuple(rows)
         for product in products:
             views.append(
                 FitView(
@@ -192,7 +206,7 @@ def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
                     title=title,
                     summary=summary,
                     headers=headers,
-                    rows=rows,
+                    rows=shown,
                     notes=notes,
                 )
             )
