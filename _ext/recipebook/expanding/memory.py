@@ -68,14 +68,20 @@ class Sku:
         return self.memory - self.reserved
 
 
-_REBEL = {"family": "REBEL", "memory": 144 * GIB, "reserved": 4 * GIB, "chiplets": 4}
-_ATOM = {"family": "ATOM", "memory": 16 * GIB, "reserved": 288 * MIB, "chiplets": 1, "fp8_kv": False}
+def _rebel(name: str, *, fp8_kv: bool) -> Sku:
+    return Sku(name=name, family="REBEL", memory=144 * GIB, reserved=4 * GIB, chiplets=4, fp8_kv=fp8_kv)
+
+
+def _atom(name: str) -> Sku:
+    return Sku(name=name, family="ATOM", memory=16 * GIB, reserved=288 * MIB, chiplets=1, fp8_kv=False)
+
+
 # The SKU table: vllm-rbln's estimate_available_memory; docs.rbln.ai v0.12.0 supports/version_matrix
 # (fp8 KV cache on RBLN-CR13 only).
 SKUS: Mapping[str, Sku] = {
-    "RBLN-CR03": Sku(name="RBLN-CR03", fp8_kv=False, **_REBEL),
-    "RBLN-CR13": Sku(name="RBLN-CR13", fp8_kv=True, **_REBEL),
-    **{name: Sku(name=name, **_ATOM) for name in ("RBLN-CA12", "RBLN-CA22", "RBLN-CA25")},
+    "RBLN-CR03": _rebel("RBLN-CR03", fp8_kv=False),
+    "RBLN-CR13": _rebel("RBLN-CR13", fp8_kv=True),
+    **{name: _atom(name) for name in ("RBLN-CA12", "RBLN-CA22", "RBLN-CA25")},
 }
 SKU_SOURCE = VLLM_RBLN_UTILS + " (estimate_available_memory)"
 
@@ -124,25 +130,36 @@ class Flags:
                 continue
             values[name] = words
 
-        def number(name: str, kind=int, default=None):
+        def number(name: str) -> int | None:
             words = values.get(name)
             if not words:
-                return default
+                return None
             try:
-                return kind(words[0])
+                return int(words[0])
+            except ValueError:
+                return None
+
+        def count(name: str) -> int:
+            found = number(name)
+            return 1 if found is None else found
+
+        def fraction(name: str, default: float) -> float:
+            words = values.get(name)
+            try:
+                return float(words[0]) if words else default
             except ValueError:
                 return default
 
         return cls(
-            tp=number("--tensor-parallel-size", default=1) or number("-tp", default=1),
-            pp=number("--pipeline-parallel-size", default=1) or number("-pp", default=1),
-            dp=number("--data-parallel-size", default=1) or number("-dp", default=1),
+            tp=count("--tensor-parallel-size") or count("-tp"),
+            pp=count("--pipeline-parallel-size") or count("-pp"),
+            dp=count("--data-parallel-size") or count("-dp"),
             dp_rank=number("--data-parallel-rank"),
             expert_parallel="--enable-expert-parallel" in values or "-ep" in values,
             max_model_len=number("--max-model-len"),
             max_num_seqs=number("--max-num-seqs"),
             block_size=number("--block-size"),
-            gpu_memory_utilization=number("--gpu-memory-utilization", float, DEFAULT_GPU_MEMORY_UTILIZATION),
+            gpu_memory_utilization=fraction("--gpu-memory-utilization", DEFAULT_GPU_MEMORY_UTILIZATION),
             kv_cache_dtype=(values.get("--kv-cache-dtype") or ["auto"])[0],
         )
 
@@ -171,7 +188,7 @@ class RankFit:
     free_if_replicated_bytes: int | None  # the same with the KV cache counted kv_replicas times
     fits: bool | None  # None: unknown weights, or the verdict turns on the open question
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 
@@ -184,7 +201,7 @@ class Advice:
     value: int | None = None
     replicated: bool = False  # advice for the reading where the KV cache is kept on every chiplet
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 
@@ -208,7 +225,7 @@ class Fit:
             return None if False not in verdicts else False
         return all(verdicts)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "sku": self.sku,
             "missing": self.missing,
@@ -225,8 +242,10 @@ class Fit:
 def token_bytes(arch: Architecture, kv_dtype: int, tp: int) -> int:
     """KV cache bytes per token and layer on one tensor-parallel rank."""
     if arch.attention == MLA:
+        assert arch.kv_lora_rank is not None and arch.qk_rope_head_dim is not None  # rule 20: MLA states both
         indexer = (arch.index_head_dim or 0) * 2  # the indexer's keys stay BF16 on RBLN
         return (arch.kv_lora_rank + arch.qk_rope_head_dim) * kv_dtype + indexer
+    assert arch.kv_heads is not None and arch.head_dim is not None  # rule 20: other attention states both
     return 2 * cdiv(arch.kv_heads, tp) * arch.head_dim * kv_dtype
 
 
@@ -271,7 +290,7 @@ def rank_fits(
     arch = facts.architecture
     dtype = DTYPE_BYTES[arch.kv_dtype] if flags.kv_cache_dtype == "auto" else KV_DTYPES[flags.kv_cache_dtype]
     per_token = token_bytes(arch, dtype, flags.tp)
-    kv_heads = 1 if arch.attention == MLA else max(1, arch.kv_heads // flags.tp)
+    kv_heads = 1 if arch.attention == MLA or arch.kv_heads is None else max(1, arch.kv_heads // flags.tp)
     rsd = sku.chiplets if sku.family == "REBEL" else flags.tp
     replicas = max(1, rsd // kv_heads) if sku.family == "REBEL" else 1
     available = int(sku.usable * flags.gpu_memory_utilization)
@@ -434,7 +453,7 @@ class Group:
 
 def groups(result: Fit) -> tuple[Group, ...]:
     """The ranks, those with the same figures together (the data-parallel ranks of a role)."""
-    found: dict[tuple, list[RankFit]] = {}
+    found: dict[tuple[object, ...], list[RankFit]] = {}
     for rank in result.ranks:
         key = (rank.role, rank.weights_bytes, rank.kv_cache_bytes, rank.free_bytes, rank.fits, rank.layers)
         found.setdefault(key, []).append(rank)

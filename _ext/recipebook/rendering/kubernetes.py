@@ -43,7 +43,7 @@ import dataclasses
 import math
 import re
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -56,6 +56,9 @@ from ..expanding.table import Product
 from ..memo import Memo, remembered
 from ..memo import get as memo_get
 from . import yamltext
+
+# A manifest or a part of one, as PyYAML writes it: mappings, lists and scalars nested freely.
+Manifest = dict[str, Any]
 
 # What the manifests target. The API schemas come from the kubernetes-validate package of this
 # release (requirements.txt); Rebellions' cluster stack runs Kubernetes 1.34.3 or 1.35.1.
@@ -170,8 +173,9 @@ def router_of(steps: Sequence[str]) -> Router | None:
         servers = ((data or {}).get("router") or {}).get("modelServers") if isinstance(data, dict) else None
         if not isinstance(servers, dict) or not isinstance(servers.get("matchLabels"), dict):
             continue
-        ports = tuple(p.get("number") for p in servers.get("targetPorts") or () if isinstance(p, dict))
-        if not all(isinstance(p, int) for p in ports):
+        numbers = tuple(p.get("number") for p in servers.get("targetPorts") or () if isinstance(p, dict))
+        ports = tuple(p for p in numbers if isinstance(p, int))
+        if len(ports) < len(numbers):
             continue
         labels = {str(k): str(v) for k, v in servers["matchLabels"].items()}
         rest = tuple(step for step in steps if f"cat > {name}" not in step)
@@ -201,9 +205,9 @@ def sidecar_ports(router: Router, commands: Sequence[Command]) -> tuple[int, ...
     return tuple(first + i for i in range(len(commands)))
 
 
-def _placeholder_env(command: Command) -> list[dict]:
+def _placeholder_env(command: Command) -> list[Manifest]:
     found = shell.placeholders("\n".join((*command.envs, *command.args)))
-    entries = []
+    entries: list[Manifest] = []
     for name in found:
         if name == POD_IP:
             entries.append({"name": POD_IP, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}})
@@ -212,11 +216,11 @@ def _placeholder_env(command: Command) -> list[dict]:
     return entries
 
 
-def _probe(port: int, **more: int) -> dict:
+def _probe(port: int, **more: int) -> Manifest:
     return {"httpGet": {"path": HEALTH_PATH, "port": port}, **more}
 
 
-def _container(command: Command) -> dict:
+def _container(command: Command) -> Manifest:
     port = client.port(command)
     launcher = shell.words(command.launcher)
     return {
@@ -237,7 +241,7 @@ def _container(command: Command) -> dict:
     }
 
 
-def _sidecar(router: Router, commands: Sequence[Command]) -> dict:
+def _sidecar(router: Router, commands: Sequence[Command]) -> Manifest:
     ports = sidecar_ports(router, commands)
     return {
         "name": "routing-proxy",
@@ -282,10 +286,10 @@ def skeleton(where: Where, role: str, node: int, commands: Sequence[Command], ro
     name = _dns(f"{where.recipe}-{where.strategy}-{where.target}-{role}")
     labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/component": _dns(role)}
     disaggregated = router is not None and role in ("prefill", "decode")
-    if disaggregated:
+    if router is not None and disaggregated:
         labels = {**labels, **router.match_labels, ROLE_LABEL: role}
     budget = max(STARTUP_PERIOD * startup_failures(c) for c in commands)
-    pod: dict = {
+    pod: Manifest = {
         "affinity": {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -296,7 +300,7 @@ def skeleton(where: Where, role: str, node: int, commands: Sequence[Command], ro
             }
         },
     }
-    if disaggregated and role == "decode":
+    if router is not None and disaggregated and role == "decode":
         pod["initContainers"] = [_sidecar(router, commands)]
     pod["containers"] = [_container(c) for c in commands]
     pod["volumes"] = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_LIMIT}}]
@@ -319,7 +323,7 @@ def fill(text: str, lines: Mapping[str, tuple[Sequence[str], Sequence[str]]]) ->
     """A skeleton with each container's fragments in place of its marker lines; ``lines`` maps a
     container's name to the fragments of its args and of its env lines."""
 
-    def put(match: re.Match) -> str:
+    def put(match: re.Match[str]) -> str:
         indent, kind, name = match.groups()
         fragments = lines[name][0 if kind == "ARGS" else 1]
         body = "".join(fragments)
@@ -377,7 +381,7 @@ def container_name(command: Command) -> str:
 # -- per target: the skeletons every selection shares ---------------------------------------
 
 
-def _command_key(c: Command) -> tuple:
+def _command_key(c: Command) -> tuple[object, ...]:
     return (
         c.role,
         c.name,
@@ -391,7 +395,7 @@ def _command_key(c: Command) -> tuple:
     )
 
 
-def _key(commands: Sequence[Command], known: dict[tuple, tuple]) -> tuple:
+def _key(commands: Sequence[Command], known: dict[tuple[object, ...], tuple[object, ...]]) -> tuple[object, ...]:
     """What a selection's skeletons read of its commands (the rest is in the line fragments);
     `known`: each command's part by what it is made of (the selections of a target share most
     of their commands)."""
@@ -408,22 +412,22 @@ def _key(commands: Sequence[Command], known: dict[tuple, tuple]) -> tuple:
 def variants(
     where: Where,
     offered: Sequence[Sequence[int]],
-    commands_at: Any,
+    commands_at: Callable[[Sequence[int]], tuple[Command, ...]],
     nodes: Mapping[str, int],
     router_steps: Sequence[str],
 ) -> list[tuple[int, dict[str, str]]]:
     """The skeleton files of a target, each with the set of its selections (bit i: the i-th of
     ``offered``) that share them; each distinct set is rendered once."""
-    bits: dict[tuple, int] = {}
-    first: dict[tuple, tuple[Command, ...]] = {}
-    known: dict[tuple, tuple] = {}
+    bits: dict[tuple[object, ...], int] = {}
+    first: dict[tuple[object, ...], tuple[Command, ...]] = {}
+    known: dict[tuple[object, ...], tuple[object, ...]] = {}
     for bit, chosen in enumerate(offered):
         commands = commands_at(chosen)
         key = _key(commands, known)
         bits[key] = bits.get(key, 0) | 1 << bit
         first.setdefault(key, commands)
-    merged: dict[tuple, int] = {}
-    rendered: dict[tuple, dict[str, str]] = {}
+    merged: dict[tuple[tuple[str, str], ...], int] = {}
+    rendered: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
     for key, set_bits in bits.items():
         files = skeletons(where, by_role(first[key]), nodes, router_steps)
         text_key = tuple(files.items())

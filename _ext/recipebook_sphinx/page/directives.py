@@ -10,7 +10,7 @@ the same content.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from recipebook.checking import inline
 from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage
 from recipebook.expanding.provenance import PACKAGES, Provenance
 from recipebook.reading import vocabulary
-from recipebook.reading.model import Recipe, Strategy
+from recipebook.reading.model import Recipe, Strategy, Texts
 
 from .. import config, store
 from ..explorer import html as explorer_html
@@ -86,7 +86,7 @@ def _para(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.p
 
 
 def _table(
-    headers: list[str], rows: list[list[nodes.Node | str | list[str]]], classes: tuple[str, ...] = ()
+    headers: list[str], rows: Sequence[Sequence[nodes.Node | str | list[str]]], classes: tuple[str, ...] = ()
 ) -> nodes.table:
     """A table; a cell given as a list holds one line per item (cells do not wrap)."""
     table = nodes.table(classes=["rb-table", *classes])
@@ -184,7 +184,7 @@ class RecipeDirective(SphinxDirective):
     def lang(self) -> str:
         return config.language(self.config)
 
-    def texts(self, recipe: Recipe):
+    def texts(self, recipe: Recipe) -> Texts:
         return recipe.text.get(self.lang) or recipe.text["en"]
 
     def run(self) -> list[nodes.Node]:
@@ -364,7 +364,7 @@ class ExplorerDirective(RecipeDirective):
         return result
 
     def _strategy_title(self, strategy_page: StrategyPage) -> list[nodes.Node]:
-        title = [nodes.inline("", label_(strategy_page.strategy.label), classes=["rb-tab-label"])]
+        title: list[nodes.Node] = [nodes.inline("", label_(strategy_page.strategy.label), classes=["rb-tab-label"])]
         if strategy_page.subtitle:
             title.append(nodes.inline("", label_(strategy_page.subtitle), classes=["rb-tab-tag"]))
         return title
@@ -490,9 +490,10 @@ class CatalogueDirective(SphinxDirective):
         body_rows = [row for row in table.findall(nodes.row) if isinstance(row.parent, nodes.tbody)]
         for row, classes in zip(body_rows, row_classes, strict=True):
             row["classes"] += classes
-            for entry, header, column in zip(row.children, headers, CATALOGUE_COLUMNS, strict=True):
-                entry["rb_label"] = header
-                entry["classes"].append(f"rb-col-{column}")
+            for cell, header, column in zip(row.children, headers, CATALOGUE_COLUMNS, strict=True):
+                assert isinstance(cell, nodes.entry)
+                cell["rb_label"] = header
+                cell["classes"].append(f"rb-col-{column}")
         return _untranslatable([table])
 
 
@@ -505,9 +506,9 @@ class FlagsDirective(SphinxDirective):
         users: dict[str, list[str]] = {}
         helps: dict[str, str | None] = {}
         for page in every_page(self):
-            for flag in page.flags:
-                users.setdefault(flag.name, []).append(page.recipe.name)
-                helps[flag.name] = flag.help
+            for used_flag in page.flags:
+                users.setdefault(used_flag.name, []).append(page.recipe.name)
+                helps[used_flag.name] = used_flag.help
         info = vocabulary.vocabulary_info()
         intro = _para(
             _(
