@@ -218,6 +218,14 @@ def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
     return page_of(recipe, engine_memo(env), only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
 
 
+def pages_one_by_one(env: BuildEnvironment, recipes: Iterable[Recipe]) -> Iterator[RecipePage]:
+    """Each recipe's page model, built when the caller comes to it and not kept: what goes
+    through every recipe at build-finished (the site's API, llms.txt) holds one model at a time
+    instead of every recipe's (a large recipe's is about 8 MiB)."""
+    for each in recipes:
+        yield page_of(each, only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
+
+
 def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:
     return [r for r in (recipe(env, path) for path in recipe_paths(directory)) if r is not None]
 

@@ -98,7 +98,7 @@ def files_dir(recipe: Recipe, strategy: str, target: str) -> str:
     return f"api/recipes/{recipe.name}/{strategy}/{target}"
 
 
-def write_api(site: SiteWriter, pages: list[RecipePage], languages: Iterable[str], recipe_page: str) -> None:
+def write_api(site: SiteWriter, pages: Iterable[RecipePage], languages: Iterable[str], recipe_page: str) -> None:
     """The API, and the static ready-to-run files of the selection each target opens on.
 
     Any other selection's files are written in the browser from the recipe's document
@@ -209,7 +209,7 @@ def sitemap(site_url: str, languages: list[str], docnames: list[str]) -> str:
     )
 
 
-def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[str, str]) -> tuple[str, str]:
+def llms(app: Sphinx, pages: Iterable[RecipePage], docnames: list[str], views: dict[str, str]) -> tuple[str, str]:
     """llms.txt and llms-full.txt of the language being built, from the pages' Markdown views."""
     _ = i18n._
     env, lang = app.env, config_language(app.config)
@@ -221,8 +221,12 @@ def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[
         )
     )
     pattern = app.config.recipebook_pages["recipe"]
-    recipe_pages = {pattern.format(name=p.recipe.name): p.recipe for p in pages}
-    models = {pattern.format(name=p.recipe.name): p for p in pages}
+    recipe_pages: dict[str, Recipe] = {}
+    memory_lines: dict[str, list[str]] = {}
+    for model in pages:  # one model at a time (``finished``): what llms.txt needs of it is kept
+        page = pattern.format(name=model.recipe.name)
+        recipe_pages[page] = model.recipe
+        memory_lines[page] = memory_panel.llms_lines(model, lambda label: escape(str(label_(label))), _)
 
     def title(docname: str) -> str:
         return escape(" ".join(env.titles[docname].astext().split()) if docname in env.titles else docname)
@@ -233,7 +237,7 @@ def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[
             texts = recipe.text.get(lang) or recipe.text["en"]
             sub = escape(inline.plain(inline.parse(texts.sub)[0]))
             lines.append(f"- [{title(page)}]({page}.md): {sub}")
-            lines += memory_panel.llms_lines(models[page], lambda label: escape(str(label_(label))), _)
+            lines += memory_lines[page]
     guides = [d for d in docnames if d not in recipe_pages and d in views]
     lines += ["", f"## {escape(str(_('Guides')))}"]
     lines += [f"- [{title(d)}]({d}.md)" for d in guides]
@@ -259,10 +263,10 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html" or app.builder.name not in ("html", "dirhtml"):
         return
     config = site_config(app.config)
-    pages = [store.page(app.env, recipe) for recipe in store.valid_recipes(app.env, config.recipes_dir)]
+    recipes = store.valid_recipes(app.env, config.recipes_dir)
     docnames = published_docs(app)
     tree = SiteWriter(Path(app.outdir))
-    index, full = llms(app, pages, docnames, markdown.views(app))
+    index, full = llms(app, store.pages_one_by_one(app.env, recipes), docnames, markdown.views(app))
     tree.write("llms.txt", index)
     tree.write("llms-full.txt", full)
     root = site_root(app)
@@ -277,7 +281,7 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         favicon = icon.name
         site.write(favicon, icon.read_bytes())
     site.write("index.html", landing(config.title, languages, favicon))
-    write_api(site, pages, languages, config.pages["recipe"])
+    write_api(site, store.pages_one_by_one(app.env, recipes), languages, config.pages["recipe"])
     if config.site_url:
         site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))
     else:
