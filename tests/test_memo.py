@@ -40,7 +40,13 @@ def test_no_cache_of_the_engine_is_written_outside_memo() -> None:
         if path.name == "memo.py":
             continue
         for node in ast.walk(module):
-            if isinstance(node, ast.Attribute) and node.attr in ("lru_cache", "cache", "__dict__"):
+            if not isinstance(node, ast.Attribute):
+                pass
+            elif node.attr == "__dict__" or (
+                node.attr in ("lru_cache", "cache")
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "functools"
+            ):
                 found.append(f"{path.relative_to(ENGINE)}:{node.lineno}: {node.attr}")
             if isinstance(node, ast.ImportFrom) and node.module == "functools":
                 names = {alias.name for alias in node.names}
