@@ -9,7 +9,7 @@ import types
 import typing
 from pathlib import Path
 
-from recipebook_sphinx.explorer import html, memory_panel, view
+from recipebook_sphinx.explorer import html, memory_panel, results_panel, view
 
 TEMPLATE = Path(html.HERE, "explorer.html")
 
@@ -18,7 +18,7 @@ def _records() -> list[type]:
     """Every dataclass the explorer's view is built of."""
     return [
         value
-        for module in (view, memory_panel)
+        for module in (view, memory_panel, results_panel)
         for value in vars(module).values()
         if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__
     ]
@@ -47,10 +47,10 @@ def test_the_template_reads_no_tuple_by_position() -> None:
 
 def test_no_field_of_the_view_is_a_tuple_of_positions() -> None:
     records = _records()
-    assert view.ExplorerView in records and memory_panel.FitView in records
+    assert view.ExplorerView in records and memory_panel.FitView in records and results_panel.EvidenceView in records
     found = {}
     for record in records:
-        hints = typing.get_type_hints(record, vars(view) | vars(memory_panel))
+        hints = typing.get_type_hints(record, vars(view) | vars(memory_panel) | vars(results_panel))
         for name, annotation in hints.items():
             if _positional(annotation):
                 found[f"{record.__name__}.{name}"] = annotation

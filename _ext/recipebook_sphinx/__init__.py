@@ -15,6 +15,7 @@ from recipebook.problems import Problem
 from . import config, store
 from .explorer import html as explorer_html
 from .explorer import nojs as explorer_nojs
+from .explorer import results_panel
 from .i18n import languages as i18n
 from .i18n import untranslated
 from .page import codewrap, directives, markup, memory_role, navigation, particles, sidebar
@@ -31,11 +32,12 @@ from .search.words import data_version
 from .warnings_ import Subtype, warn, warn_problem
 
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 8  # raised when pages written from an unchanged environment would differ, or could not be read
+ENV_VERSION = 9  # raised when pages written from an unchanged environment would differ, or could not be read
 
 
 def _configure(app: Sphinx, conf: Config) -> None:
     conf.recipebook_dir = os.fspath(Path(app.confdir, conf.recipebook_dir).resolve())
+    conf.recipebook_results_dir = os.fspath(Path(app.confdir, conf.recipebook_results_dir).resolve())
     conf.templates_path.append(os.fspath(TEMPLATES))
     i18n.configure(app, conf)
 
@@ -116,6 +118,14 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_node(explorer_html.recipe_explorer, html=(explorer_html.visit_explorer_html, None))
     app.add_node(rb_nodes.flag_help, html=(rb_nodes.visit_help_html, rb_nodes.depart_help_html))
     app.add_node(rb_nodes.markdown_link, html=(rb_nodes.visit_markdown_link_html, rb_nodes.depart_markdown_link_html))
+    app.add_node(
+        results_panel.recipe_plot,
+        html=(results_panel.visit_plot_html, None),
+        text=(results_panel.skip, None),
+        latex=(results_panel.skip, None),
+        man=(results_panel.skip, None),
+        texinfo=(results_panel.skip, None),
+    )
     app.add_transform(directives.SectionLinks)
     app.add_search_language(SearchKorean)
     app.add_search_language(SearchEnglishPorter)
@@ -126,6 +136,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-client", directives.ClientDirective)
     app.add_directive("recipe-catalogue", directives.CatalogueDirective)
     app.add_directive("recipe-flags", directives.FlagsDirective)
+    app.add_directive("recipe-results", directives.ResultsDirective)
     app.add_role("recipe-memory", memory_role.MemoryRole())
     app.add_directive("recipe-rules", rb_rules.RulesDirective)
     i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))
@@ -143,6 +154,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-check-consistency", _pages)
     app.connect("env-get-outdated", store.pages_changed)
     app.connect("build-finished", _write_explorer_css)
+    app.connect("build-finished", results_panel.write_plots)
     app.connect("build-finished", _fail)
     env_version = ENV_VERSION << 32 | data_version()  # a word list's edit re-reads every page
     return {"version": "1.0", "env_version": env_version, "parallel_read_safe": True, "parallel_write_safe": True}

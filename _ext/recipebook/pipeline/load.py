@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..checking import bounds, characters, commandtext, facts, rules, safety, schema, vocabulary
+from ..checking import bounds, characters, commandtext, facts, rules, safety, schema, sizing, vocabulary
 from ..memo import Memo
 from ..problems import Problem, RecipeError
 from ..reading import sharing, source
@@ -41,12 +41,30 @@ def check_file(path: str | Path, memo: Memo | None = None) -> tuple[Recipe | Non
     problems = sharing.finish(
         written,
         _instead(
-            [*rules.check(recipe, written, memo), *facts.check(recipe, written), *careless, *typed, *shown, *bounded],
+            [
+                *rules.check(recipe, written, memo),
+                *facts.check(recipe, written),
+                *sizing.facts_bounds(recipe, written),
+                *sizing.served_sizes(recipe, written),
+                *careless,
+                *typed,
+                *shown,
+                *bounded,
+            ],
             named,
         ),
     )
     if not problems:  # what serve.sh runs, joined (needs a recipe whose commands expand)
-        problems = sharing.finish(written, commandtext.joined_scripts(recipe, written, memo))
+        problems = sharing.finish(
+            written,
+            sorted(
+                {
+                    *commandtext.joined_scripts(recipe, written, memo),
+                    *sizing.npus_agree(recipe, written, memo),
+                    *sizing.observations(recipe, written, memo),
+                }
+            ),
+        )
     return (None if problems else recipe), problems
 
 

@@ -2,7 +2,9 @@
 each output writes it.
 
 - ``view.py``: the explorer's view, the engine's ``TargetPage`` in the reader's words
-  (``explorer_view``); ``memory_panel.py`` its memory figures, ``roles.py`` a role's title.
+  (``explorer_view``); ``memory_panel.py`` its memory figures, ``results_panel.py`` its
+  measured results (and the recipe's plot of them, ``recipe-results``), ``roles.py`` a role's
+  title.
 - ``nojs.py``: what it shows without JavaScript (hide classes, the stylesheet written at
   ``build-finished``).
 - ``html.py`` and ``explorer.html``: the ``recipe_explorer`` node, written as HTML from its view.

@@ -13,7 +13,8 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxRole
 
 from recipebook.expanding import memory
-from recipebook.expanding.page import RecipePage
+from recipebook.expanding.page import RecipePage, reconciled
+from recipebook.memo import Memo
 from recipebook.reading.model import Recipe
 
 from .. import store
@@ -24,9 +25,16 @@ WHAT_IF = ("max-model-len", "max-num-seqs")
 
 
 def figure(
-    recipe: Recipe, model: RecipePage, slug: str, target_name: str, name: str, what_if: dict[str, int]
+    recipe: Recipe,
+    model: RecipePage,
+    slug: str,
+    target_name: str,
+    name: str,
+    what_if: dict[str, int],
+    memo: Memo | None = None,
 ) -> int | str:
-    """The figure in bytes (of the page model ``model``'s target), or why there is none (a message)."""
+    """The figure in bytes (of the page model ``model``'s target), or why there is none (a
+    message); the recipe's observations held against the figures are kept in ``memo``."""
     strategy = recipe.strategy(slug)
     target = strategy.target(target_name) if strategy else None
     if target is None:
@@ -38,6 +46,7 @@ def figure(
         page.opening_commands(),
         max_model_len=what_if.get("max-model-len"),
         max_num_seqs=what_if.get("max-num-seqs"),
+        settled=reconciled(recipe, memo)[0],
     )
     values: list[int | None] = [getattr(rank, FIGURES[name]) for rank in fit.ranks]
     known = [value for value in values if value is not None]
@@ -68,7 +77,15 @@ class MemoryRole(SphinxRole):
             else:
                 for dependency in store.dependencies(path):
                     self.env.note_dependency(dependency)
-                found = figure(recipe, store.page(self.env, recipe), words[1], words[2], words[3], what_if)
+                found = figure(
+                    recipe,
+                    store.page(self.env, recipe),
+                    words[1],
+                    words[2],
+                    words[3],
+                    what_if,
+                    store.engine_memo(self.env),
+                )
                 if isinstance(found, str):
                     problem = f"recipe-memory: {found}"
                 else:

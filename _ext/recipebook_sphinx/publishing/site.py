@@ -23,7 +23,7 @@ import gettext
 import json
 import os
 import shlex
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
@@ -35,6 +35,7 @@ from recipebook.checking import inline
 from recipebook.checking.schema import SCHEMA_PATH
 from recipebook.expanding.expansion import API_VERSION, Expansion
 from recipebook.expanding.page import RecipePage, expansion_at
+from recipebook.expanding.results import Result
 from recipebook.reading.model import Recipe
 from recipebook.rendering import portable
 from recipebook.rendering.files import selection_files, selection_key
@@ -42,7 +43,7 @@ from recipebook.rendering.files import selection_files, selection_key
 from .. import store
 from ..config import language as config_language
 from ..config import site_config
-from ..explorer import memory_panel
+from ..explorer import memory_panel, results_panel
 from ..i18n import languages as i18n
 from ..page.directives import label_
 from ..paths import LOCALE
@@ -98,7 +99,14 @@ def files_dir(recipe: Recipe, strategy: str, target: str) -> str:
     return f"api/recipes/{recipe.name}/{strategy}/{target}"
 
 
-def write_api(site: SiteWriter, pages: Iterable[RecipePage], languages: Iterable[str], recipe_page: str) -> None:
+def write_api(
+    site: SiteWriter,
+    pages: Iterable[RecipePage],
+    languages: Iterable[str],
+    recipe_page: str,
+    measured: Mapping[str, Sequence[Result]] | None = None,
+    pinned: Mapping[str, str] | None = None,
+) -> None:
     """The API, and the static ready-to-run files of the selection each target opens on.
 
     Any other selection's files are written in the browser from the recipe's document
@@ -136,7 +144,9 @@ def write_api(site: SiteWriter, pages: Iterable[RecipePage], languages: Iterable
             site.write(f"{target_dir}/{key}/index.html", file_index(recipe, expansion.selection, list(files)))
             site.write(f"{target_dir}/index.html", listing(recipe, expansion, target.table.selections))
             static[(expansion.strategy, expansion.target)] = f"{key}/"
-        document = portable.recipe_document(model, static)
+        document = portable.recipe_document(
+            model, static, measured=(measured or {}).get(recipe.name, ()), pinned=pinned or {}
+        )
         site.write(
             f"api/recipes/{recipe.name}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
         )
@@ -222,11 +232,15 @@ def llms(app: Sphinx, pages: Iterable[RecipePage], docnames: list[str], views: d
     )
     pattern = app.config.recipebook_pages["recipe"]
     recipe_pages: dict[str, Recipe] = {}
-    memory_lines: dict[str, list[str]] = {}
+    panel_lines: dict[str, list[str]] = {}
     for model in pages:  # one model at a time (``finished``): what llms.txt needs of it is kept
         page = pattern.format(name=model.recipe.name)
         recipe_pages[page] = model.recipe
-        memory_lines[page] = memory_panel.llms_lines(model, lambda label: escape(str(label_(label))), _)
+        found = store.results(env, model.recipe.name)[0]
+        panel_lines[page] = [
+            *memory_panel.llms_lines(model, lambda label: escape(str(label_(label))), _),
+            *results_panel.llms_lines(model, found, lambda label: escape(str(label_(label))), _),
+        ]
 
     def title(docname: str) -> str:
         return escape(" ".join(env.titles[docname].astext().split()) if docname in env.titles else docname)
@@ -237,7 +251,7 @@ def llms(app: Sphinx, pages: Iterable[RecipePage], docnames: list[str], views: d
             texts = recipe.text.get(lang) or recipe.text["en"]
             sub = escape(inline.plain(inline.parse(texts.sub)[0]))
             lines.append(f"- [{title(page)}]({page}.md): {sub}")
-            lines += memory_lines[page]
+            lines += panel_lines[page]
     guides = [d for d in docnames if d not in recipe_pages and d in views]
     lines += ["", f"## {escape(str(_('Guides')))}"]
     lines += [f"- [{title(d)}]({d}.md)" for d in guides]
@@ -281,7 +295,15 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         favicon = icon.name
         site.write(favicon, icon.read_bytes())
     site.write("index.html", landing(config.title, languages, favicon))
-    write_api(site, store.pages_one_by_one(app.env, recipes), languages, config.pages["recipe"])
+    measured = {recipe.name: store.results(app.env, recipe.name)[0] for recipe in recipes}
+    write_api(
+        site,
+        store.pages_one_by_one(app.env, recipes),
+        languages,
+        config.pages["recipe"],
+        measured,
+        dict(app.config.recipebook_versions),
+    )
     if config.site_url:
         site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))
     else:
