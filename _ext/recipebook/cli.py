@@ -29,6 +29,7 @@ import jsonschema_rs
 from . import shell
 from .checking import drift, rules, safety, schema, vocabulary
 from .expanding import expansion, memory, page, results
+from .memo import Memo
 from .pipeline import verdicts
 from .pipeline.load import check_file
 from .problems import Problem, SelectionError
@@ -274,11 +275,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"no recipe files in {RECIPES}/", file=sys.stderr)
         return 1
     problems: list[Problem] = []
-    counts = []
+    counts: list[tuple[str, int]] = []
     for found in _verdicts(files, args.verdicts):
         problems += found.problems
         if found.name is not None:
-            counts.append((found.name, found.selections))
+            counts.append((found.name, found.selections or 0))
     if args.verdicts:
         verdicts.prune(args.verdicts, files)
     problems = sorted(problems + safety.names_differ_in_more_than_case(files))
@@ -293,8 +294,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_one(path: Path) -> Recipe | None:
-    recipe, problems = check_file(path)
+def _load_one(path: Path, memo: Memo) -> Recipe | None:
+    """The recipe when it is valid (its tables and page model kept in ``memo``), else None
+    after printing its problems."""
+    recipe, problems = check_file(path, memo)
     if recipe is None:
         _print_problems(problems)
     return recipe
@@ -314,13 +317,15 @@ def _parse_sets(pairs: list[str]) -> dict[str, str]:
 
 def _selected(args: argparse.Namespace) -> expansion.Expansion | int:
     """The expansion the arguments name, or the exit status after saying what is wrong."""
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     try:
-        return page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        return page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
     except SelectionError as error:
-        args.parser.error(f"{args.file}: {error}")
+        parser: argparse.ArgumentParser = args.parser
+        parser.error(f"{args.file}: {error}")
 
 
 def cmd_expand(args: argparse.Namespace) -> int:
@@ -334,23 +339,24 @@ def cmd_expand(args: argparse.Namespace) -> int:
     return 0
 
 
-def matrix_json(recipe: Recipe) -> dict:
+def matrix_json(recipe: Recipe, memo: Memo | None = None) -> dict[str, object]:
     """Every offered selection with its commands: the shape tools consume."""
     return {
         "version": expansion.API_VERSION,
         "recipe": recipe.name,
-        "selections": [e.to_json() for e in page.matrix(recipe)],
+        "selections": [e.to_json() for e in page.matrix(recipe, memo)],
     }
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     if args.format == "json":
-        print(json.dumps(matrix_json(recipe), indent=2, ensure_ascii=False))
+        print(json.dumps(matrix_json(recipe, memo), indent=2, ensure_ascii=False))
         return 0
-    for result in page.matrix(recipe):
+    for result in page.matrix(recipe, memo):
         pairs = " ".join(f"{a}={v}" for a, v in result.selection.items())
         mark = "  (recommended)" if result.recommended else ""
         sys.stdout.write(f"### {result.strategy} / {result.target}: {pairs}{mark}\n\n{result.shell()}\n")
@@ -402,11 +408,12 @@ def _parse_values(pairs: list[str], result: expansion.Expansion, scopes: dict[st
 def cmd_files(args: argparse.Namespace) -> int:
     """Write a selection's ready-to-run files (serve.sh, a vLLM config and an env file per
     command), one by one into a folder, or as one tar archive."""
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     try:
-        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
         values = _parse_values(args.set_placeholder, result, dict(recipe.placeholder_scopes))
     except SelectionError as error:
         args.parser.error(f"{args.file}: {error}")
@@ -579,10 +586,12 @@ def fit_text(result: expansion.Expansion, figures: memory.Fit, seen: tuple[memor
     return "\n".join(lines) + "\n"
 
 
-def _seen_for(recipe: Recipe, result: expansion.Expansion, figures: memory.Fit) -> tuple[memory.Seen, ...]:
+def _seen_for(
+    recipe: Recipe, result: expansion.Expansion, figures: memory.Fit, memo: Memo | None = None
+) -> tuple[memory.Seen, ...]:
     """The observations of exactly what this fit computed (same selection, SKU, checkpoint, lengths)."""
     found = []
-    for seen in page.reconciled(recipe)[1]:
+    for seen in page.reconciled(recipe, memo)[1]:
         if (seen.strategy, seen.target, seen.sku) != (result.strategy, result.target, figures.sku):
             continue
         if seen.fit.ranks == figures.ranks and seen.fit.model == figures.model:
@@ -604,11 +613,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
     """The memory figures of one selection, per rank; --max-model-len, --max-num-seqs and
     --checkpoint ask what if. Exit 0: fits; 1: a rank does not fit, or it was seen to fail;
     2: bad input or no figures; 3: open."""
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     try:
-        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
     except SelectionError as error:
         args.parser.error(f"{args.file}: {error}")
     target = expansion.find(recipe, args.strategy, args.target)[1]
@@ -625,9 +635,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
         max_num_seqs=args.max_num_seqs,
         sku=args.sku,
         model=args.checkpoint,
-        settled=page.reconciled(recipe)[0],
+        settled=page.reconciled(recipe, memo)[0],
     )
-    seen = _seen_for(recipe, result, figures)
+    seen = _seen_for(recipe, result, figures, memo)
     if args.format == "json":
         print(
             json.dumps(
@@ -906,7 +916,8 @@ def _checked(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _checked(args)
+    run: Callable[[argparse.Namespace], int] = getattr(args, "run_", None) or args.run
     try:
-        return (getattr(args, "run_", None) or args.run)(args)
+        return run(args)
     except BrokenPipeError:  # e.g. piped into head
         return 0
