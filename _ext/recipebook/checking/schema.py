@@ -255,11 +255,11 @@ def _explained(document: Document, found: list[Problem]) -> list[Problem]:
     """A misspelt key is named once: the problems its object has only because the key it meant
     is missing (nine 'is required' for one 'extnds') are dropped, as a document with the key
     spelt right shows."""
-    misspelt = [p for p in found if p.kind is Kind.SCHEMA and _MISSPELT.match(p.message)]
-    for problem in misspelt[:MAX_MISSPELT]:
+    misspelt = [(p, m) for p in found if p.kind is Kind.SCHEMA and (m := _MISSPELT.match(p.message))]
+    for problem, said in misspelt[:MAX_MISSPELT]:
         owner, _, key = problem.pointer.rpartition("/")
         key = key.replace("~1", "/").replace("~0", "~")
-        meant = _MISSPELT.match(problem.message).group(1)  # type: ignore[union-attr]
+        meant = said.group(1)
         fixed = _errors(_renamed(document.data, owner, key, meant), document)
         still = {(p.pointer, p.message) for p in fixed}
         found = [p for p in found if p.pointer != owner or (p.pointer, p.message) in still]

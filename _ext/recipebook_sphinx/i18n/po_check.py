@@ -134,7 +134,10 @@ def _header(catalog: Catalog) -> Iterator[CatalogProblem]:
             "a message has plural forms but the header has no Plural-Forms (for Korean: 'nplurals=1; plural=0;')",
         )
         return
-    count = int(_PLURAL_FORMS.match(forms).group(1))  # type: ignore[union-attr]
+    declared = _PLURAL_FORMS.match(forms)
+    if declared is None:  # reported above, with what is wrong in it
+        return
+    count = int(declared.group(1))
     for message in plural:
         given = len(message.translations)
         if given != count:
