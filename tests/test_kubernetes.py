@@ -41,7 +41,7 @@ from recipebook.reading.model import Recipe
 from recipebook.rendering import kubernetes as k8s
 from recipebook.rendering import portable
 from recipebook.rendering.files import kubernetes_where, selection_files
-from recipebook_sphinx.page import explorer_view
+from recipebook_sphinx.explorer import view as explorer_view
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
@@ -905,9 +905,11 @@ def test_the_panels_node_figures_are_what_each_nodes_pods_ask_for(path):
         )
         assert view.manifests is not None
         for variant in view.manifests.variants:
-            for words, npus, pods, sidecars in variant.nodes:
-                assert pods, (target.strategy.slug, words)
-                text = explorer_view.view_needs(view.manifests.node_words, npus, pods, sidecars, settings)
+            for need in variant.nodes:
+                assert need.pods, (target.strategy.slug, need.words)
+                text = explorer_view.view_needs(
+                    view.manifests.node_words, need.npus, need.pods, need.sidecars, settings
+                )
                 assert not re.search(r"NaN|(?<!\d)0 CPUs", text), text
         chosen = target.opening
         steps = [cmd for _n, cmd in target.router]
@@ -915,9 +917,9 @@ def test_the_panels_node_figures_are_what_each_nodes_pods_ask_for(path):
         plans = k8s.plans(by_role(target.commands_at(chosen)), target.role_nodes, router)
         needs = {n.node: n for n in k8s.node_needs(plans, settings, router)}
         (opening,) = [v for v in view.manifests.variants if v.opening][:1]
-        for (words, npus, pods, sidecars), need in zip(opening.nodes, needs.values(), strict=True):
-            cpu = sum(n * int(k8s.share("cpu", settings["cpu"], n)) for n in pods) + sidecars
-            assert (npus, cpu) == (need.npus, need.cpu), words
+        for shown, need in zip(opening.nodes, needs.values(), strict=True):
+            cpu = sum(n * int(k8s.share("cpu", settings["cpu"], n)) for n in shown.pods) + shown.sidecars
+            assert (shown.npus, cpu) == (need.npus, need.cpu), shown.words
 
 
 def _three_nodes(locals_: tuple[int, int, int] = (8, 8, 8)) -> dict:

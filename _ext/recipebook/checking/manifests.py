@@ -27,6 +27,7 @@ from .. import shell
 from ..expanding import client
 from ..expanding.expansion import by_role
 from ..expanding.page import grid_table
+from ..memo import Memo
 from ..problems import Problem, pointer_join
 from ..reading.model import Recipe, Strategy, Target
 from ..reading.source import Document
@@ -411,14 +412,14 @@ def _where(recipe: Recipe, strategy: Strategy, target: Target) -> k8s.Where:
 
 
 def _target_findings(
-    recipe: Recipe, strategy: Strategy, target: Target, *, semantic_too: bool
+    recipe: Recipe, strategy: Strategy, target: Target, memo: Memo | None, *, semantic_too: bool
 ) -> tuple[tuple[k8s.Finding, ...], tuple[str, ...]]:
     """The findings of every selection of a target (each distinct set of roles once), and with
     ``semantic_too`` the problems of the files of each distinct skeleton in both modes."""
     steps = tuple(step.cmd for step in target.grid.router)
     if any(shell.bash_syntax_error(cmd) for cmd in steps):
         return (), ()  # rule 10 reports it
-    lines, _wrong = grid_table(target.grid)
+    lines, _wrong = grid_table(target.grid, memo)
     if not _readable(lines):
         return (), ()  # rule 4 reports the text that does not split into words
     where = _where(recipe, strategy, target)
@@ -525,7 +526,7 @@ def _located(doc: Document, strategy: Strategy, target: Target, finding: k8s.Fin
 _ROUTER_FINDING = re.compile(r"targetPorts|routing proxy")
 
 
-def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+def router_reaches_servers(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[Problem]:
     """19. A router whose values select model servers by their labels reaches every prefill and
     decode server of every selection on one of the router's `targetPorts` (a decode role's
     ranks on consecutive ports, which its routing proxy forwards to), so that the Kubernetes
@@ -533,12 +534,12 @@ def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     `targetPorts` in the values file of the router step."""
     for strategy in recipe.strategies:
         for target in strategy.targets:
-            for finding in _target_findings(recipe, strategy, target, semantic_too=False)[0]:
+            for finding in _target_findings(recipe, strategy, target, memo, semantic_too=False)[0]:
                 if finding.at[0] == "router" and _ROUTER_FINDING.search(finding.message):
                     yield _located(doc, strategy, target, finding)
 
 
-def kubernetes_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+def kubernetes_names(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[Problem]:
     """28. What a recipe gives its Kubernetes manifests makes valid, distinct objects: each
     role, recipe, strategy and target name gives DNS-1123 names that no two roles share once a
     long name is shortened, each SKU is a node label value, the router's `matchLabels` are label
@@ -555,7 +556,7 @@ def kubernetes_names(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     pool), and any remaining problem points at the target."""
     for strategy in recipe.strategies:
         for target in strategy.targets:
-            findings, semantic = _target_findings(recipe, strategy, target, semantic_too=True)
+            findings, semantic = _target_findings(recipe, strategy, target, memo, semantic_too=True)
             for finding in findings:
                 if not (finding.at[0] == "router" and _ROUTER_FINDING.search(finding.message)):
                     yield _located(doc, strategy, target, finding)

@@ -79,7 +79,6 @@ from ..expanding.expansion import Command, by_role
 from ..expanding.page import TargetPage, checkpoint_bytes
 from ..expanding.table import Product
 from ..memo import Memo, remembered
-from ..memo import forget as forget_remembered
 from ..memo import get as memo_get
 from ..reading.model import Recipe
 from . import yamltext
@@ -1755,12 +1754,6 @@ def number_findings(role: str, container: ContainerPlan) -> list[Finding]:
 # -- skeletons, settings and fragments -------------------------------------------------------
 
 _MARK = re.compile(r"^( *)- RECIPEBOOK-(ARGS|ENV)-([a-z0-9-]+)(?:/([a-z,-]+))?\n", re.MULTILINE)
-
-
-def forget() -> None:
-    """Drop what the engine remembers (the skeletons, routers and line fragments kept), as in a
-    new process."""
-    forget_remembered()
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ..expanding import results
 from ..expanding.expansion import API_VERSION
 from ..expanding.page import RecipePage, TargetPage
 from ..expanding.table import Product, TableLine
+from ..memo import Memo
 from ..reading.model import Recipe
 from . import kubernetes
 from .files import config_entry
@@ -31,8 +31,8 @@ def _product(product: Product) -> list[list[int] | None]:
     return [None if allowed is None else sorted(allowed) for allowed in product]
 
 
-def _line(line: TableLine) -> dict[str, Any]:
-    entry: dict[str, Any] = {"kind": line.kind, "key": line.key, "text": line.text, "when": _product(line.when)}
+def _line(line: TableLine) -> dict[str, object]:
+    entry: dict[str, object] = {"kind": line.kind, "key": line.key, "text": line.text, "when": _product(line.when)}
     entry["ranks"] = None if line.ranks is None else sorted(line.ranks)
     if line.kind == "arg":
         entry["config"] = list(config_entry(line.text))
@@ -41,7 +41,7 @@ def _line(line: TableLine) -> dict[str, Any]:
     return entry
 
 
-def _kubernetes(target: TargetPage, recipe: Recipe) -> dict[str, Any]:
+def _kubernetes(target: TargetPage, recipe: Recipe, memo: Memo | None) -> dict[str, object]:
     """The target's Kubernetes skeletons per set of selections and NPU mode, with what each
     node's pods ask for, and the settings' defaults for this target."""
     where = kubernetes.where_of(target, recipe)
@@ -52,14 +52,14 @@ def _kubernetes(target: TargetPage, recipe: Recipe) -> dict[str, Any]:
                 "when": [_product(p) for p in when],
                 "modes": {mode: dict(texts) for mode, texts in files.items()},
             }
-            for when, files in kubernetes.target_files(target, recipe)
+            for when, files in kubernetes.target_files(target, recipe, memo)
         ],
     }
 
 
 def _measured(
     target: TargetPage, measured: Sequence[results.Result], pinned: Mapping[str, str]
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """The target's stored results as the page shows them, each with what makes it stale."""
     found = []
     for group in results.evidence(target, measured, pinned):
@@ -74,10 +74,11 @@ def target_document(
     recipe: Recipe,
     measured: Sequence[results.Result] = (),
     pinned: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+    memo: Memo | None = None,
+) -> dict[str, object]:
     """One strategy and target: its axes, selections, line tables, nodes and serving groups,
     and with which releases it was verified (``verified.current`` false: not yet re-verified
-    with the pinned ones)."""
+    with the pinned ones); its Kubernetes files are kept in ``memo``."""
     grid = target.target.grid
     return {
         "strategy": target.strategy.slug,
@@ -148,7 +149,7 @@ def target_document(
         # the Kubernetes files of each set of selections, with a marker line per container's args
         # and env lines, which the lines' "k8s" fragments fill (kubernetes.fill), and setting
         # markers (kubernetes.with_settings)
-        "kubernetes": _kubernetes(target, recipe),
+        "kubernetes": _kubernetes(target, recipe, memo),
     }
 
 
@@ -158,9 +159,11 @@ def recipe_document(
     *,
     measured: Sequence[results.Result] = (),
     pinned: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+    memo: Memo | None = None,
+) -> dict[str, object]:
     """The API document of one recipe (see the module's docstring): with its observations held
-    against the memory figures and the stored results of its selections."""
+    against the memory figures and the stored results of its selections (the targets'
+    Kubernetes files kept in the caller's ``memo``, which the explorer's panel shares)."""
     files = files or {}
     return {
         "version": API_VERSION,
@@ -168,13 +171,13 @@ def recipe_document(
         "observations": [seen.to_json() for seen in page.observations],
         "settled": [settled.to_json() for settled in page.settled],
         "targets": [
-            target_document(t, files.get((t.strategy.slug, t.target.target)), page.recipe, measured, pinned)
+            target_document(t, files.get((t.strategy.slug, t.target.target)), page.recipe, measured, pinned, memo)
             for t in page.targets
         ],
     }
 
 
-def document_script(name: str, document: dict[str, Any]) -> str:
+def document_script(name: str, document: dict[str, object]) -> str:
     """A recipe's API document as a script that files it under its name in
     ``window.RecipeDocuments``: what ``recipebook-files.js`` reads when the site is opened from
     disk, where a page may load a script but not fetch a file (ASCII only: any text is a
