@@ -28,3 +28,22 @@ def test_only_pre_blocks_of_a_body_change():
     assert codewrap.in_pre_blocks(body) == (
         '<p>mixture-of-experts</p><pre><span class="rb-nb">rebel-compiler</span></pre><p>a-b</p>'
     )
+
+
+def test_a_flag_in_prose_is_kept_whole_and_only_prose_is_touched():
+    body = (
+        '<p>a larger --pipeline-parallel-size, or --data-parallel-size를 키웁니다. <a href="#--x" title="--y">--z</a></p>'
+        "<p><code><span class=pre>--max-model-len</span></code> <pre>--tp 2</pre><script>f('--a')</script>"
+        "<textarea>--b</textarea><!-- --c --> a--b, ---d, -- e</p>"
+    )
+    kept = codewrap.keep_flags(body)
+    for flag in ("--pipeline-parallel-size", "--data-parallel-size를", "--z"):
+        assert f'<span class="rb-nb">{flag}</span>' in kept
+    assert kept.count('class="rb-nb"') == 3  # not in attributes, code, pre, scripts, textareas, comments
+    assert codewrap._TAG.sub("", kept) == codewrap._TAG.sub("", body)  # what is read and copied is unchanged
+
+
+def test_a_flag_too_long_for_a_phone_keeps_only_its_first_word_with_the_dashes():
+    flag = "--" + "-".join(["word"] * 10)
+    kept = codewrap.keep_flags(f"<p>set {flag}.</p>")
+    assert kept == f'<p>set <span class="rb-nb">--word</span>-{flag[len("--word-") :]}.</p>'
