@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import chromium_env as chromium_env_in
+
 pytest_plugins = ("sphinx.testing.fixtures",)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -207,9 +209,16 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """Debian's Chromium (its headless shell) driven by Playwright; make test installs it
-    (tools/system-packages), so it is never skipped."""
+def chromium_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment every Chromium of the tests runs in: the fonts the project installs and no
+    other (browser_support.chromium_env)."""
+    return chromium_env_in(tmp_path_factory.mktemp("fonts"))
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_env: dict[str, str]):
+    """Debian's Chromium (its headless shell) driven by Playwright, with the tests' own fonts;
+    make test installs it (tools/system-packages), so it is never skipped."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -218,6 +227,6 @@ def browser():
             "or apt-get install chromium-headless-shell"
         )
     with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, env=chromium_env)
         yield instance
         instance.close()

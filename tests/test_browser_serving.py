@@ -322,7 +322,7 @@ def test_hostile_stored_values_never_reach_a_command_or_a_copy(browser, server):
 
 
 @browser_mark
-def test_copy_works_on_plain_http(browser, site):
+def test_copy_works_on_plain_http(browser, site, chromium_env):
     handler = functools.partial(_QuietHandler, directory=str(site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.2", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -331,7 +331,9 @@ def test_copy_works_on_plain_http(browser, site):
     from conftest import CHROMIUM, CHROMIUM_ARGS
 
     plain = browser.browser_type.launch(
-        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP recipes.test 127.0.0.2"]
+        executable_path=CHROMIUM,
+        args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP recipes.test 127.0.0.2"],
+        env=chromium_env,
     )
     context = plain.new_context()
     page = context.new_page()
