@@ -18,7 +18,7 @@ from .i18n import untranslated
 from .page import codewrap, directives, explorer_nojs, markup, memory_role, navigation, particles, sidebar
 from .page import nodes as rb_nodes
 from .page import rules as rb_rules
-from .paths import LOCALE, STATIC, TEMPLATES
+from .paths import STATIC, TEMPLATES, locale_dirs
 from .publishing import markdown as mdview
 from .publishing import notfound
 from .publishing import site as publish
@@ -126,9 +126,10 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-flags", directives.FlagsDirective)
     app.add_role("recipe-memory", memory_role.MemoryRole())
     app.add_directive("recipe-rules", rb_rules.RulesDirective)
-    i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))
-    app.add_message_catalog("recipebook", os.fspath(LOCALE))
-    app.add_message_catalog("recipe-labels", os.fspath(LOCALE))
+    for folder in locale_dirs(app.srcdir, app.config):
+        i18n.compile_catalogs(folder, ("recipebook", "recipe-labels"))
+        app.add_message_catalog("recipebook", os.fspath(folder))
+        app.add_message_catalog("recipe-labels", os.fspath(folder))
     app.connect("config-inited", config.validate, priority=400)
     app.connect("config-inited", i18n.check_catalogs, priority=450)
     app.connect("config-inited", _configure)

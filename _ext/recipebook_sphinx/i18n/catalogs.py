@@ -35,15 +35,16 @@ from babel.messages.pofile import normalize, read_po, write_po
 from recipebook import load
 
 from .. import store
-from ..paths import PACKAGE, ROOT
+from ..paths import PACKAGE
 
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 WIDTH = 0  # no wrapping (babel and sphinx-intl: 0 or less disables it)
 
 
 def site_conf() -> dict:
-    """The site's conf.py, read as Sphinx reads it (its project name is the site title)."""
-    return runpy.run_path(str(ROOT / "conf.py"))
+    """The conf.py of the project this runs in (make gettext runs it at the project's root, which
+    may be a copy of this checkout), read as Sphinx reads it (its project name is the site title)."""
+    return runpy.run_path(str(Path.cwd() / "conf.py"))
 
 
 def _catalog(domain: str) -> Catalog:
@@ -187,7 +188,7 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     write(extension_catalog(), out / "recipebook.pot")
-    write(label_catalog(ROOT / "recipes"), out / "recipe-labels.pot")
+    write(label_catalog(Path.cwd() / site_conf().get("recipebook_dir", "recipes")), out / "recipe-labels.pot")
     write(theme_catalog(), out / "sphinx.pot")
     return 0
 

@@ -15,7 +15,7 @@ from sphinx.locale import get_translation
 
 from ..config import language as current
 from ..config import site_config
-from ..paths import LOCALE
+from ..paths import locale_dirs
 
 _ = get_translation("recipebook")
 
@@ -55,8 +55,7 @@ def check_catalogs(app: Sphinx, config: Config) -> None:
         return
     from . import po_check  # here, so that `python -m recipebook_sphinx.i18n.po_check` runs it once
 
-    folders = [Path(app.srcdir, folder) for folder in config.locale_dirs] + [LOCALE]
-    problems = po_check.check_language(folders, current(config), relative_to=app.confdir)
+    problems = po_check.check_language(locale_dirs(app.srcdir, config), current(config), relative_to=app.confdir)
     if problems:
         lines = [str(problem) for problem in problems]
         lines.append(

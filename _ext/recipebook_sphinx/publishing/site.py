@@ -45,8 +45,8 @@ from ..config import site_config
 from ..i18n import languages as i18n
 from ..page import memory_panel
 from ..page.directives import label_
-from ..paths import LOCALE
 from ..paths import TEMPLATES as TEMPLATE_ROOT
+from ..paths import locale_dirs
 from . import markdown
 from .markdown import escape
 
@@ -166,15 +166,25 @@ def file_index(recipe: Recipe, selection: dict, names: list[str]) -> str:
     return _TEMPLATES.get_template("files.html").render(recipe=recipe.name, pairs=pairs, names=names)
 
 
-def translators(languages: Iterable[str]) -> dict[str, Callable[[str], str]]:
-    """The extension's catalog in each language: the site-level pages name every language
-    in its own words, the same bytes whichever language's build writes them."""
-    i18n.compile_catalogs(LOCALE, ("recipebook",))
-    return {lang: gettext.translation("recipebook", LOCALE, [lang], fallback=True).gettext for lang in languages}
+def translators(languages: Iterable[str], folders: Iterable[Path]) -> dict[str, Callable[[str], str]]:
+    """The extension's catalog in each language (from the first of the locale folders that has
+    it): the site-level pages name every language in its own words, the same bytes whichever
+    language's build writes them."""
+    words = {}
+    for lang in languages:
+        found: gettext.NullTranslations | None = None
+        for folder in folders:
+            i18n.compile_catalogs(folder, ("recipebook",))
+            if found is None:
+                found = gettext.translation("recipebook", folder, [lang], fallback=True)
+            else:
+                found.add_fallback(gettext.translation("recipebook", folder, [lang], fallback=True))
+        words[lang] = found.gettext if found else str
+    return words
 
 
-def landing(title: str, languages: list[str], favicon: str = "") -> str:
-    words = translators(languages)
+def landing(title: str, languages: list[str], favicon: str = "", folders: Iterable[Path] = ()) -> str:
+    words = translators(languages, folders)
     entries = [
         {
             "lang": lang,
@@ -275,7 +285,7 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         icon = Path(app.confdir, app.config.html_favicon)
         favicon = icon.name
         site.write(favicon, icon.read_bytes())
-    site.write("index.html", landing(config.title, languages, favicon))
+    site.write("index.html", landing(config.title, languages, favicon, locale_dirs(app.srcdir, app.config)))
     write_api(site, pages, languages, config.pages["recipe"])
     if config.site_url:
         site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))
