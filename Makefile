@@ -1,5 +1,7 @@
 # The two commands: `make html` builds the site, `make test` runs every test.
-# Both create .venv from requirements.txt when it is missing or older than it.
+# Both create .venv from requirements.txt when it is missing or older than it (or than
+# pyproject.toml), and install the project itself in it (pip install -e .: the recipebook
+# command and the recipebook_sphinx extension, from _ext/).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -16,15 +18,16 @@ SITE_URL ?=
 # Where readers report a result ("report a result" links on every explorer); empty: no link.
 REPOSITORY_URL ?=
 SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL)) $(if $(REPOSITORY_URL),-D recipebook_repository_url=$(REPOSITORY_URL))
-export PYTHONPATH := $(CURDIR)/_ext
 
 .PHONY: html html-en html-ko livehtml test test-batch system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt
+# the project without build isolation or dependencies: requirements.txt pins them all, setuptools too
+$(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
 # The languages build side by side (one sphinx-build each, on their own cores);

@@ -1,4 +1,5 @@
-"""Checking a recipe document against recipes/schema.json."""
+"""Checking a recipe document against the recipe schema (data/schema.json, which recipes/schema.json
+links to for editors: a recipe starts with "$schema": "schema.json")."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from ..problems import Kind, Problem, excerpt, pointer_join
 from ..reading.source import Document
 
-SCHEMA_PATH = Path(__file__).resolve().parents[3] / "recipes" / "schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "data" / "schema.json"
 
 
 @functools.cache
