@@ -16,7 +16,7 @@ LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<pointer
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "_ext")}
+    env = dict(os.environ)
     return subprocess.run(
         [sys.executable, "-m", "recipebook", *map(str, args)],
         cwd=REPO,

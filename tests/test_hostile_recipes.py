@@ -364,7 +364,7 @@ def test_two_recipe_names_that_differ_only_in_case_are_both_located(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "recipebook", "validate", str(path_a), str(path_b)],
         cwd=REPO,
-        env={"PYTHONPATH": str(REPO / "_ext"), "PATH": "/usr/bin:/bin"},
+        env={"PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
     )

@@ -117,7 +117,7 @@ def _validate(path):
     return subprocess.run(
         [sys.executable, "-m", "recipebook", "validate", str(path)],
         cwd=REPO,
-        env={"PYTHONPATH": str(REPO / "_ext"), "PATH": "/usr/bin:/bin"},
+        env={"PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
         timeout=60,

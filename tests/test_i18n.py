@@ -18,7 +18,7 @@ from recipebook_sphinx.i18n.catalogs import update as catalogs_update
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "locale"
-ENV = {"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SOURCE_DATE_EPOCH": "1767225600"}
+ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SOURCE_DATE_EPOCH": "1767225600"}
 
 
 def extract(project: Path, out: Path) -> None:

@@ -210,7 +210,7 @@ def test_the_command_line_writes_the_kubernetes_folder(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "recipebook", "files", str(path), "--strategy", target.strategy.slug,
          "--target", target.target.target, "--out", str(tmp_path / "out")],
-        capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, cwd=ROOT, env={"PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     folder = tmp_path / "out" / "kubernetes"

@@ -148,7 +148,7 @@ def files_command(*args) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin"},
+        env={"PATH": "/usr/bin:/bin"},
     )
 
 

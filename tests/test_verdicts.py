@@ -146,7 +146,7 @@ def _validate(*args: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
         check=False,
     )
 
