@@ -23,11 +23,13 @@ SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL)) $(if $(REPOSITOR
 
 venv: $(STAMP)
 
-# the project without build isolation or dependencies: requirements.txt pins them all, setuptools too
+# the project without build isolation or dependencies: requirements.txt pins them all, setuptools too;
+# a copy of the project that links another checkout's .venv (make test-batch, the portals) leaves
+# that checkout installed
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	test -L $(VENV) || $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
 # The languages build side by side (one sphinx-build each, on their own cores);
@@ -105,8 +107,9 @@ test: system $(STAMP) node_modules/.installed lint
 test-batch: $(STAMP) node_modules/.installed
 	$(BIN)/python tests/batch/run.py $(PYTEST_ARGS)
 
-# Build and engine figures (bench/run.py), ratios measured in one run: prints the table, writes it
-# to _build/bench.md and the figures to _build/bench.json (never into README.md).
+# Build and engine figures (bench/run.py), ratios measured in one run, and the peak memory of each
+# step's processes: prints the table, writes it to _build/bench.md and the figures to
+# _build/bench.json (never into README.md). BENCH_ARGS=--quick: every step at its smallest, once.
 bench: $(STAMP)
 	mkdir -p $(BUILD)
 	$(BIN)/python bench/run.py --markdown $(BUILD)/bench.md --json $(BUILD)/bench.json $(BENCH_ARGS)

@@ -26,17 +26,14 @@ import argparse
 import dataclasses
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import polib
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "_ext") not in sys.path:
-    sys.path.insert(0, str(ROOT / "_ext"))
+from recipebook import check_file
 
-from recipebook import check_file  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SHIPPED = {"aggregated": "gpt-oss-120b", "disaggregated": "A.X-K2"}
 IGNORE = shutil.ignore_patterns(
