@@ -18,6 +18,7 @@ from .i18n import untranslated
 from .page import codewrap, directives, explorer_nojs, markup, memory_role, navigation, particles, sidebar
 from .page import nodes as rb_nodes
 from .page import rules as rb_rules
+from .page import settings as rb_settings
 from .paths import STATIC, TEMPLATES, locale_dirs
 from .publishing import markdown as mdview
 from .publishing import notfound
@@ -33,7 +34,6 @@ ENV_VERSION = 7  # raised when pages written from an unchanged environment would
 
 
 def _configure(app: Sphinx, conf: Config) -> None:
-    conf.recipebook_dir = os.fspath(Path(app.confdir, conf.recipebook_dir).resolve())
     conf.templates_path.append(os.fspath(TEMPLATES))
     i18n.configure(app, conf)
 
@@ -43,9 +43,10 @@ def _report(app: Sphinx) -> None:
     a warning, or (recipebook_problems = "fail", as make html builds each language) none, the
     build failing at its end; make html then prints them once, in make validate's words."""
     problems: list[Problem] = []
-    for found in store.check_all(app.env, app.config.recipebook_dir).values():
+    site = config.site_config(app.config)
+    for found in store.check_all(app.env, site.dir).values():
         problems += found
-    if app.config.recipebook_problems == config.PROBLEMS_FAIL:
+    if site.problems == config.PROBLEMS_FAIL:
         return
     for problem in sorted(problems):
         warn_problem(problem, os.path.relpath(problem.file, app.confdir))
@@ -53,8 +54,9 @@ def _report(app: Sphinx) -> None:
 
 def _fail(app: Sphinx, exception: Exception | None) -> None:
     """recipebook_problems = "fail": a build with recipe problems ends with status 1."""
-    failing = exception is None and app.config.recipebook_problems == config.PROBLEMS_FAIL
-    if failing and any(store.check_all(app.env, app.config.recipebook_dir).values()):
+    site = config.site_config(app.config)
+    failing = exception is None and site.problems == config.PROBLEMS_FAIL
+    if failing and any(store.check_all(app.env, site.dir).values()):
         app.statuscode = 1
 
 
@@ -70,8 +72,9 @@ def _add_assets(app: Sphinx) -> None:
 
 def _pages(app: Sphinx, env: BuildEnvironment) -> None:
     """Every valid recipe has a page, so the catalogue never links nowhere."""
-    pattern = app.config.recipebook_pages["recipe"]
-    for path, problems in store.check_all(env, app.config.recipebook_dir).items():
+    site = config.site_config(app.config)
+    pattern = site.pages["recipe"]
+    for path, problems in store.check_all(env, site.dir).items():
         name = path.stem  # a valid recipe's name is its file name
         if not problems and pattern.format(name=name) not in env.found_docs:
             warn(
@@ -126,6 +129,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-flags", directives.FlagsDirective)
     app.add_role("recipe-memory", memory_role.MemoryRole())
     app.add_directive("recipe-rules", rb_rules.RulesDirective)
+    app.add_directive("recipe-settings", rb_settings.SettingsDirective)
     for folder in locale_dirs(app.srcdir, app.config):
         i18n.compile_catalogs(folder, ("recipebook", "recipe-labels"))
         app.add_message_catalog("recipebook", os.fspath(folder))

@@ -33,7 +33,7 @@ from recipebook.problems import Problem
 from recipebook.reading import verdicts
 from recipebook.reading.model import Recipe
 
-from .config import RENDER_RECOMMENDED
+from .config import RENDER_RECOMMENDED, site_config
 
 Stamp = tuple[int, int]
 Key = tuple[Stamp, Stamp, Stamp]  # the recipe file, the schema, the vLLM vocabulary
@@ -156,7 +156,7 @@ def check(env: BuildEnvironment, path: Path) -> tuple[Recipe | None, list[Proble
 def _problems(env: BuildEnvironment, path: Path) -> list[Problem]:
     """A recipe's problems: from the folder of verdicts when the build has one (and it holds
     this file's, for these bytes and this engine), else checked here."""
-    folder = env.config.recipebook_verdicts
+    folder = site_config(env.config).verdicts
     if folder:
         return verdicts.verdict(path, folder).problems
     return check(env, path)[1]
@@ -199,7 +199,7 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
 
 def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
     """The recipe's page model, built once per process for every page that shows it."""
-    return page_of(recipe, only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
+    return page_of(recipe, only_default=site_config(env.config).render == RENDER_RECOMMENDED)
 
 
 def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:

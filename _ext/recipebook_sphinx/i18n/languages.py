@@ -26,8 +26,9 @@ DESCRIPTION_LENGTH = 200
 
 def configure(app: Sphinx, config: Config) -> None:
     """Per language: the canonical base (with a site URL) and the site's title."""
-    if config.recipebook_site_url:
-        config.html_baseurl = f"{config.recipebook_site_url.rstrip('/')}/{current(config)}/"
+    site = site_config(config)
+    if site.site_url:
+        config.html_baseurl = f"{site.site_url}/{site.language}/"
     if config.html_title == config.project:  # the site's own name is translated like any other text
         config.html_title = str(_(config.project))  # its msgid is added by catalogs.extension_catalog
 
@@ -145,16 +146,17 @@ def _search_count_script() -> str:
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     config = app.config
-    lang = current(config)
+    site = site_config(config)
+    lang = site.language
     suffix = app.builder.out_suffix
     up = "../" * pagename.count("/")
-    base = config.recipebook_site_url.rstrip("/")
+    base = site.site_url
     not_found = pagename == config.notfound_pagename
     alternates = []
-    for other in config.recipebook_languages:
+    for other in site.languages:
         href = f"{up}../{other}/{pagename}{suffix}"
         if not_found:  # served at any missing address: absolute, to the language's start page
-            href = f"{site_config(config).site_path}/{other}/index{suffix}"
+            href = f"{site.site_path}/{other}/index{suffix}"
         url = f"{base}/{other}/{pagename}{suffix}" if base else href
         alternates.append(
             {

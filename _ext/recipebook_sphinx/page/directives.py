@@ -27,6 +27,7 @@ from recipebook.expanding.provenance import PACKAGES, Provenance
 from recipebook.reading.model import Recipe, Strategy
 
 from .. import config, store
+from ..config import site_config
 from ..i18n import untranslated
 from ..warnings_ import Subtype, warn
 from . import nodes as rb_nodes
@@ -116,7 +117,7 @@ def doc_link(docname: str, *children: nodes.Node) -> addnodes.pending_xref:
 def recipe_link(directive: SphinxDirective, name: str) -> nodes.Node:
     """A link to a recipe's page; just its name while it has no page (the build says so once,
     with the command that makes one, see ``__init__._pages``)."""
-    docname = directive.config.recipebook_pages["recipe"].format(name=name)
+    docname = site_config(directive.config).pages["recipe"].format(name=name)
     if docname in directive.env.found_docs:
         return doc_link(docname, nodes.inline("", name))
     return nodes.inline("", name)
@@ -166,7 +167,7 @@ class RecipeDirective(SphinxDirective):
 
     def load(self) -> Recipe | None:
         name = self.arguments[0]
-        path = store.path_for(self.config.recipebook_dir, name)
+        path = store.path_for(site_config(self.config).dir, name)
         if not path.is_file():
             warn(
                 f"no recipe named {name!r} (expected {path.name} in the recipes folder)",
@@ -267,8 +268,8 @@ class InstallDirective(RecipeDirective):
     """Prerequisites, install commands and the notes this recipe's features need."""
 
     def render(self, page: RecipePage) -> list[nodes.Node]:
-        versions = self.config.recipebook_versions
-        install_page = self.config.recipebook_pages["install"]
+        site = site_config(self.config)
+        versions, install_page = site.versions, site.pages["install"]
         result: list[nodes.Node] = [
             _para_with_link(
                 _(
@@ -426,8 +427,8 @@ class ExplorerDirective(RecipeDirective):
             axis_text=axis_text,
             _=_,
             files_href=f"{up}api/recipes/{recipe.name}/{target.strategy.slug}/{target.target.target}/",
-            repository_url=self.config.recipebook_repository_url,
-            versions=dict(self.config.recipebook_versions),
+            repository_url=site_config(self.config).repository_url,
+            versions=dict(site_config(self.config).versions),
         )
         return rb_nodes.make_explorer(
             view, rb_recipe=recipe.name, rb_strategy=target.strategy.slug, rb_target=target.target.target
@@ -444,7 +445,7 @@ class ClientDirective(RecipeDirective):
 def every_page(directive: SphinxDirective) -> Iterator[RecipePage]:
     """The page model of every valid recipe of the recipes folder, each file noted as a
     dependency of the page."""
-    directory = Path(directive.config.recipebook_dir)
+    directory = Path(site_config(directive.config).dir)
     directive.env.note_dependency(str(directory))
     store.note_listing(directive.env)
     for path in store.recipe_paths(directory):

@@ -229,7 +229,7 @@ def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[
             "target and feature."
         )
     )
-    pattern = app.config.recipebook_pages["recipe"]
+    pattern = site_config(app.config).pages["recipe"]
     recipe_pages = {pattern.format(name=p.recipe.name): p.recipe for p in pages}
     models = {pattern.format(name=p.recipe.name): p for p in pages}
 
@@ -268,7 +268,7 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html" or app.builder.name not in ("html", "dirhtml"):
         return
     config = site_config(app.config)
-    pages = [store.page(app.env, recipe) for recipe in store.valid_recipes(app.env, config.recipes_dir)]
+    pages = [store.page(app.env, recipe) for recipe in store.valid_recipes(app.env, config.dir)]
     docnames = published_docs(app)
     tree = SiteWriter(Path(app.outdir))
     index, full = llms(app, pages, docnames, markdown.views(app))
