@@ -82,9 +82,10 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check _ext tests bench tools conf.py
 
 # The outside judges from npm (axe-core, the Nu Html Checker), exactly as package-lock.json
-# pins them; install scripts are skipped (vnu-jar's would download a Java runtime; Debian's
-# is used, see .ci/run).
-node_modules/.installed: package.json package-lock.json | system
+# pins them (npm ci refuses a lock that package.json's dependencies disagree with; the rest of
+# package.json, its test script, installs nothing); install scripts are skipped (vnu-jar's would
+# download a Java runtime; Debian's is used, see .ci/run).
+node_modules/.installed: package-lock.json | system
 	npm ci --no-audit --no-fund --ignore-scripts
 	touch $@
 
@@ -98,8 +99,10 @@ system:
 # file builds once (a portal, a site of its own) is built once. The workers take the files in the
 # order tests/conftest.py gives them, heaviest first (--no-loadscope-reorder keeps it; xdist would
 # sort the files by their number of tests). TEST_JOBS=0: no workers.
+# `npm test` first: the JavaScript tests that need no site, in Node.js (tests/js/).
 TEST_JOBS ?= auto
 test: system $(STAMP) node_modules/.installed lint
+	npm --silent test
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # `make test` in a temporary copy of the project with the recipes of tests/batch added (their
