@@ -8,7 +8,7 @@ reader to paste into a shell:
 Identical texts are judged once. shellcheck runs once over all files, as bash
 (`-s bash`), with every optional check enabled (`--enable=all`) and no exclusion: none
 has been needed. An exclusion, if one ever is, goes into EXCLUDE with its reason, and into
-the site's list of judges (source/reference/testing.md).
+the list of judges (docs/develop/testing.md).
 """
 
 from __future__ import annotations

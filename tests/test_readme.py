@@ -45,3 +45,22 @@ def test_generated_figures_go_under_build_not_into_the_readme():
         assert out in recipe and "README" not in recipe
     for script in ("bench/run.py", "bench/search_report.py"):
         assert '"README.md"' not in (ROOT / script).read_text(encoding="utf-8")
+
+
+DEVELOP = ROOT / "docs" / "develop"
+
+
+def test_the_developer_pages_are_listed_and_their_links_and_paths_resolve():
+    """docs/develop/ (English only, not on the site): its README lists every page, and every
+    relative link and every repository path a page names exists."""
+    pages = sorted(path.name for path in DEVELOP.glob("*.md") if path.name != "README.md")
+    index = (DEVELOP / "README.md").read_text(encoding="utf-8")
+    assert pages and all(f"]({name})" in index for name in pages), pages
+    for page in DEVELOP.glob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        for link in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text):
+            assert (page.parent / link).exists(), f"{page.name}: {link}"
+        for path in re.findall(r"`((?:source|docs|tests|bench|tools|_ext)/[^` ]+\.(?:md|py|js))`", text):
+            assert (ROOT / path).exists(), f"{page.name}: {path}"
+        assert "{doc}" not in text and "{ref}" not in text  # not Sphinx pages: plain Markdown links
+    assert not list((ROOT / "source").rglob("testing.md")) and not list((ROOT / "source").rglob("benchmarks.md"))
