@@ -22,11 +22,12 @@ from bs4 import BeautifulSoup
 import recipebook
 from browser_support import open_page
 from conftest import _QuietHandler
-from recipe_support import NAMES, RECIPES
+from recipe_support import SHIPPED, recipe_names
 from recipebook.expanding import client
 from recipebook.expanding.expansion import neutral_value, offered
 from recipebook.expanding.page import expand_selection, page_of
 
+NAMES = recipe_names()  # the shipped recipes, whose pages the site has
 CONT = re.compile(r"^\s*\\?\s*|\s*\\\s*$")
 
 
@@ -37,7 +38,7 @@ def norm(text: str) -> str:
 
 @functools.cache
 def recipe(name: str) -> recipebook.Recipe:
-    return recipebook.load(RECIPES / f"{name}.json")
+    return recipebook.load(SHIPPED / f"{name}.json")
 
 
 def base_of(target) -> dict[str, str] | None:

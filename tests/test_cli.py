@@ -10,9 +10,11 @@ import sys
 
 import pytest
 
-from recipe_support import AXK2_NAME, GPT_NAME, REPO, recipe_names, shipped, write
+from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, REPO, fixture, recipe_names, write
 
 LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<pointer>/\S*): (?P<message>.+)$")
+
+FIXTURES_DIR = FIXTURES.relative_to(REPO).as_posix()  # the engine tests' own recipes, from the repository
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -51,9 +53,9 @@ def test_validate_shipped_recipes_prints_a_summary():
 
 
 def test_validate_named_files():
-    result = run("validate", f"recipes/{GPT_NAME}.json")
+    result = run("validate", f"{FIXTURES_DIR}/{GPT_NAME}.json")
     assert result.returncode == 0
-    count = len(json.loads(run("matrix", f"recipes/{GPT_NAME}.json", "--format", "json").stdout)["selections"])
+    count = len(json.loads(run("matrix", f"{FIXTURES_DIR}/{GPT_NAME}.json", "--format", "json").stdout)["selections"])
     assert result.stdout == f"1 recipe(s) valid, {count} selections ({GPT_NAME} {count})\n"
 
 
@@ -93,16 +95,16 @@ def test_strange_files_are_reported_not_raised(tmp_path):
 
 
 def test_every_problem_of_every_file_in_one_run(tmp_path):
-    one = shipped(GPT_NAME)
+    one = fixture(GPT_NAME)
     one["strategies"][0]["options"][0]["grid"]["recommended"]["lmcache"] = "ssd"
     one["strategies"][0]["options"][1]["grid"]["base"][0]["args"]["--max-num-seqs"] = "--max-num-seqs 8;"
     first, _ = write(tmp_path, one)
-    two = shipped(AXK2_NAME)
+    two = fixture(AXK2_NAME)
     two["strategies"][2]["options"][0]["grid"]["base"][1]["varies"].remove("--port")
     two["badges"][0] = {"text": "MoE", "colour": "red"}
     (tmp_path / "second").mkdir()
     second, _ = write(tmp_path / "second", two)
-    good = REPO / "recipes" / f"{GPT_NAME}.json"
+    good = REPO / FIXTURES_DIR / f"{GPT_NAME}.json"
 
     result = run("validate", first, good, second)
     no_traceback(result)
@@ -134,7 +136,7 @@ def test_validate_missing_file():
 
 def test_expand_json_shape():
     result = run(
-        "expand", f"recipes/{AXK2_NAME}.json", "--strategy", "prefill-decode-disaggregated", "--target", "Latency",
+        "expand", f"{FIXTURES_DIR}/{AXK2_NAME}.json", "--strategy", "prefill-decode-disaggregated", "--target", "Latency",
         "--format", "json",
     )  # fmt: skip
     no_traceback(result)
@@ -165,7 +167,7 @@ def test_expand_json_shape():
 
 def test_expand_with_set_and_shell_format():
     result = run(
-        "expand", f"recipes/{GPT_NAME}.json", "--strategy", "aggregated", "--target", "Throughput",
+        "expand", f"{FIXTURES_DIR}/{GPT_NAME}.json", "--strategy", "aggregated", "--target", "Throughput",
         "--set", "lmcache=off", "--set", "tool_calling=off",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -177,7 +179,7 @@ def test_expand_with_set_and_shell_format():
 
 def test_expand_null_recommendation_shows_the_base_command():
     result = run(
-        "expand", f"recipes/{AXK2_NAME}.json", "--strategy", "aggregated-pipeline-parallel", "--target", "Throughput",
+        "expand", f"{FIXTURES_DIR}/{AXK2_NAME}.json", "--strategy", "aggregated-pipeline-parallel", "--target", "Throughput",
         "--format", "json",
     )  # fmt: skip
     data = json.loads(result.stdout)
@@ -207,17 +209,17 @@ def test_expand_null_recommendation_shows_the_base_command():
     ],
 )
 def test_expand_errors_exit_2(args, fragment):
-    result = run("expand", f"recipes/{GPT_NAME}.json", *args)
+    result = run("expand", f"{FIXTURES_DIR}/{GPT_NAME}.json", *args)
     no_traceback(result)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr.startswith(f"recipes/{GPT_NAME}.json: ")
+    assert result.stderr.startswith(f"{FIXTURES_DIR}/{GPT_NAME}.json: ")
     assert fragment in result.stderr
     assert len(result.stderr.splitlines()) == 1
 
 
 def test_expand_excluded_selection_exits_2(tmp_path):
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     data["strategies"][0]["options"][0]["grid"]["excluded"] = [{"lmcache": "cpu", "spec_decode": "suffix"}]
     path, _ = write(tmp_path, data)
     base = ["expand", path, "--strategy", "aggregated", "--target", "Latency"]
@@ -229,7 +231,7 @@ def test_expand_excluded_selection_exits_2(tmp_path):
 
 
 def test_expand_of_an_invalid_recipe_reports_its_problems(tmp_path):
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     data["strategies"][0]["options"][0]["grid"]["recommended"]["lmcache"] = "ssd"
     path, _ = write(tmp_path, data)
     result = run("expand", path, "--strategy", "aggregated", "--target", "Latency")
@@ -239,7 +241,7 @@ def test_expand_of_an_invalid_recipe_reports_its_problems(tmp_path):
 
 
 def test_usage_errors_exit_2():
-    for args in ([], ["expand", f"recipes/{GPT_NAME}.json"], ["frobnicate"]):
+    for args in ([], ["expand", f"{FIXTURES_DIR}/{GPT_NAME}.json"], ["frobnicate"]):
         result = run(*args)
         no_traceback(result)
         assert result.returncode == 2
@@ -248,7 +250,7 @@ def test_usage_errors_exit_2():
 
 @pytest.mark.parametrize(("name", "count"), [(GPT_NAME, 108), (AXK2_NAME, 216)])
 def test_matrix_lists_every_offered_selection(name, count):
-    result = run("matrix", f"recipes/{name}.json", "--format", "json")
+    result = run("matrix", f"{FIXTURES_DIR}/{name}.json", "--format", "json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["recipe"] == name
@@ -258,7 +260,7 @@ def test_matrix_lists_every_offered_selection(name, count):
     assert len(keys) == count
     recommended = [(s["strategy"], s["target"]) for s in selections if s["recommended"]]
     assert len(recommended) == len(set(recommended))  # at most one per target
-    text = run("matrix", f"recipes/{name}.json")
+    text = run("matrix", f"{FIXTURES_DIR}/{name}.json")
     assert text.returncode == 0
     assert text.stdout.count("\n### ") + text.stdout.startswith("### ") == count
 
@@ -284,7 +286,7 @@ def test_drift_reports_what_another_release_removed_renamed_and_retyped(tmp_path
     """A made-up next release, derived from the pinned vocabulary: one flag of the recipe's
     first command removed, one renamed (same help text under a new name), one given a limit
     its value breaks, one deprecated; an environment name removed; a JSON field removed."""
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     path, dumped = write(tmp_path, data)
     vocab = json.loads(PINNED.read_text(encoding="utf-8"))
     flags = vocab["flags"]
@@ -379,7 +381,7 @@ def test_many_files_are_checked_on_every_core_with_the_same_verdicts(tmp_path, m
     files = []
     for index in range(8):
         for name in (AXK2_NAME, GPT_NAME):
-            data = shipped(name)
+            data = fixture(name)
             data["name"] = f"{name}-c{index}"
             if index == 3 and name == GPT_NAME:
                 data["badges"] = "not a list"

@@ -2,7 +2,7 @@
 
 The expected texts are not produced by the engine. They are written literally, or built by
 explicit steps for one selection (take this role's base arguments, drop these named keys,
-append those texts), read from the shipped recipe files. Then: pasting a command into bash
+append those texts), read from the fixture recipe files (tests/data/recipes). Then: pasting a command into bash
 runs exactly that invocation, and every command of every offered selection passes bash -n.
 """
 
@@ -17,7 +17,7 @@ from functools import cache
 import pytest
 
 import recipebook
-from recipe_support import AXK2_NAME, GPT_NAME, RECIPES, shipped
+from recipe_support import AXK2_NAME, GPT_NAME, RECIPES, fixture
 
 # Texts copied from the recipes by hand.
 GPT_KV_LMCACHE = (
@@ -81,7 +81,7 @@ def expand(name: str, strategy: str, target: str, **given: str) -> recipebook.Ex
 
 
 def grid_json(name: str, strategy: int, target: int = 0) -> dict:
-    return shipped(name)["strategies"][strategy]["options"][target]["grid"]
+    return fixture(name)["strategies"][strategy]["options"][target]["grid"]
 
 
 def assert_command(command, *, envs: list[str], args: list[str], model: str, role: str, rank: int | None) -> None:

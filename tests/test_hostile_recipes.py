@@ -354,10 +354,10 @@ def test_two_recipe_names_that_differ_only_in_case_are_both_located(tmp_path):
     import subprocess
     import sys
 
-    from recipe_support import REPO, shipped, write
+    from recipe_support import REPO, fixture, write
 
-    first = shipped(GPT)
-    second = shipped(GPT)
+    first = fixture(GPT)
+    second = fixture(GPT)
     second["name"] = "GPT-OSS-120b"
     path_a, dumped_a = write(tmp_path, first)
     path_b, dumped_b = write(tmp_path, second)
@@ -392,13 +392,13 @@ def test_a_build_with_a_hostile_recipe_reports_every_problem_at_its_place(tmp_pa
     import copy
 
     from conftest import build_site
-    from recipe_support import shipped, write
+    from recipe_support import fixture, write
     from recipebook import check_file
     from recipebook.checking import safety
     from third_recipe import copy_project
 
     project = copy_project(tmp_path / "project")
-    data = shipped(GPT)
+    data = fixture(GPT)
     args = grid(data)["base"][0]["args"]
     args["--max-num-seqs"] = "\u2014max-num-seqs 8"
     args["--port"] = "--port 80000"
@@ -406,7 +406,7 @@ def test_a_build_with_a_hostile_recipe_reports_every_problem_at_its_place(tmp_pa
     data["text"]["en"]["sub"] += ' <a href="//evil.example/x">more</a>'
     data["text"]["en"]["tag"] += " &lt;script&gt;alert(1)&lt;/script&gt;"
     grid(data)["base"][0]["envs"]["VLLM_HOST_IP"] = "VLLM_HOST_IP='<POD IP>'"
-    twin = copy.deepcopy(shipped(GPT))
+    twin = copy.deepcopy(fixture(GPT))
     twin["name"] = "GPT-OSS-120b"
     write(project / "recipes", data)
     write(project / "recipes", twin)

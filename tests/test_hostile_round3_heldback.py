@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from recipe_support import REPO, check_mutated, shipped
+from recipe_support import REPO, check_mutated, fixture
 
 GPT, AXK2 = "gpt-oss-120b", "A.X-K2"
 LATENCY = "/strategies/0/options/0/grid"
@@ -125,7 +125,7 @@ def _validate(path):
 
 
 def test_held_back_a_negative_number_of_many_digits(tmp_path):
-    text = json.dumps(shipped(GPT), indent=2).replace('"axes"', '"x": -' + "1" * 150 + ', "axes"', 1)
+    text = json.dumps(fixture(GPT), indent=2).replace('"axes"', '"x": -' + "1" * 150 + ', "axes"', 1)
     path = tmp_path / f"{GPT}.json"
     path.write_text(text, encoding="utf-8")
     result = _validate(path)
@@ -133,7 +133,7 @@ def test_held_back_a_negative_number_of_many_digits(tmp_path):
 
 
 def test_held_back_a_long_mantissa(tmp_path):
-    text = json.dumps(shipped(GPT), indent=2).replace('"axes"', '"x": 1.' + "0" * 200 + ', "axes"', 1)
+    text = json.dumps(fixture(GPT), indent=2).replace('"axes"', '"x": 1.' + "0" * 200 + ', "axes"', 1)
     path = tmp_path / f"{GPT}.json"
     path.write_text(text, encoding="utf-8")
     result = _validate(path)

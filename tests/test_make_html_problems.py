@@ -9,12 +9,12 @@ import subprocess
 from pathlib import Path
 
 from conftest import ROOT, ROOTS
-from recipe_support import GPT_NAME, shipped
+from recipe_support import GPT_NAME, fixture
 
 
 def _broken(folder: Path) -> Path:
     folder.mkdir()
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     data["strategies"][0]["options"][0]["grid"]["base"][0]["args"]["--max-num-seqs"] = "--max-num-seqs $SEQS"
     data["strategies"][0]["slugg"] = "typo"
     (folder / f"{GPT_NAME}.json").write_text(json.dumps(data, indent=2), encoding="utf-8")

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import recipebook
-from recipe_support import AXK2_NAME, GPT_NAME, check_mutated, shipped, write
+from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, check_mutated, fixture, write
 from recipebook.expanding import memory, page
 from recipebook.expanding.expansion import find
 from test_cli import LOCATED, no_traceback, run
@@ -58,12 +58,12 @@ def figures(recipe, slug: str, target: str, **what_if):
 
 @pytest.fixture(scope="module")
 def axk2():
-    return recipebook.load(f"recipes/{AXK2_NAME}.json")
+    return recipebook.load(FIXTURES / f"{AXK2_NAME}.json")
 
 
 @pytest.fixture(scope="module")
 def gpt():
-    return recipebook.load(f"recipes/{GPT_NAME}.json")
+    return recipebook.load(FIXTURES / f"{GPT_NAME}.json")
 
 
 # -- the KV cache --------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ def test_available_memory_is_the_usable_card_times_the_utilization(gpt):
 
 def test_weights_from_the_checkpoint_bytes(gpt):
     _result, fit = figures(gpt, gpt.strategies[0].slug, gpt.strategies[0].targets[0].target)
-    data = shipped(GPT_NAME)["facts"]["architecture"]
+    data = fixture(GPT_NAME)["facts"]["architecture"]
     head = -(-data["vocabSize"] // 64) * 64 * data["hiddenSize"] * 2
     layers = GPT_U8 + GPT_BF16 - 2 * head  # the embedding stays off the device
     granule = 2 * MIB
@@ -307,7 +307,7 @@ def test_a_negative_byte_count_is_a_schema_problem(tmp_path):
 def test_cli_fit_json_per_rank(length):
     result = run(
         "fit",
-        f"recipes/{AXK2_NAME}.json",
+        str(FIXTURES / f"{AXK2_NAME}.json"),
         "--strategy",
         DP,
         "--target",
@@ -327,13 +327,15 @@ def test_cli_fit_json_per_rank(length):
 
 
 def test_cli_fit_text_names_the_figures():
-    result = run("fit", f"recipes/{AXK2_NAME}.json", "--strategy", DP, "--target", "Latency", "--max-model-len", 163840)
+    result = run(
+        "fit", str(FIXTURES / f"{AXK2_NAME}.json"), "--strategy", DP, "--target", "Latency", "--max-model-len", 163840
+    )
     assert result.returncode == 0, result.stderr
     assert f"{ANCHOR[163840]:,} B ({ANCHOR[163840] / GIB:.1f} GiB)" in result.stdout
 
 
 def test_cli_fit_refuses_broken_facts_at_their_line(tmp_path):
-    data = copy.deepcopy(shipped(AXK2_NAME))
+    data = copy.deepcopy(fixture(AXK2_NAME))
     data["facts"]["architecture"].pop("qkRopeHeadDim")
     path, dumped = write(tmp_path, data)
     result = run("fit", path, "--strategy", DP, "--target", "Latency")
@@ -354,7 +356,7 @@ def test_cli_fit_refuses_broken_facts_at_their_line(tmp_path):
     ],
 )
 def test_cli_fit_selection_errors_exit_2(args):
-    result = run("fit", f"recipes/{AXK2_NAME}.json", *args)
+    result = run("fit", str(FIXTURES / f"{AXK2_NAME}.json"), *args)
     no_traceback(result)
     assert result.returncode == 2 and result.stderr
 

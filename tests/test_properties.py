@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import recipebook
-from recipe_support import NAMES, RECIPES, shipped
+from recipe_support import NAMES, RECIPES, fixture
 from recipebook import shell
 from recipebook.checking import inline
 from recipebook.checking.rules import text_error
@@ -42,7 +42,7 @@ def recipe(name: str) -> recipebook.Recipe:
 
 @cache
 def data(name: str) -> dict:
-    return shipped(name)
+    return fixture(name)
 
 
 TARGETS = [(name, s, t) for name in NAMES for s in data(name)["strategies"] for t in s["options"]]

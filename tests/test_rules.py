@@ -1,6 +1,6 @@
 """The semantic rules: for each, a shipped recipe changed to break it, and the exact problem.
 
-Each test loads a shipped recipe, mutates a copy, writes it as <name>.json in tmp_path
+Each test loads a fixture recipe (tests/data/recipes), mutates a copy, writes it as <name>.json in tmp_path
 and runs recipebook.check_file. The expected line and column come from the test's own
 JSON writer (recipe_support.dump), not from the engine's reader.
 """
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import recipebook
-from recipe_support import NAMES, RECIPES, Checked, check_mutated, shipped
+from recipe_support import NAMES, RECIPES, Checked, check_mutated, fixture
 from recipebook.expanding.expansion import MAX_COMBINATIONS, MAX_SELECTIONS
 
 GPT, AXK2 = "gpt-oss-120b", "A.X-K2"
@@ -520,7 +520,7 @@ def _offered_pair(data_grid: dict) -> tuple[str, str, str, dict] | None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_rule12_a_copied_delta_gives_identical_commands(tmp_path, name):
-    data = shipped(name)
+    data = fixture(name)
     where = next(
         (s, t, pair)
         for s, strategy in enumerate(data["strategies"])
@@ -566,7 +566,7 @@ def test_rule12_any_copied_delta_is_found(tmp_path, data):
     """Property: in any grid of a shipped recipe, giving one value of an axis another value's
     delta is reported at that value whenever the two are offered with the same other values."""
     name = data.draw(st.sampled_from(NAMES))
-    recipe = shipped(name)
+    recipe = fixture(name)
     grids = [(s, t) for s, strategy in enumerate(recipe["strategies"]) for t in range(len(strategy["options"]))]
     s, t = data.draw(st.sampled_from(grids))
     g = grid(recipe, s, t)
@@ -908,7 +908,7 @@ def test_a_value_for_an_axis_that_breaks_the_pattern_names_the_axis_values(tmp_p
         grid(data)["recommended"]["spec_decode"] = "eagle-3"
 
     checked = check_mutated(tmp_path, GPT, mutate)
-    values = grid(shipped(GPT))["modes"]["spec_decode"]
+    values = grid(fixture(GPT))["modes"]["spec_decode"]
     found = checked.expect_only(f"{GPT_LATENCY}/recommended/spec_decode", "is not a value of axis 'spec_decode'")
     assert found.message.endswith("choose from: " + ", ".join(values)) and "^" not in found.message
 

@@ -1,4 +1,5 @@
-"""recipes/schema.json: a valid 2020-12 schema, documented everywhere, strict about keys."""
+"""The recipe schema (recipebook/data/schema.json, which recipes/schema.json links to): a valid
+2020-12 schema, documented everywhere, strict about keys."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import json
 import jsonschema
 import pytest
 
-from recipe_support import AXK2_NAME, GPT_NAME, NAMES, RECIPES, check_mutated, shipped
+from recipe_support import AXK2_NAME, GPT_NAME, NAMES, RECIPES, check_mutated, fixture
 from recipebook import problems
 from recipebook.checking import schema
 from recipebook.reading import source
 
-SCHEMA = json.loads((RECIPES / "schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads(schema.SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
 def test_schema_is_a_valid_draft_2020_12_schema():
@@ -24,7 +25,7 @@ def test_schema_is_a_valid_draft_2020_12_schema():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_shipped_recipes_validate(name):
-    jsonschema.Draft202012Validator(SCHEMA).validate(shipped(name))
+    jsonschema.Draft202012Validator(SCHEMA).validate(fixture(name))
     document, problems = source.read(RECIPES / f"{name}.json")
     assert problems == []
     assert schema.check(document) == []
@@ -229,7 +230,7 @@ def test_a_pattern_rejects_a_final_newline_in_both_validators():
     # matches before a final newline, which the full validator must not accept either
     import jsonschema_rs
 
-    strings = set().union(*(_strings(shipped(name)) for name in NAMES))
+    strings = set().union(*(_strings(fixture(name)) for name in NAMES))
     rejected = 0
     for pattern in sorted(_patterns(schema.load_schema())):
         full = schema._Draft({"type": "string", "pattern": pattern})
@@ -324,3 +325,11 @@ def test_a_long_wrong_value_is_shortened_in_every_message(tmp_path):
     assert len(checked.problems) == 2, checked.problems
     for problem in checked.problems:
         assert "(19,001 characters)" in problem.message and len(problem.message) < 300, problem.message
+
+
+def test_the_recipes_folder_links_the_packaged_schema_for_editors():
+    """A recipe starts with "$schema": "schema.json": an editor finds the schema beside it, and it
+    is the one the engine checks with (package data, so an installed engine has it too)."""
+    linked = schema.SCHEMA_PATH.parents[3] / "recipes" / "schema.json"
+    assert linked.resolve() == schema.SCHEMA_PATH.resolve()
+    assert json.loads((RECIPES / f"{GPT_NAME}.json").read_text(encoding="utf-8"))["$schema"] == "schema.json"

@@ -22,13 +22,13 @@ import pytest
 from bs4 import BeautifulSoup, NavigableString
 from sphinx.testing.util import SphinxTestApp
 
-from recipe_support import RECIPES
+from recipe_support import SHIPPED
 
 WORD = re.compile(r"\w+")
 
 
 def recipe_names() -> list[str]:
-    return sorted(p.stem for p in RECIPES.glob("*.json") if p.name != "schema.json")
+    return sorted(p.stem for p in SHIPPED.glob("*.json") if p.name != "schema.json")
 
 
 @pytest.fixture(scope="module", params=["en", "ko"])

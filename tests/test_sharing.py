@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import recipebook
-from recipe_support import GPT_NAME, NAMES, RECIPES, dump, shipped, write
+from recipe_support import GPT_NAME, NAMES, RECIPES, dump, fixture, write
 from recipebook.checking import schema
 from recipebook.expanding import expansion
 from recipebook.reading import sharing, source
@@ -120,7 +120,7 @@ def test_shared_fixture_and_its_written_out_form_expand_alike():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_shipped_recipes_share_nothing_and_read_unchanged(name):
-    data = shipped(name)
+    data = fixture(name)
     document, _ = source.read(RECIPES / f"{name}.json")
     assert schema.check(document) == []
     assert inline(data) == data
@@ -130,7 +130,7 @@ def test_shipped_recipes_share_nothing_and_read_unchanged(name):
 # ------------------------------------------------------------------ property: sharing changes no command
 
 
-_BASE = shipped(GPT_NAME)
+_BASE = fixture(GPT_NAME)
 _GRID = _BASE["strategies"][0]["options"][0]["grid"]
 _ARGS = list(_GRID["base"][0]["args"])
 _DELTAS = list(_GRID["deltas"])

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recipe_support import NAMES, RECIPES, dump, shipped, shipped_text
+from recipe_support import NAMES, RECIPES, dump, fixture, fixture_text
 from recipebook.problems import Kind, Problem
 from recipebook.reading import source
 
@@ -51,8 +51,8 @@ def test_where_falls_back_to_the_nearest_known_parent():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_shipped_recipes_positions_match_an_independent_writer(name):
-    dumped = dump(shipped(name))
-    assert dumped.text == shipped_text(name)  # the shipped files are written exactly this way
+    dumped = dump(fixture(name))
+    assert dumped.text == fixture_text(name)  # the shipped files are written exactly this way
     document, problems = source.read(RECIPES / f"{name}.json")
     assert problems == []
     assert document.values == dumped.values

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from recipe_support import recipe_names
+from recipe_support import FIXTURES, recipe_names
 from recipebook import load, offered
 from recipebook.expanding import table
 from recipebook.expanding.expansion import reference_role
 from recipebook_sphinx import store
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMES = recipe_names()
+NAMES = recipe_names(FIXTURES)
 
 
 def lines_of(command) -> list[tuple]:
@@ -31,7 +31,7 @@ def lines_of(command) -> list[tuple]:
 @pytest.mark.parametrize("name", NAMES)
 def test_each_selection_read_from_the_table_is_its_reference_expansion(name):
     """The slow way, independent of the proof's bit sets: every selection, every rank."""
-    recipe = load(ROOT / "recipes" / f"{name}.json")
+    recipe = load(FIXTURES / f"{name}.json")
     for _strategy, target in recipe.targets():
         grid = target.grid
         lines, wrong = table.build(grid)
@@ -51,7 +51,7 @@ def test_each_selection_read_from_the_table_is_its_reference_expansion(name):
 def test_a_roles_ranks_share_its_lines(name):
     """Ranks lay their keys over the role's lines: only lines of keys the ranks set are held
     by some ranks; every other line is one for all ranks."""
-    recipe = load(ROOT / "recipes" / f"{name}.json")
+    recipe = load(FIXTURES / f"{name}.json")
     for _s, target in recipe.targets():
         lines, _wrong = table.build(target.grid)
         for role, role_table in zip(target.grid.base, lines.roles, strict=True):
@@ -62,7 +62,7 @@ def test_a_roles_ranks_share_its_lines(name):
 
 def _target_with_conditional_lines():
     for name in NAMES:
-        recipe = load(ROOT / "recipes" / f"{name}.json")
+        recipe = load(FIXTURES / f"{name}.json")
         for _s, target in recipe.targets():
             lines, _wrong = table.build(target.grid)
             if any(line.limits for role in lines.roles for line in role.lines):
@@ -110,14 +110,14 @@ def test_lines_the_rules_would_write_out_of_slot_order_are_caught(monkeypatch):
 def test_a_delta_that_moves_a_rank_key_is_caught():
     """A rank's key must sit where the table puts it; a delta that touches it (rule 8) makes
     the table refuse the selections it would show wrongly."""
-    recipe = load(ROOT / "recipes" / "A.X-K2.json")
+    recipe = load(FIXTURES / "A.X-K2.json")
     for _s, target in recipe.targets():
         role = next((r for r in target.grid.base if r.ranks and r.ranks[0].args), None)
         if role is None:
             continue
         key = next(iter(role.ranks[0].args))
         axis, values = next(iter(target.grid.axes.items()))
-        data = json.loads((ROOT / "recipes" / "A.X-K2.json").read_text())
+        data = json.loads((FIXTURES / "A.X-K2.json").read_text())
         grid_data = next(
             o["grid"]
             for s in data["strategies"]
@@ -140,7 +140,7 @@ def test_a_delta_that_moves_a_rank_key_is_caught():
 
 def test_unchanged_recipes_are_not_checked_again(make_app, rootdir, tmp_path, monkeypatch):
     folder = tmp_path / "recipes"
-    shutil.copytree(ROOT / "recipes", folder)
+    shutil.copytree(FIXTURES, folder)
     srcdir = tmp_path / "src"
     shutil.copytree(rootdir / "test-recipes", srcdir)
     overrides = {"recipebook_dir": str(folder)}

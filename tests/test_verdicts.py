@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, ROOTS
-from recipe_support import GPT_NAME, NAMES, RECIPES, recipe_names, shipped
+from recipe_support import GPT_NAME, NAMES, RECIPES, SHIPPED, fixture, recipe_names
 from recipebook.reading import load, verdicts
 
 
@@ -21,7 +21,7 @@ def _folder_of_recipes(folder: Path) -> list[Path]:
     """The shipped recipes and a broken one (a placeholder no axis fills, a misspelt key)."""
     folder.mkdir()
     paths = [Path(shutil.copy(RECIPES / f"{name}.json", folder)) for name in NAMES]
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     data["name"] = "broken"
     data["strategies"][0]["options"][0]["grid"]["base"][0]["args"]["--max-num-seqs"] = "--max-num-seqs $SEQS"
     data["strategies"][0]["slugg"] = "typo"
@@ -169,8 +169,8 @@ def test_validate_with_verdicts_says_the_same_and_files_them(tmp_path):
 @pytest.fixture
 def filed(tmp_path) -> Path:
     folder = tmp_path / "verdicts"
-    for name in recipe_names():  # every recipe of the folder the test root builds
-        verdicts.verdict(RECIPES / f"{name}.json", folder)
+    for name in recipe_names():  # every recipe of the folder the test root builds: the shipped ones
+        verdicts.verdict(SHIPPED / f"{name}.json", folder)
     return folder
 
 

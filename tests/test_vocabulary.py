@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import recipebook
+from recipe_support import fixture
 from recipebook.checking import vocabulary
 from recipebook.problems import Kind, Problem
 
@@ -44,10 +45,10 @@ def _tool():
 
 
 class Broken:
-    """A shipped recipe, changed, written to tmp_path and checked by the engine."""
+    """A fixture recipe (tests/data/recipes), changed, written to tmp_path and checked by the engine."""
 
     def __init__(self, tmp_path: Path, name: str, mutate: Callable[[Any], object]) -> None:
-        data = copy.deepcopy(json.loads((RECIPES / f"{name}.json").read_text(encoding="utf-8")))
+        data = copy.deepcopy(fixture(name))
         mutate(data)
         self.path = tmp_path / f"{name}.json"
         self.text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
