@@ -11,7 +11,7 @@ import pytest
 from bs4 import BeautifulSoup
 from sphinx.errors import ConfigError
 
-from recipebook.checking import vocabulary
+from recipebook.reading import vocabulary
 from recipebook_sphinx import config
 
 ROOT = Path(__file__).resolve().parents[1]

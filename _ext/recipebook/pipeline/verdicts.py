@@ -25,9 +25,10 @@ import tempfile
 from pathlib import Path
 
 from ..checking.schema import SCHEMA_PATH
+from ..expanding import expansion
 from ..problems import Kind, Problem
+from ..reading.source import MAX_BYTES
 from .load import check_file
-from .source import MAX_BYTES
 
 ENGINE = Path(__file__).resolve().parents[1]
 LIBRARIES = ("PyYAML", "jsonschema", "jsonschema-rs", "confusable-homoglyphs")
@@ -36,7 +37,9 @@ LIMIT = 1 << 22  # bytes: an entry larger than this is not a verdict this engine
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
-    """A recipe file's problems; for a valid one, its name and how many selections it offers."""
+    """A recipe file's problems; for a valid one, its name and how many selections it offers
+    (when checked here, not by the Sphinx adapter, which keeps only the problems). The one
+    verdict type: ``recipebook validate`` files it, the adapter's domain keeps it per file."""
 
     problems: list[Problem]
     name: str | None = None
@@ -125,8 +128,6 @@ def _write(folder: Path, key: str, verdict: Verdict) -> None:
 
 def fresh(path: str | Path) -> Verdict:
     """A recipe file checked now."""
-    from ..expanding import expansion
-
     recipe, problems = check_file(path)
     if recipe is None:
         return Verdict(problems)
