@@ -4,7 +4,7 @@ Everything is measured in one run on this machine; ratios compare figures of tha
 `make bench` prints the table and writes it to _build/bench.md, the figures to
 _build/bench.json (generated figures never go into the README; the site's Benchmarks page
 says what each one measures). Nothing here imports the Sphinx adapter but the text of its settings
-table (recipebook_sphinx.page.settings), which the plain pages hold in place of its directive.
+list (recipebook_sphinx.page.settings), which the plain pages hold in place of its directive.
 
 - Shipped site: `make html` into fresh folders, the languages side by side (the default)
   and one after the other (LANGUAGE_JOBS=1), alternating, after one warm-up build; its
@@ -68,7 +68,7 @@ from recipebook.expanding import page as page_model
 from recipebook.expanding.expansion import default_selection
 from recipebook.expanding.page import context_length, expand_selection, flags_in_use
 from recipebook.reading.model import Recipe
-from recipebook_sphinx.page.settings import markdown_table as settings_table
+from recipebook_sphinx.page.settings import markdown_list as settings_list
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
@@ -286,7 +286,7 @@ def plain_source(directive_src: Path, srcdir: Path, recipes: list, versions: dic
         "recipe-catalogue": lambda _name, _options: plain_catalogue(recipes),
         "recipe-flags": lambda _name, _options: plain_flags(recipes),
         "recipe-rules": lambda _name, options: plain_rules(options),
-        "recipe-settings": lambda _name, _options: settings_table() + "\n",
+        "recipe-settings": lambda _name, _options: settings_list() + "\n",
     }
     of_recipe = {
         "recipe-header": plain_header,

@@ -1,9 +1,11 @@
-"""``recipe-settings``: the table of every ``recipebook_*`` setting, from its declaration.
+"""``recipe-settings``: every ``recipebook_*`` setting, from its declaration.
 
-Each setting is declared once, as a field of ``recipebook_sphinx.config.Settings``; the table
-is made from those fields (``config.settings_table``) and parsed as Markdown in the page it
-stands in, so its words are the page's own: the gettext builder extracts them into the page's
-catalog and a Korean build translates them from there, as ``recipe-rules`` does with the rules.
+Each setting is declared once, as a field of ``recipebook_sphinx.config.Settings``; the list
+(a definition list: the setting, then what it is for, its default and what a change rebuilds,
+which reads at any width where a four-column table did not) is made from those fields
+(``config.settings_table``) and parsed as Markdown in the page it stands in, so its words are the
+page's own: the gettext builder extracts them into the page's catalog and a Korean build
+translates them from there, as ``recipe-rules`` does with the rules.
 """
 
 from __future__ import annotations
@@ -13,28 +15,30 @@ from sphinx.util.docutils import SphinxDirective
 
 from .. import config
 
-CLASS = "rb-settings"  # its cells wrap between words (recipebook.css)
+CLASS = "rb-settings"
+REBUILDS = {
+    "the pages": "A change rebuilds the pages.",
+    "the HTML": "A change rebuilds the HTML.",
+    "nothing": "A change rebuilds nothing.",
+}
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def markdown_table() -> str:
-    """The settings as a Markdown table: name, default, what a change rebuilds, what it is for."""
-    rows = [
-        f"| `{name}` | `{_cell(default)}` | {rebuilds} | {_cell(help_text)} |"
-        for name, default, rebuilds, help_text in config.settings_table()
-    ]
-    return "\n".join(["| Setting | Default | A change rebuilds | What it is for |", "| --- | --- | --- | --- |", *rows])
+def markdown_list() -> str:
+    """The settings as a Markdown definition list: each setting, then what it is for, its
+    default and what a change to it rebuilds."""
+    entries = []
+    for name, default, rebuilds, help_text in config.settings_table():
+        entries += [f"`{name}`", f": {help_text}", "", f"  Default: `{default}`. {REBUILDS[rebuilds]}", ""]
+    return "\n".join(entries)
 
 
 class SettingsDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        self.env.note_dependency(config.__file__)  # an edited declaration rebuilds the page
-        found = self.parse_text_to_nodes(markdown_table())
-        for table in (node for top in found for node in top.findall(nodes.table)):
-            table["classes"].append(CLASS)
+        self.env.note_dependency(config.__file__)  # an edited declaration rebuilds the page,
+        self.env.note_dependency(__file__)  # and so does an edit here
+        found = self.parse_text_to_nodes(markdown_list())
+        for listing in (node for top in found for node in top.findall(nodes.definition_list)):
+            listing["classes"].append(CLASS)
         return found
