@@ -122,7 +122,7 @@ def test_the_reference_page_lists_every_setting_from_its_declaration(site):
         assert listing is not None
         names = [term.get_text() for term in listing.select("dt")]
         assert names == [config.PREFIX + field.name for field in config.SETTINGS]
-        definitions = [definition.get_text(" ") for definition in listing.select("dd")]
+        definitions = [definition.get_text() for definition in listing.select("dd")]
         for field, text in zip(config.SETTINGS, definitions, strict=True):
             assert repr(config.default(field)) in text, (field.name, text)
         assert rebuilds in definitions[0]  # recipebook_dir: the pages are read again (and translated)
