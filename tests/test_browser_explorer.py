@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from browser_support import open_page
+from explorer_support import click_value, grid_id, open_tabs, other_value
 from judge_support import SHOWN_COMMANDS
 from recipebook import expand, load
 from recipebook.rendering import files
@@ -20,39 +21,6 @@ def visible_commands(page, grid_id: str) -> list[str]:
     """The text a reader sees of each server command, each rank picked in turn (innerText
     skips hidden lines)."""
     return page.evaluate(SHOWN_COMMANDS, grid_id)
-
-
-def grid_id(page, strategy: str, target: str) -> str:
-    return page.eval_on_selector(f'form.rb-grid[data-strategy="{strategy}"][data-target="{target}"]', "f => f.id")
-
-
-def open_tabs(page, gid: str) -> None:
-    """Click the strategy and target tabs that hold a grid, as a reader would."""
-    for input_id in page.eval_on_selector(
-        f"#{gid}",
-        """g => { const out = []; for (let n = g; n; n = n.parentElement) {
-                 if (n.classList && n.classList.contains('sd-tab-content')) out.unshift(n.previousElementSibling.htmlFor); }
-                 return out; }""",
-    ):
-        page.click(f'label[for="{input_id}"]')  # a tab's label comes just before its panel
-
-
-def other_value(recipe, strategy: str, target: str) -> tuple[dict[str, str], str, str]:
-    """The selection a target's page opens on, its first axis with a choice, and the first
-    other value of that axis."""
-    default = dict(expand(recipe, strategy, target).selection)
-    axis, values = next((a, v) for a, v in recipe.strategy(strategy).target(target).grid.axes.items() if len(v) > 1)
-    return default, axis, next(v for v in values if v != default[axis])
-
-
-def click_value(page, gid: str, axis: str, value: str) -> None:
-    field = page.locator(f'#{gid} input[data-axis="{axis}"]')
-    if field.first.get_attribute("type") == "checkbox":
-        if field.first.is_checked() != (value == "on"):
-            page.click(f'#{gid} label[for="{field.first.get_attribute("id")}"]')
-    else:
-        radio = page.locator(f'#{gid} input[data-axis="{axis}"][value="{value}"]')
-        page.click(f'#{gid} label[for="{radio.get_attribute("id")}"]')
 
 
 def walk_every_value(page, recipe_name: str, strategy: str, target: str) -> int:

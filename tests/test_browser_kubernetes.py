@@ -11,10 +11,10 @@ import polib
 import pytest
 
 from browser_support import open_page
+from explorer_support import click_value, grid_id, open_tabs, other_value
 from recipebook import expand, load
 from recipebook.rendering import kubernetes
 from recipebook.rendering.files import selection_files
-from test_browser_explorer import click_value, grid_id, open_tabs, other_value
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]

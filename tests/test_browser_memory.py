@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from browser_support import open_page
-from recipe_support import AXK2_NAME
+from explorer_support import click_value, grid_id, open_tabs
+from recipe_support import AXK2_NAME, SHIPPED
 from recipebook import expand, load
 from recipebook.expanding import memory
-from test_browser_explorer import RECIPES, click_value, grid_id, open_tabs
 
 DP, TARGET = "aggregated-data-expert-parallel", "Latency"
 GIB = 2**30
@@ -44,7 +44,7 @@ def shown_panel(page, gid: str) -> dict:
 def test_panel_shows_the_engines_figures_for_the_chosen_selection(
     browser, server, tmp_path, language, width, javascript
 ):
-    recipe = load(RECIPES / f"{AXK2_NAME}.json")
+    recipe = load(SHIPPED / f"{AXK2_NAME}.json")
     context = browser.new_context(viewport={"width": width, "height": 900}, java_script_enabled=javascript)
     page = context.new_page()
     try:

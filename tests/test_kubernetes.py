@@ -23,13 +23,13 @@ import yaml
 from referencing import Registry, Resource
 
 import crds
+from explorer_support import open_tabs
 from recipebook import shell
 from recipebook.expanding import client
 from recipebook.expanding.page import expansion_at, page_of
 from recipebook.pipeline.load import check_file, load
 from recipebook.rendering import kubernetes
 from recipebook.rendering.files import selection_files
-from test_browser_explorer import open_tabs
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")

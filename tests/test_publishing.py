@@ -152,8 +152,8 @@ def test_the_report_link_names_the_chosen_selection(browser, prefixed_server):
     follow the reader's selection, with the pinned versions and an empty results form."""
     from urllib.parse import parse_qs
 
+    from explorer_support import click_value, grid_id, open_tabs, other_value
     from recipebook import load
-    from test_browser_explorer import click_value, grid_id, open_tabs, other_value
 
     versions = runpy.run_path(str(ROOT / "conf.py"))["recipebook_versions"]
     recipe = load(ROOT / "recipes" / "A.X-K2.json")
