@@ -4,7 +4,7 @@ Writes a copy of the project into DIR (no build output, no caches), with N recip
 ``recipes/`` (the shipped two and N-2 generated), the page of each in ``source/recipes/``,
 and the Korean of each generated page's title and overview appended to its
 ``locale/ko/LC_MESSAGES/recipes.po``; ``make html`` (or :func:`build`) builds it like the real
-site. The search evaluation (tests/test_portal_search.py, bench/search_report.py) and
+site. The search evaluation (tests/site/test_portal_search.py, bench/search_report.py) and
 ``make bench`` use it.
 
 Each generated recipe is one of the shipped ones (the templates) with:

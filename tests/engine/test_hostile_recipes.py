@@ -3,7 +3,7 @@ message that names its cause. Invisible and look-alike characters (recipebook.ch
 near-placeholders and ports (recipebook.checking.safety), links (rule 9), names that differ only in case,
 and strings past their length limit.
 
-Each test mutates a shipped recipe as tests/test_rules.py does (recipe_support.check_mutated),
+Each test mutates a shipped recipe as tests/engine/test_rules.py does (recipe_support.check_mutated),
 so the expected line and column come from the test's own JSON writer.
 """
 

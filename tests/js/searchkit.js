@@ -3,7 +3,7 @@
  * for the tests beside this file (node --test). The pipeline is read from the extension's source;
  * the language's stemmer and the scorer's numbers, which a build generates, either from a built
  * language tree (site/questions.js: RECIPEBOOK_SITE names a built site's html folder, en/ and ko/
- * in it, and tests/test_search_pipeline.py runs it so) or, with no tree, made as the build makes
+ * in it, and tests/site/test_search_pipeline.py runs it so) or, with no tree, made as the build makes
  * them by jsdata.py in the project's .venv (`npm test`: no site is built).
  */
 "use strict";
@@ -19,7 +19,7 @@ const PYTHON = process.env.RECIPEBOOK_PYTHON || path.join(ROOT, ".venv", "bin", 
 /** A built language tree of the site RECIPEBOOK_SITE names. */
 function site(language) {
   const found = process.env.RECIPEBOOK_SITE;
-  if (!found) throw new Error("RECIPEBOOK_SITE is not set: tests/test_search_pipeline.py runs this with a built site");
+  if (!found) throw new Error("RECIPEBOOK_SITE is not set: tests/site/test_search_pipeline.py runs this with a built site");
   return path.join(found, language);
 }
 

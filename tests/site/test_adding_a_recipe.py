@@ -90,7 +90,7 @@ def test_an_author_adds_a_prefill_decode_recipe_and_everything_passes(tmp_path):
     assert re.fullmatch(r"RBLN NPU에서 \S+ 서빙", offered.msgstr) and NAME not in offered.msgstr
     built = run(project, "make", "html-ko")  # an author's build still succeeds, with a note
     assert f"recipes/{NAME}: 2 message(s)" in built.stdout, built.stdout
-    gate = intl_check.check(project / "locale", "ko")  # the i18n gate of tests/test_i18n.py
+    gate = intl_check.check(project / "locale", "ko")  # the i18n gate of tests/site/test_i18n.py
     assert any("recipes.po:" in problem and "untranslated" in problem for problem in gate), gate
 
     # 4. translate, as a translator does in the .po file

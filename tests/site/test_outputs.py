@@ -226,7 +226,7 @@ def _page_names(site: Path, lang: str) -> set[str]:
 
 def test_no_sitemap_without_a_site_url(site):
     # the sitemap protocol wants absolute URLs: without recipebook_site_url there is none
-    # (tests/test_publishing.py builds with one)
+    # (tests/site/test_publishing.py builds with one)
     assert not (site / "sitemap.xml").exists()
 
 

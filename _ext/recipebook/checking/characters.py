@@ -50,7 +50,7 @@ from ..reading.source import Document
 LONGEST = 100_000
 
 # Unicode 14's format (Cf), control (Cc, but tab, newline, carriage return), line and paragraph
-# separator characters (tests/test_characters.py checks the list against unicodedata), and
+# separator characters (tests/engine/test_hostile_recipes.py checks the list against unicodedata), and
 # characters that show as nothing although they are letters or symbols.
 _INVISIBLE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"

@@ -1,7 +1,7 @@
 /*
  * The query pipeline (recipebook-search.js) on the built site's own index (the searchindex.js a
  * build wrote): the words of a query as the site's index reads them, and the issue's questions.
- * Needs a built site: tests/test_search_pipeline.py runs this file (node --test, RECIPEBOOK_SITE
+ * Needs a built site: tests/site/test_search_pipeline.py runs this file (node --test, RECIPEBOOK_SITE
  * set to the site the test session built); `npm test`, which runs the *.test.js files and builds
  * nothing, does not.
  */
