@@ -28,6 +28,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM_PACKAGES = ROOT / "tools" / "system-packages"
 _FONT_FILE = re.compile(r"\.(ttf|ttc|otf)$")
+# How glyphs are drawn, as Debian's fontconfig-config sets it for everyone (10-hinting-slight,
+# 10-yes-antialias, 11-lcdfilter-default): slight hinting keeps text at its fractional widths,
+# as readers see it; fontconfig's own default (full hinting) rounds every glyph wider, and the
+# catalogue's seven columns no longer fit at 1280 px.
+RENDERING = (
+    ("hintstyle", "<const>hintslight</const>"),
+    ("antialias", "<bool>true</bool>"),
+    ("lcdfilter", "<const>lcddefault</const>"),
+)
 # Which installed family stands for each generic family CSS names, in order: the Latin face
 # first, the Korean one for the Hangul it lacks.
 GENERIC_FAMILIES = {
@@ -59,7 +68,7 @@ def font_files(packages: tuple[str, ...]) -> list[str]:
 def fontconfig(files: list[str], cache: Path) -> str:
     """A fontconfig file that offers exactly these font files: their folders are scanned, every
     other file in them (another package's) is refused, nothing else is read (no /etc/fonts, no
-    ~/.fonts, no aliases of the machine's)."""
+    ~/.fonts, no aliases of the machine's); glyphs drawn as Debian draws them (RENDERING)."""
     folders = sorted({os.path.dirname(file) for file in files})
     lines = ['<?xml version="1.0"?>', '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">', "<fontconfig>"]
     lines += [f"  <dir>{html.escape(folder)}</dir>" for folder in folders]
@@ -67,6 +76,8 @@ def fontconfig(files: list[str], cache: Path) -> str:
     lines += ["    <rejectfont><glob>*</glob></rejectfont>", "    <acceptfont>"]
     lines += [f"      <glob>{html.escape(file)}</glob>" for file in files]
     lines += ["    </acceptfont>", "  </selectfont>"]
+    for name, value in RENDERING:
+        lines.append(f'  <match target="pattern"><edit name="{name}" mode="append">{value}</edit></match>')
     for generic, families in GENERIC_FAMILIES.items():
         prefer = "".join(f"<family>{family}</family>" for family in families)
         lines.append(f"  <alias><family>{generic}</family><prefer>{prefer}</prefer></alias>")
