@@ -87,9 +87,10 @@ lint: $(STAMP)
 # pins them (npm ci refuses a lock that package.json's dependencies disagree with; the rest of
 # package.json, its test script, installs nothing); install scripts are skipped (vnu-jar's would
 # download a Java runtime; Debian's is used, see .ci/run).
+# A node_modules linked from another checkout (a worktree, make test-batch's copy) is that
+# checkout's: npm ci would empty it through the link while others read it, so it is left alone.
 node_modules/.installed: package-lock.json | system
-	npm ci --no-audit --no-fund --ignore-scripts
-	touch $@
+	test -L node_modules || { npm ci --no-audit --no-fund --ignore-scripts && touch $@; }
 
 # The Debian packages the tests drive (Chromium, shellcheck, msgfmt, Java, a CJK font, Node.js and
 # npm, python3-venv): tools/system-packages installs the missing ones as root (apt-get), or says
