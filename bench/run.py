@@ -31,8 +31,9 @@ list (recipebook_sphinx.page.settings), which the plain pages hold in place of i
   recipes): seconds and output bytes a target, with the ratio of each to the first, from one run.
   --only-portals measures these alone (with --json, the figures go to that file, e.g. _build/).
 - Peak memory: for each build step above, the largest resident size any one of its processes
-  reached (the kernel's ru_maxrss of the step's process tree, from wait4), and that of this
-  process, where the engine figures are measured.
+  reached (the kernel's ru_maxrss of the step's process tree, from wait4 in a small launcher, so
+  that the bench's own size is not counted in its children's), and that of this process, where
+  the engine figures are measured (with what it did before them).
 
 --quick runs every step above at the smallest sizes, once each (make test runs it: every
 step still runs to the end on this project as it is; its figures mean nothing).
@@ -341,21 +342,36 @@ def plain_conf(confdir: Path) -> None:
 # -- measuring -------------------------------------------------------------------------
 
 
+# Runs a command and writes the peak of its process tree to the file it is given. The bench's own
+# process has grown by then, and a child started from it counts the parent's size in its own peak
+# (Linux adds the memory a process had before exec to ru_maxrss, and a vfork'ed child's is its
+# parent's): started from this small launcher instead, a step's figure is its own.
+LAUNCHER = """import os, subprocess, sys
+child = subprocess.Popen(sys.argv[2:])
+_pid, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def measured(command: list[str], step: str, *, cwd: Path = ROOT, env: dict | None = None) -> tuple[float, str]:
     """Run a command to its end: its seconds and its error output (its other output is
     dropped). The largest resident size any one process of its tree reached (wait4's ru_maxrss:
-    the process and every child it waited for) is kept under `step` in PEAKS, the largest of
-    the step's runs. A failure stops the bench with the command and the end of its errors."""
-    with tempfile.TemporaryFile() as errors:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL, stderr=errors)
-        _pid, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        errors.seek(0)
-        text = errors.read().decode("utf-8", "replace")
-    PEAKS[step] = max(PEAKS.get(step, 0), usage.ru_maxrss * 1024)  # KiB on Linux
-    if process.returncode != 0:
+    the process and every child it waited for, read by LAUNCHER) is kept under `step` in PEAKS,
+    the largest of the step's runs. A failure stops the bench with the command and the end of
+    its errors."""
+    with tempfile.TemporaryDirectory(prefix="bench-step-") as scratch:
+        peak, errors = Path(scratch) / "peak", Path(scratch) / "errors"
+        with errors.open("wb") as stderr:
+            start = time.perf_counter()
+            launched = [sys.executable, "-c", LAUNCHER, str(peak), *map(str, command)]
+            result = subprocess.run(launched, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL, stderr=stderr)
+            seconds = time.perf_counter() - start
+        text = errors.read_text(encoding="utf-8", errors="replace")
+        kib = int(peak.read_text()) if peak.exists() else 0
+    PEAKS[step] = max(PEAKS.get(step, 0), kib * 1024)  # ru_maxrss is in KiB on Linux
+    if result.returncode != 0:
         raise SystemExit(f"bench/run.py: {step} failed: {' '.join(map(str, command))}\n{text[-4000:]}")
     return seconds, text
 
@@ -758,7 +774,7 @@ def main(argv: list[str] | None = None) -> int:
 
         # engine
         figures["engine"] = engine(paths, rounds)
-        PEAKS["this process (the engine figures, in process)"] = self_peak()
+        PEAKS["the bench's own process (the engine figures, in process)"] = self_peak()
         log(f"engine: {figures['engine']}")
 
         # page weight, English recipe pages of the shipped site

@@ -77,7 +77,7 @@ def test_peak_memory_is_reported_for_every_step_of_the_bench(quick):
         "shipped site: make html LANGUAGE_JOBS=1",
         "portal of 3 recipes: make html",
         "portal of 3 recipes of 2 tabs of 2 targets: make html",
-        "this process (the engine figures, in process)",
+        "the bench's own process (the engine figures, in process)",
     ]
     assert set(steps) <= set(peaks), sorted(peaks)
     assert any("plain pages" in step for step in peaks) and any("both languages" in step for step in peaks)
@@ -98,6 +98,16 @@ def test_a_steps_peak_is_its_largest_process_even_a_grandchild():
     bench.measured([sys.executable, "-c", GRANDCHILD], "probe")
     bench.measured([sys.executable, "-c", "pass"], "probe")  # a later, smaller run keeps the step's largest
     assert 200 * MIB <= bench.PEAKS["probe"] < 400 * MIB, bench.PEAKS["probe"]
+
+
+def test_a_steps_peak_is_its_own_however_large_the_bench_has_grown():
+    """The bench's process holds 300 MiB; a small command started from it is measured small (a
+    child started straight from it counted the parent's size as its own)."""
+    ballast = bytearray(300 * MIB)
+    ballast[::4096] = bytes(len(ballast[::4096]))  # resident, page by page
+    bench.measured([sys.executable, "-c", "pass"], "small step")
+    assert bench.self_peak() >= 300 * MIB > 4 * bench.PEAKS["small step"], bench.PEAKS["small step"]
+    del ballast
 
 
 def test_a_failing_step_stops_the_bench_with_its_command_and_errors():
