@@ -101,6 +101,15 @@ class Settings:
     dir: str = _setting(
         "recipes", rebuild="env", types=(str,), help="The folder of the recipe files, relative to `conf.py`."
     )
+    results_dir: str = _setting(
+        "results",
+        rebuild="env",
+        types=(str,),
+        help=(
+            "The folder of measured results, relative to `conf.py`: a folder per recipe, as "
+            "`recipebook results add --results` stores them; the pages show what it holds."
+        ),
+    )
     versions: Mapping[str, str] = _setting(
         {},
         rebuild="env",
@@ -233,12 +242,13 @@ def _problems(config: Config) -> list[str]:
 
 
 def validate(app: Sphinx, config: Config) -> None:
-    """config-inited: every wrong value at once, as one ConfigError; then the recipes folder as
-    an absolute path and the site URL without a trailing slash."""
+    """config-inited: every wrong value at once, as one ConfigError; then the recipes and results
+    folders as absolute paths and the site URL without a trailing slash."""
     problems = _problems(config)
     if problems:
         raise ConfigError("recipebook configuration:\n  " + "\n  ".join(problems))
     config.recipebook_dir = os.fspath(Path(app.confdir, config.recipebook_dir).resolve())
+    config.recipebook_results_dir = os.fspath(Path(app.confdir, config.recipebook_results_dir).resolve())
     config.recipebook_site_url = config.recipebook_site_url.rstrip("/")
 
 

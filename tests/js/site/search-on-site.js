@@ -130,7 +130,9 @@ describe("the words of a query", () => {
     ["prefix cahing", "prefix caching"],
   ]) {
     test(`an English typo of one edit finds the word: ${typo}`, () => {
-      assert.deepEqual(en.ranked(typo), en.ranked(right));
+      // the same pages, the same first; a typo's lower quality may reorder pages that tie below
+      assert.deepEqual([...en.ranked(typo)].sort(), [...en.ranked(right)].sort());
+      assert.equal(en.ranked(typo)[0], en.ranked(right)[0]);
     });
   }
 
