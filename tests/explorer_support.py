@@ -1,7 +1,10 @@
 """Shared by the tests that drive the explorer in Chromium: find a grid, open the tabs that hold
-it, pick a value as a reader clicks it (browser, site and engine tests use them)."""
+it, pick a value as a reader clicks it, whether the explorer's CSS hides an element at a selection
+(browser, site, adapter and engine tests use them)."""
 
 from __future__ import annotations
+
+import re
 
 from recipebook import expand
 
@@ -37,3 +40,17 @@ def click_value(page, gid: str, axis: str, value: str) -> None:
     else:
         radio = page.locator(f'#{gid} input[data-axis="{axis}"][value="{value}"]')
         page.click(f'#{gid} label[for="{radio.get_attribute("id")}"]')
+
+
+def hidden(element, index: tuple[int, ...], rank: int = 0) -> bool:
+    """Whether the explorer's CSS hides an element at a selection (class h-AXIS-VALUE) with
+    every rank picker on ``rank`` (class q-ROLE-RANK)."""
+    for node in [element, *element.parents]:
+        for cls in node.get("class", []) if hasattr(node, "get") else []:
+            m = re.fullmatch(r"h-(\d+)-(\d+)", cls)
+            if m and index[int(m.group(1))] == int(m.group(2)):
+                return True
+            q = re.fullmatch(r"q-(\d+)-(\d+)", cls)
+            if q and int(q.group(2)) == rank:
+                return True
+    return False

@@ -22,6 +22,7 @@ from bs4 import BeautifulSoup
 import recipebook
 from browser_support import open_page
 from conftest import _QuietHandler
+from explorer_support import hidden
 from recipe_support import SHIPPED, recipe_names
 from recipebook.expanding import client
 from recipebook.expanding.expansion import neutral_value, offered
@@ -75,20 +76,6 @@ def cases():
         for strategy, target in rec.targets():
             if base_of(target) is not None:
                 yield name, rec, strategy, target
-
-
-def hidden(element, index: tuple[int, ...], rank: int = 0) -> bool:
-    """Whether the explorer's CSS hides an element at a selection (class h-AXIS-VALUE) with
-    every rank picker on ``rank`` (class q-ROLE-RANK)."""
-    for node in [element, *element.parents]:
-        for cls in node.get("class", []) if hasattr(node, "get") else []:
-            m = re.fullmatch(r"h-(\d+)-(\d+)", cls)
-            if m and index[int(m.group(1))] == int(m.group(2)):
-                return True
-            q = re.fullmatch(r"q-(\d+)-(\d+)", cls)
-            if q and int(q.group(2)) == rank:
-                return True
-    return False
 
 
 def visible_text(pre, index: tuple[int, ...]) -> str:

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import recipebook
-from recipe_support import Checked, write
+from recipe_support import FIXTURES, Checked, write
 from recipebook import load
 from recipebook.checking import spanning
 from recipebook.expanding import client, memory
@@ -31,7 +31,7 @@ from recipebook.expanding.page import expansion_at, page_of
 from recipebook.reading.model import Grid
 from recipebook.rendering import files
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "data" / "multinode" / "Kimi-K2-Instruct.json"
 TP = "/grids/tp_nodes/base/0"  # tensor parallel over 2 nodes (shared by two targets and, changed, TP x PP)
 TP_PP = "/strategies/1/options/0/grid/change_base/main"  # its 4 nodes, given whole
@@ -177,7 +177,7 @@ def test_the_memory_figures_count_a_server_across_nodes_once():
     counted once, not once per node (a data-parallel node counts its local ranks from its start
     rank; with --nnodes the head's flags give the whole of it and the followers add nothing)."""
     recipe = load(FIXTURE)
-    facts = load(ROOT / "recipes" / "A.X-K2.json").facts  # any model's facts: the ranks are the question
+    facts = load(FIXTURES / "A.X-K2.json").facts  # any model's facts: the ranks are the question
     page = page_of(recipe)
     dp = page.target("dp-ep-across-nodes", "Throughput").opening_commands()
     assert [memory.Flags.of(c).processes_ranks for c in dp] == [tuple(range(8)), tuple(range(8, 16))]

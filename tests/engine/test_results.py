@@ -11,12 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
-
-import recipebook
-from recipebook.expanding import client, page, results
 from test_cli import LOCATED, no_traceback, run
 
-ROOT = Path(__file__).resolve().parents[1]
+import recipebook
+from recipe_support import FIXTURES
+from recipebook.expanding import client, page, results
+
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "results"
 (REAL,) = sorted(DATA.glob("openai-chat-*.json"))
 
@@ -25,7 +26,7 @@ def real() -> dict:
     """The real result, its commands hash refreshed to the selection's commands now (the recipe may
     have changed since the file was written; everything else is as vLLM wrote it)."""
     data = json.loads(REAL.read_text(encoding="utf-8"))
-    recipe = recipebook.load(ROOT / "recipes" / f"{data['recipe']}.json")
+    recipe = recipebook.load(FIXTURES / f"{data['recipe']}.json")
     target = page.page_of(recipe).target(data["strategy"], data["target"])
     chosen = target.index(results.parse_selection(data["selection"]))
     data["commands"] = client.commands_hash(target.commands_at(chosen))
@@ -39,7 +40,7 @@ def write(tmp_path: Path, data, name: str = "result.json") -> Path:
 
 
 def add(tmp_path: Path, *files, extra=()):
-    result = run("results", "add", *files, "--results", tmp_path / "store", *extra)
+    result = run("results", "add", *files, "--recipes", FIXTURES, "--results", tmp_path / "store", *extra)
     no_traceback(result)
     return result
 

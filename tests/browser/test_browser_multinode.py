@@ -25,7 +25,7 @@ from recipebook.expanding import client
 from recipebook.expanding.page import expansion_at, page_of
 from recipebook.rendering import files
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "data" / "multinode" / "Kimi-K2-Instruct.json"
 PAGE = "Kimi-K2-Instruct.html"
 VALUES = {"POD_IP@1": "10.0.0.1", "POD_IP@2": "10.0.0.2", "POD_IP@3": "10.0.0.3", "POD_IP@4": "10.0.0.4"}

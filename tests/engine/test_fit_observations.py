@@ -14,12 +14,12 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_cli import no_traceback, run
 
 import recipebook
-from recipe_support import AXK2_NAME, GPT_NAME, check_mutated, shipped, write
+from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, check_mutated, fixture, write
 from recipebook.expanding import memory, page
 from recipebook.expanding.expansion import find
-from test_cli import no_traceback, run
 
 GIB, MIB = 2**30, 2**20
 USABLE = 144 * GIB - 4 * GIB
@@ -32,12 +32,12 @@ FP8 = "skt/A.X-K2"
 
 @pytest.fixture(scope="module")
 def axk2():
-    return recipebook.load(f"recipes/{AXK2_NAME}.json")
+    return recipebook.load(FIXTURES / f"{AXK2_NAME}.json")
 
 
 @pytest.fixture(scope="module")
 def gpt():
-    return recipebook.load(f"recipes/{GPT_NAME}.json")
+    return recipebook.load(FIXTURES / f"{GPT_NAME}.json")
 
 
 def _fit(recipe, slug, target, sets=None, **what_if):
@@ -75,7 +75,7 @@ def test_the_fp8_checkpoint_disagreement_is_shown_with_its_size(axk2):
     assert failed.outcome == "fails" and failed.agrees is False and failed.declared
     # the size: what the figures leave free on a rank at 262,144 (base selection: utilization 0.9,
     # three runtimes under data parallel), computed here from the facts
-    size = shipped(AXK2_NAME)["facts"]["checkpoints"][1]["size"]
+    size = fixture(AXK2_NAME)["facts"]["checkpoints"][1]["size"]
     head = -(-163840 // 64) * 64 * 7168 * 2
     stage = -(-(size - 2 * head) // 8)  # split over the eight expert-parallel ranks
     per_layer = -(-stage // 61)
@@ -182,7 +182,7 @@ def test_prefill_and_decode_are_advised_per_role(axk2):
 
 
 DRAFT = "nvidia/gpt-oss-120b-Eagle3-v3"
-# Test facts for a one-layer draft (not the real draft's: the shipped recipe gives none).
+# Test facts for a one-layer draft (not the real draft's: the recipe gives none).
 DRAFT_FACTS = {"model": DRAFT, "layers": 1, "kvHeads": 8, "headDim": 64, "hiddenSize": 2880, "vocabSize": 201088}
 
 
@@ -294,14 +294,22 @@ def _fit_cli(*args):
 
 
 def test_fit_exit_status_says_the_verdict():
-    fits = _fit_cli(f"recipes/{AXK2_NAME}.json", "--strategy", PP, "--target", "Throughput", "--set", "spec_decode=off")
+    fits = _fit_cli(
+        str(FIXTURES / f"{AXK2_NAME}.json"), "--strategy", PP, "--target", "Throughput", "--set", "spec_decode=off"
+    )
     assert fits.returncode == 0, fits.stdout + fits.stderr
     short = _fit_cli(
-        f"recipes/{AXK2_NAME}.json", "--strategy", DP, "--target", "Latency", "--max-model-len", str(64 * 262144)
+        str(FIXTURES / f"{AXK2_NAME}.json"),
+        "--strategy",
+        DP,
+        "--target",
+        "Latency",
+        "--max-model-len",
+        str(64 * 262144),
     )
     assert short.returncode == 1 and "does not fit" in short.stdout
     assert "what if: --max-model-len 16777216 (the commands: 262144)" in short.stdout
-    open_ = _fit_cli(f"recipes/{GPT_NAME}.json", "--strategy", "aggregated", "--target", "Latency")
+    open_ = _fit_cli(str(FIXTURES / f"{GPT_NAME}.json"), "--strategy", "aggregated", "--target", "Latency")
     assert open_.returncode == 3 and "draft" in open_.stdout
 
 
@@ -316,13 +324,13 @@ def test_fit_exit_status_says_the_verdict():
     ],
 )
 def test_fit_bad_input_exits_2_with_one_line(args):
-    result = _fit_cli(f"recipes/{GPT_NAME}.json", *args)
+    result = _fit_cli(str(FIXTURES / f"{GPT_NAME}.json"), *args)
     assert result.returncode == 2 and result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
 
 
 def test_an_observed_failure_exits_1_and_shows_the_disagreement():
     result = _fit_cli(
-        f"recipes/{AXK2_NAME}.json",
+        str(FIXTURES / f"{AXK2_NAME}.json"),
         "--strategy",
         DP,
         "--target",
@@ -345,7 +353,7 @@ def test_an_observed_failure_exits_1_and_shows_the_disagreement():
 
 
 def test_replication_wording_follows_the_chiplet_count(tmp_path):
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     data["facts"]["architecture"]["kvHeads"] = 2  # two KV heads on a four-chiplet device: counted twice
     path, _dumped = write(tmp_path, data)
     result = _fit_cli(path, "--strategy", "aggregated", "--target", "Latency", "--set", "spec_decode=off")

@@ -19,11 +19,11 @@ import pytest
 from bs4 import BeautifulSoup
 
 import recipebook
+from explorer_support import hidden
 from recipebook import cli
 from recipebook.expanding import client, page, results
-from test_browser_serving import hidden
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 (REAL,) = sorted((ROOT / "tests" / "data" / "results").glob("openai-chat-*.json"))
 RECIPE, DP, PP = "A.X-K2", "aggregated-data-expert-parallel", "aggregated-pipeline-parallel"
 
@@ -103,7 +103,7 @@ def _build(rootdir: Path, tmp_path: Path, folder: Path, language: str) -> Path:
 @pytest.fixture(scope="module")
 def built(stored, tmp_path_factory):
     folder, found = stored
-    rootdir = Path(__file__).parent / "roots"
+    rootdir = ROOT / "tests" / "roots"
     tmp_path = tmp_path_factory.mktemp("sites")
     return {lang: _build(rootdir, tmp_path, folder, lang) for lang in ("en", "ko")}, found
 
