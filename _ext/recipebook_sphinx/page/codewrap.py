@@ -31,7 +31,7 @@ _TAG = re.compile(r"(<[^>]*>)")
 _HYPHENATED = re.compile(r"[^\s<>]*-[^\s<>]*")
 
 
-def _keep(match: re.Match) -> str:
+def _keep(match: re.Match[str]) -> str:
     run = match.group()
     if len(html.unescape(run)) > KEEP_UP_TO or not run.strip("-"):
         return run
@@ -57,7 +57,7 @@ _FLAG_OR_NOT = re.compile(
 )
 
 
-def _keep_flag(match: re.Match) -> str:
+def _keep_flag(match: re.Match[str]) -> str:
     if match.group("skip"):
         return match.group()
     flag, glued = match.group("flag"), match.group("glued")

@@ -180,7 +180,7 @@ def translators(languages: Iterable[str], folders: Iterable[Path]) -> dict[str, 
     """The extension's catalog in each language (from the first of the locale folders that has
     it): the site-level pages name every language in its own words, the same bytes whichever
     language's build writes them."""
-    words = {}
+    words: dict[str, Callable[[str], str]] = {}
     for lang in languages:
         found: gettext.NullTranslations | None = None
         for folder in folders:
