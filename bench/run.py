@@ -66,6 +66,7 @@ from recipebook import check_file, expand, forget, load, matrix
 from recipebook.checking import rules as rule_statements
 from recipebook.expanding import memory
 from recipebook.expanding import page as page_model
+from recipebook.expanding import results as stored_results
 from recipebook.expanding.expansion import default_selection
 from recipebook.expanding.page import context_length, expand_selection, flags_in_use
 from recipebook.reading.model import Recipe
@@ -280,6 +281,20 @@ def plain_memory(argument: str, by_name: dict) -> str:
     return memory.gib(max(getattr(rank, field) for rank in fit.ranks))
 
 
+def plain_results(recipe) -> str:
+    """The recipe-results directive of a recipe without stored results (the site's results folder
+    holds none for it): its sentence. Measured results would be a plot and a table, which the
+    plain pages do not write: the bench says so instead of weighing a page against less text."""
+    found, _wrong = stored_results.load(ROOT / "results", recipe.name)
+    if found:
+        raise SystemExit(f"bench/run.py: {recipe.name} has measured results: give plain_results their table and plot")
+    return (
+        "No results have been measured for this recipe yet, so this page shows no throughput or latency. Each "
+        "explorer above shows the benchmark that measures its selection; python -m recipebook results add stores "
+        "what it writes, and this section then plots it.\n"
+    )
+
+
 def plain_source(directive_src: Path, srcdir: Path, recipes: list, versions: dict) -> None:
     """The same pages with every recipe directive and role replaced by its plain-text output."""
     by_name = {r.name: r for r in recipes}
@@ -294,6 +309,7 @@ def plain_source(directive_src: Path, srcdir: Path, recipes: list, versions: dic
         "recipe-install": lambda r: plain_install(r, versions),
         "recipe-explorer": plain_explorer,
         "recipe-client": lambda r: "Once the server is up, send it a request:\n\n" + code(r.client),
+        "recipe-results": plain_results,
     }
 
     def replace(page: Path) -> Callable[[re.Match], str]:
