@@ -47,3 +47,18 @@ def test_a_flag_too_long_for_a_phone_keeps_only_its_first_word_with_the_dashes()
     flag = "--" + "-".join(["word"] * 10)
     kept = codewrap.keep_flags(f"<p>set {flag}.</p>")
     assert kept == f'<p>set <span class="rb-nb">--word</span>-{flag[len("--word-") :]}.</p>'
+
+
+def test_a_short_option_in_prose_is_kept_whole_and_a_hyphen_in_a_word_is_not_one():
+    body = "<p>python -m recipebook, -D 옵션, -m을 (-m); non-English, a - b, -1, x-y, ---d, a--b</p>"
+    kept = codewrap.keep_flags(body)
+    assert kept.count('class="rb-nb"') == 4
+    for flag in ("-m", "-D", "-m을"):
+        assert f'<span class="rb-nb">{flag}</span>' in kept
+    assert codewrap._TAG.sub("", kept) == codewrap._TAG.sub("", body)
+
+
+def test_a_short_option_too_long_for_a_phone_keeps_only_its_first_word_with_the_dash():
+    flag = "-" + "-".join(["word"] * 10)
+    kept = codewrap.keep_flags(f"<p>set {flag}.</p>")
+    assert kept == f'<p>set <span class="rb-nb">-word</span>-{flag[len("-word-") :]}.</p>'

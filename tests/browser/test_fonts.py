@@ -79,9 +79,9 @@ def test_the_tests_fontconfig_names_only_the_packages_files(tmp_path):
     assert "<rejectfont><glob>*</glob></rejectfont>" in text
 
 
-# Every flag (--name) in the visible text of the main article whose "--" and the character after
-# it lie on different lines, or, for a flag of up to `longest` characters, whose characters do not
-# all lie on one line.
+# Every flag (--name, or a short option such as -m) in the visible text of the main article whose
+# dashes and the character after them lie on different lines, or, for a flag of up to `longest`
+# characters, whose characters do not all lie on one line.
 FLAG_BREAKS = """(longest) => {
   const main = document.querySelector('article[role="main"]') || document.body;
   const broken = [];
@@ -94,12 +94,13 @@ FLAG_BREAKS = """(longest) => {
   };
   const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (!node.data.includes('--') || !node.parentElement.checkVisibility()) continue;
+    if (!node.data.includes('-') || !node.parentElement.checkVisibility()) continue;
     if (node.parentElement.closest('pre, script, style, .rb-sr')) continue;
-    for (const match of node.data.matchAll(/(?<![\\w-])--[A-Za-z0-9][A-Za-z0-9_.-]*/g)) {
+    for (const match of node.data.matchAll(/(?<![\\w-])(?:--[A-Za-z0-9]|-[A-Za-z])[A-Za-z0-9_.-]*/g)) {
       const flag = match[0].replace(/[.-]+$/, '');
       const first = line(node, match.index);
-      const last = flag.length <= longest ? flag.length - 1 : 2;
+      const dashes = flag.startsWith('--') ? 2 : 1;
+      const last = flag.length <= longest ? flag.length - 1 : dashes;
       for (let i = 1; i <= last; i++) {
         const here = line(node, match.index + i);
         if (first && here && Math.abs(here[0] - first[0]) >= first[1] / 2) {
@@ -157,12 +158,15 @@ def test_a_flag_in_a_recipe_page_stays_whole_in_any_font_at_any_width(browser, s
 
 
 def test_the_sweep_sees_a_flag_broken_after_its_dashes(browser):
-    """Not blind: the same prose without codewrap.keep_flags breaks after "--" at some width in
-    some family; with it, nowhere; the text a reader copies is the same."""
+    """Not blind: the same prose without codewrap.keep_flags breaks after "--", and after the
+    dash of a short option, at some width in some family; with it, nowhere; the text a reader
+    copies is the same."""
     prose = (
         "<p>If the KV cache is on every chiplet: To fit, spread the model over more devices: a larger "
         "--pipeline-parallel-size, or --data-parallel-size with expert parallelism.</p>"
         "<p>올리려면 --pipeline-parallel-size를 키우거나 --data-parallel-size를 키웁니다.</p>"
+        "<p>Each explorer above shows the benchmark that measures its selection; python -m recipebook results "
+        "add stores what it writes, python -m recipebook fit says what fits, python -m venv makes a venv.</p>"
     )
     style = f"<style>.{codewrap.CLASS} {{ white-space: nowrap; }}</style>"
     page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -175,5 +179,6 @@ def test_the_sweep_sees_a_flag_broken_after_its_dashes(browser):
     page.close()
     before, after = results
     assert any(broken.startswith("--|") for broken in before), before
+    assert any(broken.startswith("-|") for broken in before), before
     assert after == {}, after
     assert texts[0] == texts[1]
