@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import sphinx.locale
 
 from browser_support import chromium_env as chromium_env_in
 
@@ -58,6 +59,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for later in [path for path, rank in weight.items() if rank == 0][1:]:
         weight[later] = 1
     items.sort(key=lambda item: weight[item.nodeid.split("::")[0]])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_catalogs_across_files() -> Iterator[None]:
+    """Each test file starts and ends without the message catalogs an earlier build loaded: Sphinx
+    keeps them for the rest of the process (sphinx.locale.translators; only sphinx.testing's apps
+    drop them when cleaned up), so on a make test worker an English build in one file read the
+    Korean a build in another file left (test_snapshots after test_sidebar's Korean build)."""
+    sphinx.locale.translators.clear()
+    yield
+    sphinx.locale.translators.clear()
 
 
 @pytest.fixture(scope="session")
