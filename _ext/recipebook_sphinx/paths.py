@@ -12,11 +12,12 @@ STATIC = PACKAGE / "static"
 TEMPLATES = PACKAGE / "templates"
 # The checkout the package runs from (pip install -e ., or _ext/ on the path): its locale/ holds
 # the extension's own catalogs, read after a project's own (a project that has none still gets them).
-CHECKOUT_LOCALE = PACKAGE.parents[1] / "locale"
+ROOT = PACKAGE.parents[1]
+LOCALE = ROOT / "locale"
 
 
 def locale_dirs(srcdir: str | os.PathLike[str], config: Config) -> list[Path]:
     """Where the extension's catalogs (its words, the recipes' labels) are read from, the first
     that has a message first: the built project's ``locale_dirs``, then the checkout's locale/."""
     folders = [Path(srcdir, folder).resolve() for folder in config.locale_dirs]
-    return [*folders, CHECKOUT_LOCALE] if CHECKOUT_LOCALE.resolve() not in folders else folders
+    return [*folders, LOCALE] if LOCALE.resolve() not in folders else folders

@@ -21,8 +21,8 @@ import sphinx
 import sphinx.locale
 from sphinx.util.template import SphinxRenderer
 
-from recipebook_sphinx.i18n.languages import compile_catalogs
-from recipebook_sphinx.paths import CHECKOUT_LOCALE
+from recipebook_sphinx.i18n import po_check
+from recipebook_sphinx.paths import LOCALE
 from recipebook_sphinx.search.build import data_script
 from recipebook_sphinx.search.english import SearchEnglishPorter
 from recipebook_sphinx.search.korean import SearchKorean
@@ -46,8 +46,9 @@ def language_data(code: str) -> str:
 
 def search_data(code: str) -> str:
     """recipebook-search-data.js of a site without pages, its strings in that language."""
-    compile_catalogs(CHECKOUT_LOCALE, ("recipebook",))
-    sphinx.locale.init([str(CHECKOUT_LOCALE)], code, "recipebook")
+    problems = po_check.compile_language([LOCALE], code)  # as a build's extension compiles them when it loads
+    assert not problems, problems
+    sphinx.locale.init([str(LOCALE)], code, "recipebook")
     return data_script({})
 
 
