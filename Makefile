@@ -1,5 +1,7 @@
 # The two commands: `make html` builds the site, `make test` runs every test.
-# Both create .venv from requirements.txt when it is missing or older than it.
+# Both create .venv from requirements.txt when it is missing or older than it (or than
+# pyproject.toml), and install the project itself in it (pip install -e .: the recipebook
+# command and the recipebook_sphinx extension, from _ext/).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -19,15 +21,18 @@ REPOSITORY_URL ?=
 # shell word: single-quoted, each ' in it written '\'' (never as shell text of its own).
 arg = '$(subst ','\'',$($(1)))'
 SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(call arg,SITE_URL)) $(if $(REPOSITORY_URL),-D recipebook_repository_url=$(call arg,REPOSITORY_URL))
-export PYTHONPATH := $(CURDIR)/_ext
 
 .PHONY: html html-en html-ko livehtml test test-batch system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt
+# the project without build isolation or dependencies: requirements.txt pins them all, setuptools too;
+# a copy of the project that links another checkout's .venv (make test-batch, the portals) leaves
+# that checkout installed
+$(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	test -L $(VENV) || $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
 # The languages build side by side (one sphinx-build each, on their own cores);
@@ -91,11 +96,13 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # The outside judges from npm (axe-core, the Nu Html Checker), exactly as package-lock.json
-# pins them; install scripts are skipped (vnu-jar's would download a Java runtime; Debian's
-# is used, see .ci/run).
-node_modules/.installed: package.json package-lock.json | system
-	npm ci --no-audit --no-fund --ignore-scripts
-	touch $@
+# pins them (npm ci refuses a lock that package.json's dependencies disagree with; the rest of
+# package.json, its test script, installs nothing); install scripts are skipped (vnu-jar's would
+# download a Java runtime; Debian's is used, see .ci/run).
+# A node_modules linked from another checkout (a worktree, make test-batch's copy) is that
+# checkout's: npm ci would empty it through the link while others read it, so it is left alone.
+node_modules/.installed: package-lock.json | system
+	test -L node_modules || { npm ci --no-audit --no-fund --ignore-scripts && touch $@; }
 
 # The Debian packages the tests drive (Chromium, shellcheck, msgfmt, Java, a CJK font, Node.js and
 # npm, python3-venv): tools/system-packages installs the missing ones as root (apt-get), or says
@@ -107,8 +114,10 @@ system:
 # file builds once (a portal, a site of its own) is built once. The workers take the files in the
 # order tests/conftest.py gives them, heaviest first (--no-loadscope-reorder keeps it; xdist would
 # sort the files by their number of tests). TEST_JOBS=0: no workers.
+# `npm test` first: the JavaScript tests that need no site, in Node.js (tests/js/).
 TEST_JOBS ?= auto
 test: system $(STAMP) node_modules/.installed lint
+	npm --silent test
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # `make test` in a temporary copy of the project with the recipes of tests/batch added (their
@@ -116,8 +125,9 @@ test: system $(STAMP) node_modules/.installed lint
 test-batch: $(STAMP) node_modules/.installed
 	$(BIN)/python tests/batch/run.py $(PYTEST_ARGS)
 
-# Build and engine figures (bench/run.py), ratios measured in one run: prints the table, writes it
-# to _build/bench.md and the figures to _build/bench.json (never into README.md).
+# Build and engine figures (bench/run.py), ratios measured in one run, and the peak memory of each
+# step's processes: prints the table, writes it to _build/bench.md and the figures to
+# _build/bench.json (never into README.md). BENCH_ARGS=--quick: every step at its smallest, once.
 bench: $(STAMP)
 	mkdir -p $(BUILD)
 	$(BIN)/python bench/run.py --markdown $(BUILD)/bench.md --json $(BUILD)/bench.json $(BENCH_ARGS)

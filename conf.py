@@ -1,10 +1,9 @@
-"""Sphinx configuration: English sources in source/, Korean from locale/."""
+"""Sphinx configuration: English sources in source/, Korean from locale/. The extension
+recipebook_sphinx is this project's own package (_ext/), installed in .venv by make."""
 
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT / "_ext"))
 
 project = "RBLN Serving Recipes"
 author = "RBLN Serving Recipes contributors"

@@ -4,7 +4,7 @@ Writes a copy of the project into DIR (no build output, no caches), with N recip
 ``recipes/`` (the shipped two and N-2 generated), the page of each in ``source/recipes/``,
 and the Korean of each generated page's title and overview appended to its
 ``locale/ko/LC_MESSAGES/recipes.po``; ``make html`` (or :func:`build`) builds it like the real
-site. The search evaluation (tests/test_portal_search.py, bench/search_report.py) and
+site. The search evaluation (tests/site/test_portal_search.py, bench/search_report.py) and
 ``make bench`` use it.
 
 Each generated recipe is one of the shipped ones (the templates) with:
@@ -26,17 +26,14 @@ import argparse
 import dataclasses
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import polib
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "_ext") not in sys.path:
-    sys.path.insert(0, str(ROOT / "_ext"))
+from recipebook import check_file
 
-from recipebook import check_file  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SHIPPED = {"aggregated": "gpt-oss-120b", "disaggregated": "A.X-K2"}
 IGNORE = shutil.ignore_patterns(

@@ -3,7 +3,8 @@
 Everything is measured in one run on this machine; ratios compare figures of that run.
 `make bench` prints the table and writes it to _build/bench.md, the figures to
 _build/bench.json (generated figures never go into the README; the site's Benchmarks page
-says what each one measures). Nothing here imports the Sphinx adapter.
+says what each one measures). Nothing here imports the Sphinx adapter but the text of its settings
+list (recipebook_sphinx.page.settings), which the plain pages hold in place of its directive.
 
 - Shipped site: `make html` into fresh folders, the languages side by side (the default)
   and one after the other (LANGUAGE_JOBS=1), alternating, after one warm-up build; its
@@ -29,11 +30,19 @@ says what each one measures). Nothing here imports the Sphinx adapter.
   tabs,targets each; default 20 tabs of 10 targets) at each of --large (default 10 and 100
   recipes): seconds and output bytes a target, with the ratio of each to the first, from one run.
   --only-portals measures these alone (with --json, the figures go to that file, e.g. _build/).
+- Peak memory: for each build step above, the largest resident size any one of its processes
+  reached (the kernel's ru_maxrss of the step's process tree, from wait4 in a small launcher, so
+  that the bench's own size is not counted in its children's), and that of this process, where
+  the engine figures are measured (with what it did before them).
+
+--quick runs every step above at the smallest sizes, once each (make test runs it: every
+step still runs to the end on this project as it is; its figures mean nothing).
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import datetime
 import gzip
 import html
@@ -41,29 +50,37 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import portal  # bench/portal.py, beside this file (on the path of `python bench/run.py`)
+from bs4 import BeautifulSoup
+
+from recipebook import check_file, expand, forget, load, matrix
+from recipebook.checking import rules as rule_statements
+from recipebook.expanding import memory
+from recipebook.expanding import page as page_model
+from recipebook.expanding import results as stored_results
+from recipebook.expanding.expansion import default_selection
+from recipebook.expanding.page import context_length, expand_selection, flags_in_use
+from recipebook.memo import Memo
+from recipebook.reading.model import Recipe
+from recipebook_sphinx.page.settings import markdown_list as settings_list
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-
-from bs4 import BeautifulSoup  # noqa: E402
-
-from recipebook import check_file, expand, forget, load, matrix  # noqa: E402
-from recipebook.expanding import page as page_model  # noqa: E402
-from recipebook.expanding.expansion import default_selection  # noqa: E402
-from recipebook.expanding.page import context_length, expand_selection, flags_in_use  # noqa: E402
-from recipebook.memo import Memo  # noqa: E402
-from recipebook.reading.model import Recipe  # noqa: E402
-
 SHIPPED = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "_ext"), "LANG": "C.UTF-8"}
-DIRECTIVE = re.compile(r"```\{(recipe-[a-z]+)\}[ \t]*([^\n]*)\n```\n")
+ENV = {**os.environ, "LANG": "C.UTF-8"}  # the engine and the extension: installed in .venv (pip install -e .)
+# a recipe directive (its argument, its option lines), and the recipe-memory role
+DIRECTIVE = re.compile(r"```\{(recipe-[a-z]+)\}[ \t]*([^\n]*)\n((?::[^\n]*\n)*)```\n")
+ROLE = re.compile(r"\{(recipe-[a-z]+)\}`([^`]*)`")
 TAGS = re.compile(r"<[^>]+>")
+PEAKS: dict[str, int] = {}  # step -> the largest resident size (bytes) of any one of its processes
 
 
 # -- the generated site ----------------------------------------------------------------
@@ -238,31 +255,90 @@ def plain_flags(recipes: list) -> str:
     return "\n".join(["| Flag | What it does (vLLM help) | Used by |", "|---|---|---|", *rows, ""])
 
 
-def plain_source(directive_src: Path, srcdir: Path, recipes: list, versions: dict) -> None:
-    """The same pages with every recipe directive replaced by its plain-text output."""
-    by_name = {r.name: r for r in recipes}
+def plain_rules(options: str) -> str:
+    """The rules as the recipe-rules directive lists them: the numbered ones (each with the
+    target other pages link, rule-N), or with :unnumbered: the others."""
+    unnumbered = ":unnumbered:" in options
+    out = []
+    for statement in rule_statements.statements():
+        if (statement.number is None) != unnumbered:
+            continue
+        if statement.number is not None:
+            out += [f"(rule-{statement.number})=", f"**{statement.number}.** {statement.text}", ""]
+        else:
+            out += [f"- {statement.text}", ""]
+    return "\n".join(out)
 
-    def replace(match: re.Match) -> str:
-        kind, name = match[1], match[2].strip()
-        if kind == "recipe-catalogue":
-            return plain_catalogue(recipes)
-        if kind == "recipe-flags":
-            return plain_flags(recipes)
-        recipe = by_name[name]
-        render = {
-            "recipe-header": plain_header,
-            "recipe-install": lambda r: plain_install(r, versions),
-            "recipe-explorer": plain_explorer,
-            "recipe-client": lambda r: "Once the server is up, send it a request:\n\n" + code(r.client),
-        }[kind]
-        return render(recipe) + "\n"
+
+def plain_memory(argument: str, by_name: dict) -> str:
+    """A recipe-memory figure as the role words it: RECIPE STRATEGY TARGET FIGURE [NAME=N ...]."""
+    name, slug, target_name, figure, *what_if = argument.split()
+    recipe = by_name[name]
+    target = recipe.strategy(slug).target(target_name)
+    options = {key.replace("-", "_"): int(value) for key, _sep, value in (w.partition("=") for w in what_if)}
+    opening = page_model.page_of(recipe).target(slug, target_name).opening_commands()
+    fit = memory.fit(recipe.facts, target.skus, opening, **options)
+    field = {"kv-cache": "kv_cache_bytes", "weights": "weights_bytes", "free": "free_bytes"}[figure]
+    return memory.gib(max(getattr(rank, field) for rank in fit.ranks))
+
+
+def plain_results(recipe) -> str:
+    """The recipe-results directive of a recipe without stored results (the site's results folder
+    holds none for it): its sentence. Measured results would be a plot and a table, which the
+    plain pages do not write: the bench says so instead of weighing a page against less text."""
+    found, _wrong = stored_results.load(ROOT / "results", recipe.name)
+    if found:
+        raise SystemExit(f"bench/run.py: {recipe.name} has measured results: give plain_results their table and plot")
+    return (
+        "No results have been measured for this recipe yet, so this page shows no throughput or latency. Each "
+        "explorer above shows the benchmark that measures its selection; python -m recipebook results add stores "
+        "what it writes, and this section then plots it.\n"
+    )
+
+
+def plain_source(directive_src: Path, srcdir: Path, recipes: list, versions: dict) -> None:
+    """The same pages with every recipe directive and role replaced by its plain-text output."""
+    by_name = {r.name: r for r in recipes}
+    without_recipe = {
+        "recipe-catalogue": lambda _name, _options: plain_catalogue(recipes),
+        "recipe-flags": lambda _name, _options: plain_flags(recipes),
+        "recipe-rules": lambda _name, options: plain_rules(options),
+        "recipe-settings": lambda _name, _options: settings_list() + "\n",
+    }
+    of_recipe = {
+        "recipe-header": plain_header,
+        "recipe-install": lambda r: plain_install(r, versions),
+        "recipe-explorer": plain_explorer,
+        "recipe-client": lambda r: "Once the server is up, send it a request:\n\n" + code(r.client),
+        "recipe-results": plain_results,
+    }
+
+    def replace(page: Path) -> Callable[[re.Match], str]:
+        def directive(match: re.Match) -> str:
+            kind, name, options = match[1], match[2].strip(), match[3]
+            if kind in without_recipe:
+                return without_recipe[kind](name, options) + "\n"
+            if kind not in of_recipe or name not in by_name:
+                raise SystemExit(
+                    f"bench/run.py: {page.relative_to(srcdir)}: no plain-text output for {match[0].splitlines()[0]!r}: "
+                    "give plain_source one for this directive"
+                )
+            return of_recipe[kind](by_name[name]) + "\n"
+
+        return directive
+
+    def role(match: re.Match) -> str:
+        if match[1] != "recipe-memory":
+            raise SystemExit(f"bench/run.py: no plain-text output for the role {match[0]!r}: give plain_source one")
+        return plain_memory(match[2], by_name)
 
     shutil.copytree(directive_src, srcdir)
     for page in srcdir.rglob("*.md"):
         text = page.read_text(encoding="utf-8")
-        page.write_text(DIRECTIVE.sub(replace, text), encoding="utf-8")
+        page.write_text(ROLE.sub(role, DIRECTIVE.sub(replace(page), text)), encoding="utf-8")
     leftover = [p.name for p in srcdir.rglob("*.md") if "{recipe-" in p.read_text(encoding="utf-8")]
-    assert not leftover, leftover
+    if leftover:
+        raise SystemExit(f"bench/run.py: recipe directives left in the plain pages: {', '.join(leftover)}")
 
 
 def plain_conf(confdir: Path) -> None:
@@ -283,20 +359,54 @@ def plain_conf(confdir: Path) -> None:
 # -- measuring -------------------------------------------------------------------------
 
 
-def sphinx(srcdir: Path, out: Path, *options: str, confdir: Path = ROOT, fresh: bool = True) -> float:
+# Runs a command and writes the peak of its process tree to the file it is given. The bench's own
+# process has grown by then, and a child started from it counts the parent's size in its own peak
+# (Linux adds the memory a process had before exec to ru_maxrss, and a vfork'ed child's is its
+# parent's): started from this small launcher instead, a step's figure is its own.
+LAUNCHER = """import os, subprocess, sys
+child = subprocess.Popen(sys.argv[2:])
+_pid, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def measured(command: list[str], step: str, *, cwd: Path = ROOT, env: dict | None = None) -> tuple[float, str]:
+    """Run a command to its end: its seconds and its error output (its other output is
+    dropped). The largest resident size any one process of its tree reached (wait4's ru_maxrss:
+    the process and every child it waited for, read by LAUNCHER) is kept under `step` in PEAKS,
+    the largest of the step's runs. A failure stops the bench with the command and the end of
+    its errors."""
+    with tempfile.TemporaryDirectory(prefix="bench-step-") as scratch:
+        peak, errors = Path(scratch) / "peak", Path(scratch) / "errors"
+        with errors.open("wb") as stderr:
+            start = time.perf_counter()
+            launched = [sys.executable, "-c", LAUNCHER, str(peak), *map(str, command)]
+            result = subprocess.run(launched, cwd=cwd, env=env or ENV, stdout=subprocess.DEVNULL, stderr=stderr)
+            seconds = time.perf_counter() - start
+        text = errors.read_text(encoding="utf-8", errors="replace")
+        kib = int(peak.read_text()) if peak.exists() else 0
+    PEAKS[step] = max(PEAKS.get(step, 0), kib * 1024)  # ru_maxrss is in KiB on Linux
+    if result.returncode != 0:
+        raise SystemExit(f"bench/run.py: {step} failed: {' '.join(map(str, command))}\n{text[-4000:]}")
+    return seconds, text
+
+
+def self_peak() -> int:
+    """The largest resident size of this process so far (bytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def sphinx(srcdir: Path, out: Path, *options: str, step: str, confdir: Path = ROOT, fresh: bool = True) -> float:
     if fresh and out.exists():
         shutil.rmtree(out)
     command = [sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", "-c", str(confdir)]
     command += ["-d", str(out / "doctrees"), "-D", "language=en", *options, str(srcdir), str(out / "html")]
-    start = time.perf_counter()
-    result = subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=ROOT)
-    elapsed = time.perf_counter() - start
-    if result.returncode != 0:
-        raise SystemExit(f"build failed: {' '.join(command)}\n{result.stderr[-4000:]}")
-    return elapsed
+    return measured(command, step)[0]
 
 
-def profile_build(srcdir: Path, out: Path, *options: str, confdir: Path = ROOT) -> dict:
+def profile_build(srcdir: Path, out: Path, *options: str, step: str, confdir: Path = ROOT) -> dict:
     """One build under cProfile: its profiled seconds and, for the extension's code (under
     _ext/), the time of each entry point Sphinx or docutils calls (a function's time from
     callers outside _ext/, so the figures do not count a call twice)."""
@@ -309,9 +419,7 @@ def profile_build(srcdir: Path, out: Path, *options: str, confdir: Path = ROOT) 
     command = [sys.executable, "-m", "cProfile", "-o", str(data), "-m", "sphinx", "-q", "-b", "html"]
     command += ["-c", str(confdir), "-d", str(out / "doctrees"), "-D", "language=en", "-j", "1", *options]
     command += [str(srcdir), str(out / "html")]
-    result = subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=ROOT)
-    if result.returncode != 0:
-        raise SystemExit(f"build failed: {' '.join(command)}\n{result.stderr[-4000:]}")
+    measured(command, step)
     stats = pstats.Stats(str(data))
     ours = str(ROOT / "_ext")
     entries: dict[str, float] = {}
@@ -444,7 +552,7 @@ def output_sizes(html: Path) -> dict:
     return sizes
 
 
-def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str) -> float:
+def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str, step: str) -> float:
     """Both languages side by side, as `make html` builds them, with the site-level files."""
     if out.exists():
         shutil.rmtree(out)
@@ -455,11 +563,8 @@ def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str) -> float:
         command += ["-D", f"recipebook_dir={recipes}", *options, str(srcdir), str(out / "html" / language)]
         commands.append(command)
     start = time.perf_counter()
-    running = [subprocess.Popen(c, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT) for c in commands]
-    for command, process in zip(commands, running, strict=True):
-        _out, err = process.communicate()
-        if process.returncode != 0:
-            raise SystemExit(f"build failed: {' '.join(command)}\n{err[-4000:]}")
+    with concurrent.futures.ThreadPoolExecutor(len(commands)) as pool:
+        list(pool.map(lambda command: measured(command, step), commands))
     return time.perf_counter() - start
 
 
@@ -469,20 +574,16 @@ def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str) -> float:
 def portal_build(work: Path, count: int, large: tuple[int, int] | None = None) -> dict:
     """A generated portal (bench/portal.py) of `count` recipes, built as `make html` builds it in
     its project copy (both languages side by side): seconds, recipes, targets and output bytes."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    import portal
-
     project = work / f"portal-{count}{'-large' if large else ''}"
     shutil.rmtree(project, ignore_errors=True)
     portal.write(project, count, large=large)
     paths = sorted(p for p in (project / "recipes").glob("*.json") if p.name != "schema.json")
     targets = sum(1 for p in paths for _s, _t in load(p).targets())
     make_env = {k: v for k, v in ENV.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "PYTHONPATH")}
-    start = time.perf_counter()
-    subprocess.run(
-        ["make", "-s", "html", "SPHINXOPTS="], check=True, cwd=project, env=make_env, stdout=subprocess.DEVNULL
+    kind = f"{count} recipes of {large[0]} tabs of {large[1]} targets" if large else f"{count} recipes"
+    seconds, _errors = measured(
+        ["make", "-s", "html", "SPHINXOPTS="], f"portal of {kind}: make html", cwd=project, env=make_env
     )
-    seconds = time.perf_counter() - start
     sizes = output_sizes(project / "_build" / "html")
     output = sizes["api"]["bytes"] + sizes["trees"]["bytes"]
     shutil.rmtree(project, ignore_errors=True)
@@ -534,18 +635,10 @@ def portal_lines(f: dict) -> list[str]:
     return lines
 
 
-def make_html(build: Path, *variables: str) -> float:
+def make_html(build: Path, *variables: str, step: str = "shipped site: make html") -> float:
     make_env = {k: v for k, v in ENV.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
     shutil.rmtree(build, ignore_errors=True)
-    start = time.perf_counter()
-    subprocess.run(
-        ["make", "-s", "html", f"BUILD={build}", *variables],
-        check=True,
-        cwd=ROOT,
-        env=make_env,
-        stdout=subprocess.DEVNULL,
-    )
-    return time.perf_counter() - start
+    return measured(["make", "-s", "html", f"BUILD={build}", *variables], step, env=make_env)[0]
 
 
 def versions_of_conf() -> dict:
@@ -563,6 +656,13 @@ def versions_of_conf() -> dict:
             env=ENV,
         ).stdout
     )
+
+
+# --quick: every step at the smallest sizes, each once (make test runs it to see the bench run to
+# its end; the figures mean nothing): the shipped recipes and one variant, a portal of three
+# recipes, a large portal of three recipes of two tabs of two targets
+QUICK = {"recipes": len(SHIPPED) + 1, "curve": str(len(SHIPPED) + 1), "repeat": 1, "portal": 3, "large": "3"}
+QUICK_SHAPE = "2,2"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -587,15 +687,22 @@ def main(argv: list[str] | None = None) -> int:
         "--large-shape", default="20,10", help="tabs and targets per tab of a large recipe (default 20,10)"
     )
     parser.add_argument("--only-portals", action="store_true", help="measure the portals only")
+    parser.add_argument(
+        "--quick", action="store_true", help="every step at the smallest sizes, once (a run to the end, not figures)"
+    )
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (default: a temporary folder)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as a Markdown document")
     args = parser.parse_args(argv)
+    if args.quick:
+        parser.set_defaults(**QUICK, large_shape=QUICK_SHAPE)
+        args = parser.parse_args(argv)
+    rounds = args.repeat if args.quick else max(args.repeat, 3)  # the interleaved rounds and the engine's runs
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="recipebook-bench-"))
     if work.exists() and args.keep:
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
-    figures: dict = {"machine": machine(), "recipes": args.recipes}
+    figures: dict = {"machine": machine(), "recipes": args.recipes, "quick": args.quick}
     log = lambda text: print(f"# {text}", file=sys.stderr, flush=True)  # noqa: E731
     try:
         log(f"working in {work}")
@@ -603,16 +710,20 @@ def main(argv: list[str] | None = None) -> int:
         large_counts = [int(n) for n in args.large.split(",") if n.strip()]
         figures["portals"] = portals(work, args.portal, large_counts, shape, log)
         if args.only_portals:
-            table = "\n".join(portal_lines(figures["portals"]))
+            figures["peaks"] = dict(PEAKS)
+            table = "\n".join(portal_lines(figures["portals"]) + peak_lines(figures["peaks"]))
             print(table)
             if args.json:
                 Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
             return 0
         # the shipped site as make html builds it: languages side by side, then one after the other
-        make_html(work / "shipped")  # warm-up: catalogs compiled, caches filled; not counted
+        if not args.quick:
+            make_html(work / "shipped")  # warm-up: catalogs compiled, caches filled; not counted
         side, turn = [], []
         for _ in range(args.repeat):  # alternate, so a noisy stretch does not favour one
-            turn.append(make_html(work / "sequential", "LANGUAGE_JOBS=1"))
+            turn.append(
+                make_html(work / "sequential", "LANGUAGE_JOBS=1", step="shipped site: make html LANGUAGE_JOBS=1")
+            )
             side.append(make_html(work / "shipped"))
         figures["shipped_build"], figures["shipped_sequential"] = min(side), min(turn)
         figures["shipped_output"] = output_sizes(work / "shipped" / "html")
@@ -629,11 +740,14 @@ def main(argv: list[str] | None = None) -> int:
         plain_source(work / "src-directives", work / "src-plain", recipes, versions_of_conf())
         plain_conf(work / "conf-plain")
 
-        full = lambda: sphinx(work / "src-directives", work / "out-j1", *option, "-j", "1")  # noqa: E731
-        plain = lambda: sphinx(work / "src-plain", work / "out-plain", "-j", "1", confdir=work / "conf-plain")  # noqa: E731
-        both = lambda: sphinx(work / "src-directives", work / "out-j2", *option, "-j", "2")  # noqa: E731
+        site = f"{args.recipes}-recipe site, English"
+        full = lambda: sphinx(work / "src-directives", work / "out-j1", *option, "-j", "1", step=f"{site}, -j 1")  # noqa: E731
+        plain = lambda: sphinx(  # noqa: E731
+            work / "src-plain", work / "out-plain", "-j", "1", confdir=work / "conf-plain", step=f"{site}, plain pages"
+        )
+        both = lambda: sphinx(work / "src-directives", work / "out-j2", *option, "-j", "2", step=f"{site}, -j 2")  # noqa: E731
         runs: dict[str, list[float]] = {"gen_build_j1": [], "plain_build_j1": [], "gen_build_j2": []}
-        for _ in range(max(args.repeat, 3)):  # interleaved: the ratios compare builds from the same stretch
+        for _ in range(rounds):  # interleaved: the ratios compare builds from the same stretch
             for key, measure in (("gen_build_j1", full), ("plain_build_j1", plain), ("gen_build_j2", both)):
                 runs[key].append(measure())
         figures.update({key: min(times) for key, times in runs.items()})
@@ -645,8 +759,15 @@ def main(argv: list[str] | None = None) -> int:
 
         # where the extension's time goes: both builds profiled once
         figures["profile"] = {
-            "directives": profile_build(work / "src-directives", work / "profile-directives", *option),
-            "plain": profile_build(work / "src-plain", work / "profile-plain", confdir=work / "conf-plain"),
+            "directives": profile_build(
+                work / "src-directives", work / "profile-directives", *option, step=f"{site}, -j 1 under cProfile"
+            ),
+            "plain": profile_build(
+                work / "src-plain",
+                work / "profile-plain",
+                confdir=work / "conf-plain",
+                step=f"{site}, plain pages under cProfile",
+            ),
         }
         log(
             f"profiled: {figures['profile']['directives']['seconds']:.1f} s vs {figures['profile']['plain']['seconds']:.1f} s"
@@ -656,23 +777,28 @@ def main(argv: list[str] | None = None) -> int:
         full()
         unchanged, touched_runs = [], []
         touched = work / "recipes" / paths[len(paths) // 2].name
+        rebuild = lambda: sphinx(  # noqa: E731
+            work / "src-directives", work / "out-j1", *option, "-j", "1", fresh=False, step=f"{site}, rebuilds"
+        )
         for _ in range(args.repeat):
-            unchanged.append(sphinx(work / "src-directives", work / "out-j1", *option, "-j", "1", fresh=False))
+            unchanged.append(rebuild())
             html_files = list((work / "out-j1" / "html").rglob("*.html"))
             before = {p: p.stat().st_mtime_ns for p in html_files}
             os.utime(touched, (time.time() + 1, time.time() + 1))
-            touched_runs.append(sphinx(work / "src-directives", work / "out-j1", *option, "-j", "1", fresh=False))
+            touched_runs.append(rebuild())
             figures["incremental_pages"] = sum(p.stat().st_mtime_ns != before[p] for p in html_files)
         figures["rebuild_unchanged"] = min(unchanged)
         figures["incremental"] = min(touched_runs)
         figures["incremental_recipe"] = touched.name
 
         # engine
-        figures["engine"] = engine(paths, max(args.repeat, 3))
+        figures["engine"] = engine(paths, rounds)
+        PEAKS["the bench's own process (the engine figures, in process)"] = self_peak()
         log(f"engine: {figures['engine']}")
 
         # page weight, English recipe pages of the shipped site
-        sphinx(ROOT / "source", work / "recommended", "-D", "recipebook_render=recommended")
+        recommended = "shipped site, English, recipebook_render=recommended"
+        sphinx(ROOT / "source", work / "recommended", "-D", "recipebook_render=recommended", step=recommended)
         figures["weight"] = [
             page_weight(work / "shipped" / "html" / "en", work / "recommended" / "html", p.stem) for p in SHIPPED
         ]
@@ -683,12 +809,14 @@ def main(argv: list[str] | None = None) -> int:
             folder = work / f"curve-{count}"
             curve_paths = generate_recipes(folder / "recipes", count)
             directive_source(folder / "src", curve_paths)
-            seconds = bilingual(folder / "src", folder / "out", folder / "recipes")
+            step = f"{count}-recipe site, both languages side by side"
+            seconds = bilingual(folder / "src", folder / "out", folder / "recipes", step=step)
             selections = sum(1 for p in curve_paths for _ in matrix(load(p)))
             sizes = output_sizes(folder / "out" / "html")
             figures["curve"].append({"recipes": count, "selections": selections, "seconds": seconds, **sizes})
             log(f"curve {count}: {seconds:.1f} s, {sizes}")
             shutil.rmtree(folder, ignore_errors=True)
+        figures["peaks"] = dict(PEAKS)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -700,6 +828,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         write_markdown(table, Path(args.markdown))
     return 0
+
+
+def peak_lines(peaks: dict[str, int]) -> list[str]:
+    """Peak memory per process: for each step, the largest resident size of any one process."""
+    return [
+        "",
+        "Peak memory per process: for each step, the largest resident size any one of its processes reached "
+        "(ru_maxrss of its process tree; make html: the validation and each language's sphinx-build).",
+        "",
+        "| Step | Peak resident size of one process |",
+        "| --- | --- |",
+        *(f"| {step} | {kib(size)} |" for step, size in peaks.items()),
+    ]
 
 
 def kib(n: float) -> str:
@@ -776,6 +917,7 @@ def report(f: dict) -> str:
         )
     if "portals" in f:
         lines += portal_lines(f["portals"])
+    lines += peak_lines(f.get("peaks", {}))
     return "\n".join(lines)
 
 

@@ -1,7 +1,7 @@
 """The search's figures and what a reader sees, measured in Chromium on a built site.
 
 Runs every query of tests/search_sets (both languages, the tuning and the held-back part)
-through the built ``search.html`` of each language, as tests/test_search_sets.py does, and
+through the built ``search.html`` of each language, as tests/browser/test_search_sets.py does, and
 prints recall@5, wrong first results and correct "no answer" per set; then the results of
 ten common queries per language with the summary under each, as the page shows them
 (highlighted words in bold); then what one query costs a reader on a warm page (the search

@@ -16,6 +16,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import sphinx.locale
+
+from browser_support import chromium_env as chromium_env_in
 
 pytest_plugins = ("sphinx.testing.fixtures",)
 
@@ -56,6 +59,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for later in [path for path, rank in weight.items() if rank == 0][1:]:
         weight[later] = 1
     items.sort(key=lambda item: weight[item.nodeid.split("::")[0]])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_catalogs_across_files() -> Iterator[None]:
+    """Each test file starts and ends without the message catalogs an earlier build loaded: Sphinx
+    keeps them for the rest of the process (sphinx.locale.translators; only sphinx.testing's apps
+    drop them when cleaned up), so on a make test worker an English build in one file read the
+    Korean a build in another file left (test_snapshots after test_sidebar's Korean build)."""
+    sphinx.locale.translators.clear()
+    yield
+    sphinx.locale.translators.clear()
 
 
 @pytest.fixture(scope="session")
@@ -207,9 +221,16 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """Debian's Chromium (its headless shell) driven by Playwright; make test installs it
-    (tools/system-packages), so it is never skipped."""
+def chromium_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment every Chromium of the tests runs in: the fonts the project installs and no
+    other (browser_support.chromium_env)."""
+    return chromium_env_in(tmp_path_factory.mktemp("fonts"))
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_env: dict[str, str]):
+    """Debian's Chromium (its headless shell) driven by Playwright, with the tests' own fonts;
+    make test installs it (tools/system-packages), so it is never skipped."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -218,6 +239,6 @@ def browser():
             "or apt-get install chromium-headless-shell"
         )
     with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, env=chromium_env)
         yield instance
         instance.close()

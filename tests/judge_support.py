@@ -65,7 +65,7 @@ def recipe_pages(site: Path) -> list[tuple[str, str]]:
 
 
 def engine_env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT / "_ext")}
+    return dict(os.environ)  # the engine is installed in the venv (pip install -e .)
 
 
 @functools.cache

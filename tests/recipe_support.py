@@ -1,6 +1,12 @@
 """Shared helpers for the recipe engine tests (not a test module itself).
 
-``dump`` writes JSON exactly as the shipped recipes are formatted (two-space indent,
+The engine's tests run on recipes of their own, ``tests/data/recipes/`` (``FIXTURES``, also
+``RECIPES``): the two shipped recipes as they were when the tests were written, changed only
+when what a recipe must hold changes. An edit to ``recipes/`` (a new recipe, a corrected value)
+is judged by the tests of the site and of the shipped data, which read ``SHIPPED``; it never
+moves an engine rule's test.
+
+``dump`` writes JSON exactly as the recipes are formatted (two-space indent,
 one key per line) and records, independently of the engine's reader, the line and
 column where each value and each key starts. The rule tests write mutated recipes
 with it and check that a problem points where the writer says the offending value is.
@@ -20,28 +26,31 @@ import recipebook
 from recipebook.problems import Kind, Problem
 
 REPO = Path(__file__).resolve().parents[1]
-RECIPES = REPO / "recipes"
+FIXTURES = REPO / "tests" / "data" / "recipes"  # the engine tests' own recipes
+RECIPES = FIXTURES
+SHIPPED = REPO / "recipes"  # the project's recipes: what the site is built from
 GPT_NAME, AXK2_NAME = "gpt-oss-120b", "A.X-K2"
-NAMES = (GPT_NAME, AXK2_NAME)
+NAMES = (GPT_NAME, AXK2_NAME)  # the fixtures' names
 
 
-def recipe_names(folder: Path = RECIPES) -> list[str]:
-    """Every recipe in a folder (a recipe's file is named after it), sorted by file name."""
+def recipe_names(folder: Path = SHIPPED) -> list[str]:
+    """Every recipe in a folder (a recipe's file is named after it), sorted by file name: by
+    default the shipped ones, whose pages the site has."""
     return sorted(p.stem for p in folder.glob("*.json") if p.name != "schema.json")
 
 
 @functools.cache
-def _shipped(name: str) -> str:
-    return (RECIPES / f"{name}.json").read_text(encoding="utf-8")
+def _fixture(name: str) -> str:
+    return (FIXTURES / f"{name}.json").read_text(encoding="utf-8")
 
 
-def shipped(name: str) -> Any:
-    """A fresh copy of a shipped recipe's JSON data."""
-    return json.loads(_shipped(name))
+def fixture(name: str) -> Any:
+    """A fresh copy of a fixture recipe's JSON data."""
+    return json.loads(_fixture(name))
 
 
-def shipped_text(name: str) -> str:
-    return _shipped(name)
+def fixture_text(name: str) -> str:
+    return _fixture(name)
 
 
 def escape(token: object) -> str:
@@ -148,8 +157,8 @@ def write(directory: Path, data: Any, file_name: str | None = None) -> tuple[Pat
 def check_mutated(
     directory: Path, name: str, mutate: Callable[[Any], object], *, file_name: str | None = None
 ) -> Checked:
-    """Load a shipped recipe, change it, write it as <name>.json and check it with the engine."""
-    data = copy.deepcopy(shipped(name))
+    """Load a fixture recipe, change it, write it as <name>.json and check it with the engine."""
+    data = copy.deepcopy(fixture(name))
     mutate(data)
     path, dumped = write(directory, data, file_name)
     recipe, problems = recipebook.check_file(path)

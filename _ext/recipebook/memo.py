@@ -9,7 +9,7 @@
 - A **remembered function** (``remembered``) is a pure function of plain values (a text, a
   flag's name, a data file's path) whose results are kept in a bounded table, for every caller
   of the process. Each one registers here, so ``forget`` empties them all, as a new process
-  would start; no cache of the engine is written any other way (``tests/test_memo.py``).
+  would start; no cache of the engine is written any other way (``tests/engine/test_memo.py``).
 """
 
 from __future__ import annotations

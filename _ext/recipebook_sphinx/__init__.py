@@ -21,7 +21,8 @@ from .i18n import untranslated
 from .page import codewrap, directives, markup, memory_role, navigation, particles, sidebar
 from .page import inline as rb_nodes
 from .page import rules as rb_rules
-from .paths import LOCALE, STATIC, TEMPLATES
+from .page import settings as rb_settings
+from .paths import STATIC, TEMPLATES, locale_dirs
 from .publishing import markdown as mdview
 from .publishing import notfound
 from .publishing import site as publish
@@ -36,8 +37,6 @@ ENV_VERSION = 9  # raised when pages written from an unchanged environment would
 
 
 def _configure(app: Sphinx, conf: Config) -> None:
-    conf.recipebook_dir = os.fspath(Path(app.confdir, conf.recipebook_dir).resolve())
-    conf.recipebook_results_dir = os.fspath(Path(app.confdir, conf.recipebook_results_dir).resolve())
     conf.templates_path.append(os.fspath(TEMPLATES))
     i18n.configure(app, conf)
 
@@ -47,9 +46,10 @@ def _report(app: Sphinx) -> None:
     a warning, or (recipebook_problems = "fail", as make html builds each language) none, the
     build failing at its end; make html then prints them once, in make validate's words."""
     problems: list[Problem] = []
-    for found in store.check_all(app.env, app.config.recipebook_dir).values():
+    site = config.site_config(app.config)
+    for found in store.check_all(app.env, site.dir).values():
         problems += found
-    if app.config.recipebook_problems == config.PROBLEMS_FAIL:
+    if site.problems == config.PROBLEMS_FAIL:
         return
     for problem in sorted(problems):
         warn_problem(problem, os.path.relpath(problem.file, app.confdir))
@@ -57,8 +57,9 @@ def _report(app: Sphinx) -> None:
 
 def _fail(app: Sphinx, exception: Exception | None) -> None:
     """recipebook_problems = "fail": a build with recipe problems ends with status 1."""
-    failing = exception is None and app.config.recipebook_problems == config.PROBLEMS_FAIL
-    if failing and any(store.check_all(app.env, app.config.recipebook_dir).values()):
+    site = config.site_config(app.config)
+    failing = exception is None and site.problems == config.PROBLEMS_FAIL
+    if failing and any(store.check_all(app.env, site.dir).values()):
         app.statuscode = 1
 
 
@@ -74,8 +75,9 @@ def _add_assets(app: Sphinx) -> None:
 
 def _pages(app: Sphinx, env: BuildEnvironment) -> None:
     """Every valid recipe has a page, so the catalogue never links nowhere."""
-    pattern = app.config.recipebook_pages["recipe"]
-    for path, problems in store.check_all(env, app.config.recipebook_dir).items():
+    site = config.site_config(app.config)
+    pattern = site.pages["recipe"]
+    for path, problems in store.check_all(env, site.dir).items():
         name = path.stem  # a valid recipe's name is its file name
         if not problems and pattern.format(name=name) not in env.found_docs:
             warn(
@@ -140,9 +142,11 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-results", directives.ResultsDirective)
     app.add_role("recipe-memory", memory_role.MemoryRole())
     app.add_directive("recipe-rules", rb_rules.RulesDirective)
+    app.add_directive("recipe-settings", rb_settings.SettingsDirective)
     i18n.prepare_catalogs(app)  # checked and compiled before anything is written
-    app.add_message_catalog("recipebook", os.fspath(LOCALE))
-    app.add_message_catalog("recipe-labels", os.fspath(LOCALE))
+    for folder in locale_dirs(app.srcdir, app.config):
+        app.add_message_catalog("recipebook", os.fspath(folder))
+        app.add_message_catalog("recipe-labels", os.fspath(folder))
     app.connect("config-inited", config.validate, priority=400)
     app.connect("config-inited", _configure)
     app.connect("builder-inited", _report)

@@ -38,7 +38,7 @@ from recipebook.problems import Problem
 from recipebook.reading import vocabulary
 from recipebook.reading.model import Recipe
 
-from .config import RENDER_RECOMMENDED
+from .config import RENDER_RECOMMENDED, site_config
 from .warnings_ import Subtype, warn
 
 Stamp = tuple[int, int]
@@ -178,7 +178,7 @@ def _changed(env: BuildEnvironment) -> None:
 def _verdict(env: BuildEnvironment, path: Path) -> Verdict:
     """A recipe's verdict: from the folder of verdicts when the build has one (and it holds
     this file's, for these bytes and this engine), else its problems checked here."""
-    folder = env.config.recipebook_verdicts
+    folder = site_config(env.config).verdicts
     if folder:
         return verdicts.verdict(path, folder)
     return Verdict(check(env, path)[1])
@@ -222,7 +222,7 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
 
 def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
     """The recipe's page model, built once per process for every page that shows it."""
-    return page_of(recipe, engine_memo(env), only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
+    return page_of(recipe, engine_memo(env), only_default=site_config(env.config).render == RENDER_RECOMMENDED)
 
 
 def pages_one_by_one(env: BuildEnvironment, recipes: Iterable[Recipe]) -> Iterator[RecipePage]:
@@ -230,7 +230,7 @@ def pages_one_by_one(env: BuildEnvironment, recipes: Iterable[Recipe]) -> Iterat
     through every recipe at build-finished (the site's API, llms.txt) holds one model at a time
     instead of every recipe's (a large recipe's is about 8 MiB)."""
     for each in recipes:
-        yield page_of(each, only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
+        yield page_of(each, only_default=site_config(env.config).render == RENDER_RECOMMENDED)
 
 
 def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:
@@ -245,7 +245,7 @@ def dependencies(path: Path) -> list[str]:
 def results(env: BuildEnvironment, name: str) -> tuple[tuple[measured.Result, ...], list[str]]:
     """A recipe's stored results (``recipebook_results_dir``/NAME/) and their files, read once per
     change of the folder; a file that is not a stored result is a build warning, once."""
-    folder = Path(env.config.recipebook_results_dir)
+    folder = Path(site_config(env.config).results_dir)
     where = folder / name
     files = sorted(where.glob("*.json")) if where.is_dir() else []
     stamps = tuple((os.fspath(f), stamp(f)) for f in files)

@@ -1,4 +1,5 @@
-"""Checking a recipe document against recipes/schema.json."""
+"""Checking a recipe document against the recipe schema (data/schema.json, which recipes/schema.json
+links to for editors: a recipe starts with "$schema": "schema.json")."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from ..problems import Kind, Problem, excerpt, pointer_join
 from ..reading import sharing
 from ..reading.source import Document
 
-SCHEMA_PATH = Path(__file__).resolve().parents[3] / "recipes" / "schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "data" / "schema.json"
 
 
 @remembered(maxsize=None)

@@ -17,7 +17,7 @@ strings hold neither NEL nor a character beyond the BMP; with a width, a string 
 or a line break only if it is too short to reach the width. Any other document, and every
 document when PyYAML was built without libyaml, is written by the pure-Python emitter as
 before. No width is libyaml's -1 (a line of up to 2**31 - 1 columns) for PyYAML's infinity.
-``tests/test_yamltext.py`` writes hostile documents with both and compares them.
+``tests/engine/test_yamltext.py`` writes hostile documents with both and compares them.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from sphinx.locale import init as init_locale
 from recipebook import load
 
 from .. import store
-from ..paths import PACKAGE, ROOT
+from ..paths import PACKAGE
 from . import po, po_check
 
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
@@ -47,8 +47,9 @@ WIDTH = 0  # no wrapping (babel and sphinx-intl: 0 or less disables it)
 
 
 def site_conf() -> dict[str, Any]:
-    """The site's conf.py, read as Sphinx reads it (its project name is the site title)."""
-    return runpy.run_path(str(ROOT / "conf.py"))
+    """The conf.py of the project this runs in (make gettext runs it at the project's root, which
+    may be a copy of this checkout), read as Sphinx reads it (its project name is the site title)."""
+    return runpy.run_path(str(Path.cwd() / "conf.py"))
 
 
 def _catalog(domain: str) -> Catalog:
@@ -199,7 +200,7 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     write(extension_catalog(), out / "recipebook.pot")
-    write(label_catalog(ROOT / "recipes"), out / "recipe-labels.pot")
+    write(label_catalog(Path.cwd() / site_conf().get("recipebook_dir", "recipes")), out / "recipe-labels.pot")
     write(theme_catalog(), out / "sphinx.pot")
     return 0
 

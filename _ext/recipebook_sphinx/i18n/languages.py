@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -15,7 +13,7 @@ from sphinx.locale import get_translation
 
 from ..config import language as current
 from ..config import site_config
-from ..paths import LOCALE
+from ..paths import locale_dirs
 from . import po_check
 
 _ = get_translation("recipebook")
@@ -27,8 +25,9 @@ DESCRIPTION_LENGTH = 200
 
 def configure(app: Sphinx, config: Config) -> None:
     """Per language: the canonical base (with a site URL) and the site's title."""
-    if config.recipebook_site_url:
-        config.html_baseurl = f"{config.recipebook_site_url.rstrip('/')}/{current(config)}/"
+    site = site_config(config)
+    if site.site_url:
+        config.html_baseurl = f"{site.site_url}/{site.language}/"
     if config.html_title == config.project:  # the site's own name is translated like any other text
         config.html_title = str(_(config.project))  # its msgid is added by catalogs.extension_catalog
 
@@ -46,12 +45,6 @@ def script_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True).translate(_SCRIPT_ESCAPES)
 
 
-def catalog_folders(app: Sphinx) -> list[Path]:
-    """The locale folders of a build: the project's (conf.py's locale_dirs) and the extension's."""
-    folders = [Path(app.srcdir, folder) for folder in app.config.locale_dirs]
-    return [*folders, LOCALE] if LOCALE not in {Path(os.path.abspath(f)) for f in folders} else folders
-
-
 def prepare_catalogs(app: Sphinx) -> None:
     """When the extension loads, before the build writes a file: every catalog of every language
     of the locale folders checked (``po_check``), then compiled by the project's own reader and
@@ -62,7 +55,7 @@ def prepare_catalogs(app: Sphinx) -> None:
     the middle of the build, where a broken {placeholder} would raise).
     """
     app.config.gettext_auto_build = False
-    folders = catalog_folders(app)
+    folders = locale_dirs(app.srcdir, app.config)
     extensions = frozenset(getattr(app.config, "myst_enable_extensions", ()) or ())
     problems = []
     for language in po_check.languages_in(folders):
@@ -153,18 +146,19 @@ def _search_count_script() -> str:
 
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     config = app.config
-    lang = current(config)
+    site = site_config(config)
+    lang = site.language
     builder = app.builder
     assert isinstance(builder, StandaloneHTMLBuilder)  # html-page-context: an HTML builder's event
     suffix = builder.out_suffix
     up = "../" * pagename.count("/")
-    base = config.recipebook_site_url.rstrip("/")
+    base = site.site_url
     not_found = pagename == config.notfound_pagename
     alternates = []
-    for other in config.recipebook_languages:
+    for other in site.languages:
         href = f"{up}../{other}/{pagename}{suffix}"
         if not_found:  # served at any missing address: absolute, to the language's start page
-            href = f"{site_config(config).site_path}/{other}/index{suffix}"
+            href = f"{site.site_path}/{other}/index{suffix}"
         url = f"{base}/{other}/{pagename}{suffix}" if base else href
         alternates.append(
             {

@@ -6,7 +6,7 @@ done here).  Each page's untranslated messages are kept in the ``recipebook`` do
 of the build one note lists the pages, so an author who added a recipe sees that its
 Korean page is English until the catalogs are updated and translated.  A note, not a
 warning: the author's ``make html`` (warnings are errors) still succeeds; ``make test``
-fails on the same pages (tests/test_i18n.py, which finds them by the ``untranslated``
+fails on the same pages (tests/site/test_i18n.py, which finds them by the ``untranslated``
 class this module has Sphinx put on them).
 """
 

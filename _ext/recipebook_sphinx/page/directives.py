@@ -31,6 +31,7 @@ from recipebook.reading.model import Recipe, Strategy, Texts
 from recipebook.rendering import kubernetes
 
 from .. import config, store
+from ..config import site_config
 from ..explorer import html as explorer_html
 from ..explorer import results_panel
 from ..explorer.view import explorer_view, setting_words
@@ -126,7 +127,7 @@ def doc_link(docname: str, *children: nodes.Node) -> addnodes.pending_xref:
 def recipe_link(directive: SphinxDirective, name: str) -> nodes.Node:
     """A link to a recipe's page; just its name while it has no page (the build says so once,
     with the command that makes one, see ``__init__._pages``)."""
-    docname = directive.config.recipebook_pages["recipe"].format(name=name)
+    docname = site_config(directive.config).pages["recipe"].format(name=name)
     if docname in directive.env.found_docs:
         return doc_link(docname, nodes.inline("", name))
     return nodes.inline("", name)
@@ -176,7 +177,7 @@ class RecipeDirective(SphinxDirective):
 
     def load(self) -> Recipe | None:
         name = self.arguments[0]
-        path = store.path_for(self.config.recipebook_dir, name)
+        path = store.path_for(site_config(self.config).dir, name)
         if not path.is_file():
             warn(
                 f"no recipe named {name!r} (expected {path.name} in the recipes folder)",
@@ -277,8 +278,8 @@ class InstallDirective(RecipeDirective):
     """Prerequisites, install commands and the notes this recipe's features need."""
 
     def render(self, page: RecipePage) -> list[nodes.Node]:
-        versions = self.config.recipebook_versions
-        install_page = self.config.recipebook_pages["install"]
+        site = site_config(self.config)
+        versions, install_page = site.versions, site.pages["install"]
         result: list[nodes.Node] = [
             _para_with_link(
                 _(
@@ -436,7 +437,7 @@ class ExplorerDirective(RecipeDirective):
         found, files = store.results(self.env, recipe.name)
         for file in files:
             self.env.note_dependency(file)
-        evidence = results.evidence(target, found, dict(self.config.recipebook_versions))
+        evidence = results.evidence(target, found, dict(site_config(self.config).versions))
         view = explorer_view(
             target,
             measured=evidence,
@@ -446,8 +447,8 @@ class ExplorerDirective(RecipeDirective):
             axis_text=axis_text,
             _=_,
             files_href=f"{up}api/recipes/{recipe.name}/{target.strategy.slug}/{target.target.target}/",
-            repository_url=self.config.recipebook_repository_url,
-            versions=dict(self.config.recipebook_versions),
+            repository_url=site_config(self.config).repository_url,
+            versions=dict(site_config(self.config).versions),
             source=recipe,
             operator_href="../" * self.env.docname.count("/") + f"{OPERATOR_PAGE}.html",
             memo=store.engine_memo(self.env),  # the page model's memo: its targets' Kubernetes files kept with it
@@ -467,7 +468,7 @@ class ClientDirective(RecipeDirective):
 def every_page(directive: SphinxDirective) -> Iterator[RecipePage]:
     """The page model of every valid recipe of the recipes folder, each file noted as a
     dependency of the page."""
-    directory = Path(directive.config.recipebook_dir)
+    directory = Path(site_config(directive.config).dir)
     directive.env.note_dependency(str(directory))
     store.note_listing(directive.env)
     for path in store.recipe_paths(directory):
@@ -607,7 +608,7 @@ class ResultsDirective(RecipeDirective):
         for file in files:
             self.env.note_dependency(file)
         page = store.page(self.env, recipe)
-        pinned = dict(self.config.recipebook_versions)
+        pinned = dict(site_config(self.config).versions)
 
         def label(text: str) -> str:
             return str(label_(text))

@@ -18,6 +18,7 @@ from recipebook.memo import Memo
 from recipebook.reading.model import Recipe
 
 from .. import store
+from ..config import site_config
 from ..warnings_ import Subtype, warn
 
 FIGURES = {"kv-cache": "kv_cache_bytes", "weights": "weights_bytes", "free": "free_bytes"}
@@ -70,7 +71,7 @@ class MemoryRole(SphinxRole):
                     break
                 what_if[key] = int(value)
         if problem is None:
-            path = store.path_for(self.config.recipebook_dir, words[0])
+            path = store.path_for(site_config(self.config).dir, words[0])
             recipe = store.recipe(self.env, path) if path.is_file() else None
             if recipe is None:
                 problem = f"recipe-memory: no valid recipe named {words[0]!r}"

@@ -19,7 +19,7 @@ marks put in (``mark``).
 Only where that holds: the HTML builder (not dirhtml or singlehtml) with Furo, a page whose
 ``toctree`` is still Sphinx's own (sphinx-notfound-page gives the 404 page another), and whose
 links in the tree have the expected form (no anchor into P, a plain URI); any other page gets
-Furo's own computation. ``tests/test_sidebar.py`` compares every page's tree with Furo's.
+Furo's own computation. ``tests/adapter/test_sidebar.py`` compares every page's tree with Furo's.
 
 Furo computes its tree at ``html-page-context`` (priority 500): just before, the page's
 ``toctree`` is taken out of the context (Furo then computes an empty tree at no cost), and just

@@ -47,8 +47,8 @@ from ..config import site_config
 from ..explorer import memory_panel, results_panel
 from ..i18n import languages as i18n
 from ..page.directives import label_
-from ..paths import LOCALE
 from ..paths import TEMPLATES as TEMPLATE_ROOT
+from ..paths import locale_dirs
 from . import markdown
 from .markdown import escape
 
@@ -181,15 +181,24 @@ def file_index(recipe: Recipe, selection: Mapping[str, str], names: list[str]) -
     return _TEMPLATES.get_template("files.html").render(recipe=recipe.name, pairs=pairs, names=names)
 
 
-def translators(languages: Iterable[str]) -> dict[str, Callable[[str], str]]:
-    """The extension's catalog in each language: the site-level pages name every language
-    in its own words, the same bytes whichever language's build writes them (compiled when the
-    extension loaded: i18n.prepare_catalogs)."""
-    return {lang: gettext.translation("recipebook", LOCALE, [lang], fallback=True).gettext for lang in languages}
+def translators(languages: Iterable[str], folders: Iterable[Path]) -> dict[str, Callable[[str], str]]:
+    """The extension's catalog in each language (from the first of the locale folders that has
+    it): the site-level pages name every language in its own words, the same bytes whichever
+    language's build writes them (compiled when the extension loaded: i18n.prepare_catalogs)."""
+    words: dict[str, Callable[[str], str]] = {}
+    for lang in languages:
+        found: gettext.NullTranslations | None = None
+        for folder in folders:
+            if found is None:
+                found = gettext.translation("recipebook", folder, [lang], fallback=True)
+            else:
+                found.add_fallback(gettext.translation("recipebook", folder, [lang], fallback=True))
+        words[lang] = found.gettext if found else str
+    return words
 
 
-def landing(title: str, languages: list[str], favicon: str = "") -> str:
-    words = translators(languages)
+def landing(title: str, languages: list[str], favicon: str = "", folders: Iterable[Path] = ()) -> str:
+    words = translators(languages, folders)
     entries = [
         {
             "lang": lang,
@@ -234,7 +243,7 @@ def llms(app: Sphinx, pages: Iterable[RecipePage], docnames: list[str], views: d
             "target and feature."
         )
     )
-    pattern = app.config.recipebook_pages["recipe"]
+    pattern = site_config(app.config).pages["recipe"]
     recipe_pages: dict[str, Recipe] = {}
     panel_lines: dict[str, list[str]] = {}
     for model in pages:  # one model at a time (``finished``): what llms.txt needs of it is kept
@@ -281,7 +290,7 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html" or app.builder.name not in ("html", "dirhtml"):
         return
     config = site_config(app.config)
-    recipes = store.valid_recipes(app.env, config.recipes_dir)
+    recipes = store.valid_recipes(app.env, config.dir)
     docnames = published_docs(app)
     tree = SiteWriter(Path(app.outdir))
     index, full = llms(app, store.pages_one_by_one(app.env, recipes), docnames, markdown.views(app))
@@ -298,7 +307,7 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         icon = Path(app.confdir, app.config.html_favicon)
         favicon = icon.name
         site.write(favicon, icon.read_bytes())
-    site.write("index.html", landing(config.title, languages, favicon))
+    site.write("index.html", landing(config.title, languages, favicon, locale_dirs(app.srcdir, app.config)))
     measured = {recipe.name: store.results(app.env, recipe.name)[0] for recipe in recipes}
     write_api(
         site,
@@ -306,7 +315,7 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         languages,
         config.pages["recipe"],
         measured,
-        dict(app.config.recipebook_versions),
+        dict(config.versions),
     )
     if config.site_url:
         site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))

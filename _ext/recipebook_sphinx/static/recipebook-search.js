@@ -1,7 +1,7 @@
 /*
  * The site's search: a query pipeline and a scorer of its own on Sphinx's search index,
  * and summaries a reader can read. The one implementation: tests/js/*.test.js test it in
- * Node.js (on small indexes and on a built site), tests/test_search_sets.py in Chromium.
+ * Node.js (on small indexes and on a built site), tests/browser/test_search_sets.py in Chromium.
  *
  * A query is cut into words (analyse):
  *
@@ -992,7 +992,7 @@ var RecipeSearch = (function () {
     };
   }
 
-  // A query is bounded before any work (tests/test_hostile_round3.py states the bounds): a link may carry any text,
+  // A query is bounded before any work (tests/engine/test_hostile_round3.py states the bounds): a link may carry any text,
   // and one word of thousands of letters took the tab minutes (typo edits grow with its length).
   var MAX_QUERY = 400;
   var MAX_WORDS = 16;

@@ -1,4 +1,4 @@
-"""A page with the rules directive, for tests/test_rules_page.py (no recipes: the folder is this one)."""
+"""A page with the rules directive, for tests/adapter/test_rules_page.py (no recipes: the folder is this one)."""
 
 import runpy
 from pathlib import Path

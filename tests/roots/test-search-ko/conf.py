@@ -1,4 +1,4 @@
-"""Tiny Korean site for tests/test_search_ko.py."""
+"""Tiny Korean site for tests/adapter/test_search_ko.py."""
 
 import sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Test root of the sidebar reuse (tests/test_sidebar.py): Furo, and tables of contents of every
+"""Test root of the sidebar reuse (tests/adapter/test_sidebar.py): Furo, and tables of contents of every
 shape the sidebar meets: captions, folders within folders, a hidden toctree, a page listed twice,
 a page with two top-level sections, an external link, the index, an orphan page."""
 

@@ -1,0 +1,176 @@
+"""Sphinx builds of the recipe pages (sphinx.testing, on tests/roots/test-recipes)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import recipebook_sphinx
+from pagereader import grids
+from recipe_support import recipe_names
+from recipebook import load, matrix
+from recipebook_sphinx.search.words import DATA, data_version
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPES = ROOT / "recipes"
+
+
+def _expected(name: str) -> dict[tuple[str, str], list]:
+    by_target: dict[tuple[str, str], list] = {}
+    for expansion in matrix(load(RECIPES / f"{name}.json")):
+        by_target.setdefault((expansion.strategy, expansion.target), []).append(expansion)
+    return by_target
+
+
+@pytest.mark.sphinx("html", testroot="recipes")
+def test_every_selection_shows_exactly_the_expanded_commands(app, warning):
+    app.build()
+    assert warning.getvalue() == ""
+    for name in recipe_names():
+        page = grids(Path(app.outdir, f"{name}.html"))
+        expected = _expected(name)
+        assert {(g.strategy, g.target) for g in page} == set(expected)
+        checked = 0
+        for grid in page:
+            for expansion in expected[(grid.strategy, grid.target)]:
+                shown = grid.commands(expansion.selection)
+                assert shown == [c.shell for c in expansion.commands], (name, expansion.selection)
+                assert grid.router() == [cmd for _node, cmd in expansion.router]
+                checked += 1
+        assert checked == sum(map(len, expected.values()))
+
+
+@pytest.mark.sphinx("html", testroot="recipes")
+def test_page_opens_on_the_recommended_selection(app):
+    app.build()
+    for name in ("gpt-oss-120b", "A.X-K2"):
+        recipe = load(RECIPES / f"{name}.json")
+        for grid in grids(Path(app.outdir, f"{name}.html")):
+            target = recipe.strategy(grid.strategy).target(grid.target)
+            opened = grid.default_selection()
+            if target.grid.recommended is not None:
+                assert opened == dict(target.grid.recommended)
+            else:  # no recommendation: the base command, every delta off
+                assert opened == {
+                    "lmcache": "off",
+                    "prefix_caching": "off",
+                    "spec_decode": "off",
+                    "reasoning_parser": "on",
+                    "tool_calling": "on",
+                }
+            html = str(grid.element)
+            assert ("This is the recommended selection." in html) == (target.grid.recommended is not None)
+
+
+def _broken_recipes(tmp_path: Path) -> Path:
+    folder = tmp_path / "broken-recipes"
+    folder.mkdir()
+    shutil.copy(RECIPES / "A.X-K2.json", folder / "A.X-K2.json")
+    data = json.loads((RECIPES / "gpt-oss-120b.json").read_text())
+    data["strategies"][0]["options"][0]["grid"]["base"][0]["args"]["--max-num-seqs"] = "--max-num-seq 1"
+    data["strategies"][0]["slugg"] = "typo"
+    (folder / "gpt-oss-120b.json").write_text(json.dumps(data, indent=2))
+    return folder
+
+
+def test_broken_recipe_is_a_located_typed_warning(make_app, rootdir, tmp_path):
+    from sphinx.testing.util import SphinxTestApp  # noqa: F401  (make_app builds one)
+
+    folder = _broken_recipes(tmp_path)
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    app = make_app("html", srcdir=srcdir, confoverrides={"recipebook_dir": str(folder)})
+    app.build()
+    lines = [line for line in app._warning.getvalue().splitlines() if "WARNING" in line]
+    # every problem of the broken file is reported, each at its file, line and column
+    assert any(
+        "gpt-oss-120b.json:" in line and "unknown key 'slugg'" in line and "[recipebook.schema]" in line
+        for line in lines
+    ), lines
+    located = [line for line in lines if "gpt-oss-120b.json:" in line]
+    for line in located:
+        file_part = line.split(": WARNING")[0]
+        assert file_part.count(":") >= 2, line  # FILE:LINE:COL
+    # the valid recipe still renders; the broken one's page says so
+    assert grids(Path(app.outdir, "A.X-K2.html"))
+    assert "could not be shown" in Path(app.outdir, "gpt-oss-120b.html").read_text()
+
+
+@pytest.mark.sphinx("html", testroot="recipes", parallel=2)
+def test_parallel_build_gives_the_same_pages(app, warning, make_app, rootdir, tmp_path):
+    app.build()
+    assert warning.getvalue() == ""
+    serial_src = tmp_path / "serial"
+    shutil.copytree(rootdir / "test-recipes", serial_src)
+    serial = make_app("html", srcdir=serial_src)
+    serial.build()
+    for name in ("gpt-oss-120b.html", "A.X-K2.html", "index.html"):
+        assert Path(app.outdir, name).read_text() == Path(serial.outdir, name).read_text()
+
+
+def test_editing_one_recipe_rereads_only_its_page(make_app, rootdir, tmp_path):
+    folder = tmp_path / "recipes"
+    shutil.copytree(RECIPES, folder)
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    overrides = {"recipebook_dir": str(folder)}
+    first = make_app("html", srcdir=srcdir, confoverrides=overrides)
+    first.build()
+    recipe = folder / "gpt-oss-120b.json"
+    data = json.loads(recipe.read_text())
+    data["text"]["en"]["sub"] = "An edited summary."
+    recipe.write_text(json.dumps(data, indent=2))
+    second = make_app("html", srcdir=srcdir, confoverrides=overrides, freshenv=False)
+    read: list[str] = []
+    second.connect("env-before-read-docs", lambda app, env, docnames: read.extend(sorted(docnames)))
+    second.build()
+    # the recipe's page and the catalogue (index) use it; the other recipe's page is untouched
+    assert read == ["gpt-oss-120b", "index"]
+    assert "An edited summary." in Path(second.outdir, "gpt-oss-120b.html").read_text()
+
+
+def test_recommended_only_rendering_and_page_weight(make_app, rootdir, tmp_path):
+    """The A.X-K2 page with every selection stays within 2.5x the recommended-only page."""
+    sizes = {}
+    for mode in ("full", "recommended"):
+        srcdir = tmp_path / mode
+        shutil.copytree(rootdir / "test-recipes", srcdir)
+        app = make_app("html", srcdir=srcdir, confoverrides={"recipebook_render": mode})
+        app.build()
+        sizes[mode] = Path(app.outdir, "A.X-K2.html").stat().st_size
+        if mode == "recommended":
+            for grid in grids(Path(app.outdir, "A.X-K2.html")):
+                assert grid.element.select("input[data-axis]")  # selectors still shown
+    assert sizes["full"] <= 2.5 * sizes["recommended"], sizes
+
+
+def test_an_edited_word_list_changes_the_environment_version(tmp_path):
+    shutil.copytree(DATA, tmp_path / "data")
+    before = data_version(tmp_path / "data")
+    assert before == data_version(DATA)  # the contents decide, not where the folder is
+    glossary = next((tmp_path / "data").glob("*glossary.json"))
+    glossary.write_text(glossary.read_text(encoding="utf-8").replace("]", ', "x"]', 1), encoding="utf-8")
+    assert data_version(tmp_path / "data") != before
+    glossary.unlink()
+    assert data_version(tmp_path / "data") != before
+
+
+def test_extension_metadata_declares_parallel_safety(make_app, rootdir, tmp_path):
+    """Sphinx records what setup() returned; read it from a real application."""
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    app = make_app("html", srcdir=srcdir)
+    extension = app.extensions["recipebook_sphinx"]
+    assert extension.parallel_read_safe is True and extension.parallel_write_safe is True
+    # the environment's version also follows the search's word lists (an edit re-reads every page)
+    assert extension.metadata["env_version"] >> 32 == recipebook_sphinx.ENV_VERSION >= 1
+    assert extension.metadata["env_version"] & 0xFFFFFFFF == data_version()
+    # parallel reading works: two processes give the same explorer stylesheet as one
+    app.build()
+    css = Path(app.outdir, "_static", "recipebook-explorer.css").read_text()
+    parallel = make_app("html", srcdir=srcdir, parallel=2, freshenv=True)
+    parallel.build()
+    assert Path(parallel.outdir, "_static", "recipebook-explorer.css").read_text() == css

@@ -1,0 +1,143 @@
+"""Explorer and build behaviours beyond the shipped recipes: exclusions, missing pages, languages."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from browser_support import open_page
+from recipebook import SelectionError, expand, load
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPES = ROOT / "recipes"
+EXCLUDED = {"lmcache": "rds", "spec_decode": "suffix"}
+
+
+def _recipes_with_exclusion(tmp_path: Path) -> Path:
+    folder = tmp_path / "recipes"
+    shutil.copytree(RECIPES, folder)
+    path = folder / "gpt-oss-120b.json"
+    data = json.loads(path.read_text())
+    for option in data["strategies"][0]["options"]:
+        option["grid"]["excluded"] = [EXCLUDED]
+    path.write_text(json.dumps(data, indent=2))
+    return folder
+
+
+@pytest.fixture
+def excluded_site(make_app, rootdir, tmp_path):
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    app = make_app("html", srcdir=srcdir, confoverrides={"recipebook_dir": str(_recipes_with_exclusion(tmp_path))})
+    app.build()
+    assert app._warning.getvalue() == ""
+    return Path(app.outdir)
+
+
+def test_an_excluded_selection_is_not_offered(excluded_site, tmp_path):
+    recipe = load(tmp_path / "recipes" / "gpt-oss-120b.json")
+    with pytest.raises(SelectionError, match="excludes"):
+        expand(recipe, "aggregated", "Latency", EXCLUDED)
+    css = (excluded_site / "_static" / "recipebook-explorer.css").read_text()
+    assert css.count(".rb-cmds{display:none}") == 2  # one rule per target of the strategy
+
+
+@pytest.mark.browser
+def test_the_page_says_so_instead_of_showing_a_command(excluded_site, browser):
+    page = browser.new_page(java_script_enabled=False)
+    open_page(page, (excluded_site / "gpt-oss-120b.html").as_uri())
+    grid = page.locator('form.rb-grid[data-target="Latency"]')
+    message = grid.locator(".rb-excluded")
+    commands = grid.locator(".rb-cmds")
+    assert commands.is_visible() and not message.is_visible()
+
+    def choose(axis: str, value: str) -> None:
+        radio = grid.locator(f'input[data-axis="{axis}"][value="{value}"]')
+        page.click(f'label[for="{radio.get_attribute("id")}"]')
+
+    choose("spec_decode", "suffix")  # lmcache is rds when the page opens: excluded now
+    assert message.is_visible() and not commands.is_visible()
+    choose("lmcache", "cpu")
+    assert commands.is_visible() and not message.is_visible()
+    page.close()
+
+
+def test_a_recipe_without_a_page_and_a_page_without_a_recipe_warn(make_app, rootdir, tmp_path):
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    # the root writes its pages when they are missing: the index, and every page but A.X-K2's
+    (srcdir / "index.md").write_text(
+        "# Recipes\n\n```{toctree}\ngpt-oss-120b\ninstall\n```\n\n```{recipe-header} no-such-model\n```\n"
+    )
+    app = make_app("html", srcdir=srcdir, confoverrides={"test_recipes_without_page": ["A.X-K2"]})
+    app.build()
+    warnings = app._warning.getvalue()
+    assert "recipe 'A.X-K2' has no page" in warnings and "[recipebook.page]" in warnings
+    assert "index.md:" in warnings and "no recipe named 'no-such-model'" in warnings
+    assert "[recipebook.missing]" in warnings
+
+
+def test_korean_pages_take_the_recipes_korean_texts(make_app, rootdir, tmp_path):
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    app = make_app("html", srcdir=srcdir, confoverrides={"language": "ko"})
+    app.build()
+    html = Path(app.outdir, "A.X-K2.html").read_text()
+    recipe = load(RECIPES / "A.X-K2.json")
+    assert recipe.text["ko"].tag in html
+    assert recipe.text["en"].tag not in html
+    assert html.count('<span class="rb-badge') == len(recipe.badges)  # the badges keep their markup
+    assert BeautifulSoup(html, "html.parser").html["lang"] == "ko"  # the page's own language, not its switcher
+
+
+def test_recipe_page_generator(tmp_path):
+    shutil.copytree(RECIPES, tmp_path / "recipes")
+    (tmp_path / "source" / "recipes").mkdir(parents=True)
+    env = dict(os.environ)
+    run = [sys.executable, "-m", "recipebook_sphinx.newpage", "A.X-K2"]
+    first = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert first.returncode == 0, first.stderr
+    page = (tmp_path / "source" / "recipes" / "A.X-K2.md").read_text()
+    for directive in ("recipe-header", "recipe-install", "recipe-explorer", "recipe-client"):
+        assert f"```{{{directive}}} A.X-K2\n```" in page
+    again = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert again.returncode == 1 and "not overwritten" in again.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "recipebook_sphinx.newpage", "nope"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert missing.returncode == 1 and "no such recipe" in missing.stderr
+
+
+def test_a_recipe_without_a_page_stops_the_build_with_one_message(tmp_path):
+    """make html-en in a copy of the project with a recipe and no page: one warning line that
+    names the recipe and the command that makes its page, and nothing that follows from it."""
+    import subprocess
+
+    from third_recipe import NAME, copy_project, third_recipe_text
+
+    project = copy_project(tmp_path / "project")
+    (project / "recipes" / f"{NAME}.json").write_text(third_recipe_text(), encoding="utf-8")
+    result = subprocess.run(
+        ["make", "html-en"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**__import__("os").environ, "PYTHONPATH": str(project / "_ext")},
+    )
+    assert result.returncode != 0
+    warnings = [line for line in (result.stdout + result.stderr).splitlines() if "WARNING" in line or "ERROR" in line]
+    assert 1 <= len(warnings) <= 2, warnings
+    assert f"recipe '{NAME}' has no page" in warnings[0] and f"make recipe-page NAME={NAME}" in warnings[0]
+    assert warnings[0].startswith(f"recipes/{NAME}.json:1: WARNING") or f"recipes/{NAME}.json:1:" in warnings[0]

@@ -1,0 +1,163 @@
+"""Snapshots of what readers and agents get from each directive (in the style of
+sphinx-design's test_snippets).
+
+The test root ``roots/test-snippets`` has one page per directive on a frozen recipe. For
+each page: its doctree as the directive left it (before references are resolved,
+``snapshots/<page>.xml``), the main region of its HTML (``<page>.html``) and its Markdown
+view (``<page>.md``); for the explorer also its view (``explorer.view.json``), which the
+template and the text form render. Paths are scrubbed. To accept a deliberate change, run
+with RECIPEBOOK_UPDATE_SNAPSHOTS=1: the snapshots are rewritten and the run still fails,
+so an update is never silent; review the diff, then run again without the variable.
+
+Why the committed snapshots are right (checked by hand against snapshot-model.json):
+- header: the model, provider, precision, attention and context length (131,072, the
+  --max-model-len of the base commands) as fields; one row per strategy/target, two here.
+- install: the connectors note names LMCache only (the recipe has lmcache modes, no
+  prefill/decode role); the suffix note is there because spec_decode offers "suffix".
+- explorer: one tab per strategy and per target; in each target one recipe_explorer node
+  whose children are the text form: four selectors (lmcache, prefix_caching, spec_decode
+  as modes; tool_calling as a checkbox under Options), the recommended selection in words,
+  the server's command (lmcache=rds, prefix_caching=on_sub_block, spec_decode=eagle3,
+  tool_calling=on), roles and nodes (one server, one NPU, its health check on localhost),
+  the measured results (nothing measured yet: said, with no figure), the client request and
+  the benchmark script against localhost:8000 (its standard workloads within 131,072 tokens:
+  1,024/128 and 8,192/1,024 at concurrency 1, and at 8 for Throughput's --max-num-seqs 8; its
+  result files named by the selection's metadata line, one per selection, each shown only for
+  its selection), then the lines other selections add or change. All text nodes are untranslatable. The Markdown view has the
+  same sections in the same order, headed one level under the target; the HTML the
+  selectors, the status, the files link, the command with its lines' classes, the
+  Kubernetes panel (closed: the apply line, kubernetes/main.yaml linking the opening
+  selection's static copy, an empty block the script fills), the serving group.
+- client: the recipe's client command as one bash literal block.
+- catalogue and flags: one row for the one recipe; every flag of its args and deltas.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+from sphinx.testing.util import SphinxTestApp
+
+SNAPSHOTS = Path(__file__).parents[1] / "snapshots"
+PAGES = ("snapshot-model", "install-snippet", "explorer", "client", "catalogue", "flags")
+UPDATE = os.environ.get("RECIPEBOOK_UPDATE_SNAPSHOTS") == "1"
+
+
+@pytest.fixture(scope="module")
+def app(rootdir: Path, tmp_path_factory: pytest.TempPathFactory):
+    srcdir = tmp_path_factory.mktemp("snippets") / "src"
+    shutil.copytree(rootdir / "test-snippets", srcdir)
+    app = SphinxTestApp("html", srcdir=srcdir, freshenv=True)
+    try:
+        app.build()
+        assert "WARNING" not in app.warning.getvalue(), app.warning.getvalue()
+        yield app
+    finally:
+        app.cleanup()
+
+
+def scrub(text: str, app: SphinxTestApp) -> str:
+    return text.replace(os.fspath(app.srcdir), "<srcdir>")
+
+
+def compare(name: str, actual: str) -> None:
+    path = SNAPSHOTS / name
+    if UPDATE:
+        before = path.read_text(encoding="utf-8") if path.is_file() else None
+        path.write_text(actual, encoding="utf-8")
+        pytest.fail(
+            f"{name}: snapshot {'rewritten' if before != actual else 'unchanged'}; review it, then run "
+            "without RECIPEBOOK_UPDATE_SNAPSHOTS"
+        )
+    assert path.is_file(), f"no snapshot {name}; run with RECIPEBOOK_UPDATE_SNAPSHOTS=1 and review it"
+    assert actual == path.read_text(encoding="utf-8"), f"{name} differs from its snapshot"
+
+
+def main_region(app: SphinxTestApp, page: str) -> str:
+    """The page's main region as the HTML builder wrote it, one tag per line where it holds
+    no text (a <pre> keeps its lines)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(Path(app.outdir, f"{page}.html").read_text(encoding="utf-8"), "html.parser")
+    return soup.select_one('[role="main"]').prettify()
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_directive_doctree(app: SphinxTestApp, page: str) -> None:
+    doctree = app.env.get_doctree(page)
+    for node in doctree.findall(nodes.Element):
+        node.attributes.pop("view", None)  # the explorer's view has a snapshot of its own
+    compare(f"{page}.xml", scrub(doctree.pformat(), app))
+
+
+def test_explorer_view(app: SphinxTestApp) -> None:
+    """The explorer's view, which its template and its text form render."""
+    views = [node["view"] for node in app.env.get_doctree("explorer").findall(nodes.Element) if "view" in node]
+    assert len(views) == 2  # one per target
+    data = [dataclasses.asdict(view) for view in views]
+    compare("explorer.view.json", json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_directive_html(app: SphinxTestApp, page: str) -> None:
+    compare(f"{page}.html", scrub(main_region(app, page), app))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_directive_markdown(app: SphinxTestApp, page: str) -> None:
+    compare(f"{page}.md", scrub(Path(app.outdir, f"{page}.md").read_text(encoding="utf-8"), app))
+
+
+def test_gettext_snapshot(rootdir: Path, tmp_path: Path) -> None:
+    """The page catalogs hold the page texts only: directive output is translated by the extension.
+
+    Hand-checked: one entry per page title (and the index's), none of the recipe's texts,
+    labels or commands (they are marked untranslatable and come from the recipebook and
+    recipe-labels catalogs instead).
+    """
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-snippets", srcdir)
+    app = SphinxTestApp("gettext", srcdir=srcdir, freshenv=True, confoverrides={"gettext_compact": True})
+    try:
+        app.build()
+        parts = []
+        for pot in sorted(Path(app.outdir).glob("*.pot")):
+            lines = pot.read_text(encoding="utf-8").splitlines()
+            body = [line for line in lines if not line.startswith(('"POT-Creation-Date', "#: "))]
+            parts.append(f"## {pot.name}\n" + "\n".join(body) + "\n")
+        compare("gettext.pot.txt", scrub("".join(parts), app))
+    finally:
+        app.cleanup()
+
+
+def test_text_builder_shows_the_explorer_as_text(rootdir: Path, tmp_path: Path) -> None:
+    """Non-HTML builders get the text form: labels, and the opening command line by line."""
+    from recipebook import expand, load
+
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-snippets", srcdir)
+    app = SphinxTestApp("text", srcdir=srcdir, freshenv=True)
+    try:
+        app.build()
+        text = Path(app.outdir, "explorer.txt").read_text(encoding="utf-8")
+    finally:
+        app.cleanup()
+    lines = {line.strip() for line in text.splitlines()}
+    recipe = load(srcdir / "recipes" / "snapshot-model.json")
+    known = {"tool_calling": "Tool calling", "reasoning_parser": "Reasoning parser"}  # the site's own titles
+    for strategy, target in recipe.targets():
+        for name in target.grid.axes:
+            title = recipe.axes[name].title if name in recipe.axes else known[name]
+            # a mode's title starts its line; an on/off option is named on the Options line
+            assert any(
+                line.startswith(title + ":") or (line.startswith("Options:") and title in line) for line in lines
+            ), title
+        for command in expand(recipe, strategy.slug, target.target).commands:  # expansion, not the template
+            for line in command.shell.splitlines():
+                assert line.strip() in lines, line

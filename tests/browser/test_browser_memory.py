@@ -1,0 +1,89 @@
+"""The memory panel in Chromium, in both languages, at a desktop and a phone width: the panel
+the chosen selection shows holds the engine's figures (the browser computes none), follows a
+change of selection with or without JavaScript, and fits the width; the prose figures of a
+page come from the engine too. Screenshots land in the test's tmp folder for a look."""
+
+from __future__ import annotations
+
+import pytest
+
+from browser_support import open_page
+from explorer_support import click_value, grid_id, open_tabs
+from recipe_support import AXK2_NAME, SHIPPED
+from recipebook import expand, load
+from recipebook.expanding import memory
+
+DP, TARGET = "aggregated-data-expert-parallel", "Latency"
+GIB = 2**30
+# FIT-FACTS.md, "The anchor": the KV cache per data-parallel rank at the two lengths of the prose.
+ANCHOR = {262144: 22_690_922_496, 163840: 14_247_788_544}
+WORDS = {"en": ("KV cache", "Free"), "ko": ("KV 캐시", "남는 메모리")}
+
+
+def engine_fit(recipe, selection=None) -> memory.Fit:
+    result = expand(recipe, DP, TARGET, selection or {})
+    return memory.fit(recipe.facts, recipe.strategy(DP).target(TARGET).skus, result.commands)
+
+
+def shown_panel(page, gid: str) -> dict:
+    panels = page.locator(f"#{gid} .rb-fit:visible")
+    assert panels.count() == 1  # one set of figures for the chosen selection
+    panel = panels.first
+    cells = panel.locator("tbody tr").first.locator("td")
+    return {
+        "summary": panel.locator(".rb-fit-summary").inner_text(),
+        "cells": [cells.nth(i).inner_text() for i in range(cells.count())],
+        "box": panel.bounding_box(),
+        "panel": panel,
+    }
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("width", [1280, 375])
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_panel_shows_the_engines_figures_for_the_chosen_selection(
+    browser, server, tmp_path, language, width, javascript
+):
+    recipe = load(SHIPPED / f"{AXK2_NAME}.json")
+    context = browser.new_context(viewport={"width": width, "height": 900}, java_script_enabled=javascript)
+    page = context.new_page()
+    try:
+        open_page(page, f"{server}/{language}/recipes/{AXK2_NAME}.html")
+        gid = grid_id(page, DP, TARGET)
+        open_tabs(page, gid)
+        fit = engine_fit(recipe)
+        rank = fit.ranks[0]
+        shown = shown_panel(page, gid)
+        assert shown["cells"][:2] == [memory.gib(rank.weights_bytes), memory.gib(rank.kv_cache_bytes)]
+        assert memory.gib(rank.kv_cache_bytes) == f"{ANCHOR[fit.max_model_len] / GIB:.1f} GiB"
+        assert memory.gib(rank.available_bytes) in shown["summary"]
+        assert shown["cells"][2].startswith(memory.gib(rank.free_bytes))
+        assert shown["box"]["x"] >= 0 and shown["box"]["x"] + shown["box"]["width"] <= width
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        if language == "ko":
+            assert "랭크" in page.locator(f"#{gid} .rb-fit:visible th").first.inner_text()
+        shown["panel"].screenshot(path=tmp_path / f"panel-{language}-{width}.png")
+        # another value of the first axis: the panel of that selection, with its own figures
+        default = dict(expand(recipe, DP, TARGET).selection)
+        axis, values = next((a, v) for a, v in recipe.strategy(DP).target(TARGET).grid.axes.items() if len(v) > 1)
+        for value in values:
+            if value == default[axis]:
+                continue
+            click_value(page, gid, axis, value)
+            other = engine_fit(recipe, {**default, axis: value}).ranks[0]
+            shown = shown_panel(page, gid)
+            assert memory.gib(other.available_bytes) in shown["summary"], (axis, value)
+            assert shown["cells"][2].startswith(memory.gib(other.free_bytes))
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_prose_figures_come_from_the_engine(browser, server, language):
+    page = browser.new_page()
+    try:
+        open_page(page, f"{server}/{language}/recipes/{AXK2_NAME}.html")
+        figures = page.locator(".rb-figure").all_inner_texts()
+        assert figures == [f"{ANCHOR[n] / GIB:.1f} GiB" for n in (262144, 163840)]
+    finally:
+        page.close()
