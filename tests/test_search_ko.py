@@ -226,7 +226,7 @@ def test_suffix_table_is_longest_first_and_well_formed() -> None:
         # a one-syllable suffix only cuts one-syllable stems if it is a case particle
         # whose look-alikes are rare
         if len(suffix) == 1 and min_stem == 1:
-            assert suffix in {"을", "를", "은", "는", "에"}
+            assert suffix in {"을", "를", "은", "는", "에", "뿐"}  # no noun ends in 뿐
     assert {suffix for suffix, _, _ in SUFFIXES} <= STOPWORDS
 
 
@@ -235,6 +235,7 @@ def test_combined_suffixes_cut_where_their_first_part_would() -> None:
     rows = {suffix: (condition, min_stem) for suffix, condition, min_stem in SUFFIXES}
     # 이나, 이란, 이라는... are particles of their own after a final consonant, not 이 + 나
     own_particles = {"이나", "이든", "이란", "이랑", "이라는", "이라도", "이었다", "이었습니다"}
+    own_particles |= {"이거나", "이어야", "이라면", "이라고"}  # the copula's 이, written after a vowel too (정수이거나)
     for suffix, condition, min_stem in SUFFIXES:
         for cut in range(1, len(suffix)):
             head, tail = suffix[:cut], suffix[cut:]
