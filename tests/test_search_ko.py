@@ -22,6 +22,7 @@ from recipebook_sphinx.search.korean import (
     AFTER_VOWEL_OR_RIEUL,
     ANY,
     GLOSSARY,
+    NAMES_FILE,
     STOPWORDS,
     SUFFIXES,
     SearchKorean,
@@ -470,3 +471,17 @@ def test_browser_search_finds_pages(built_site: Path) -> None:
     }
     found = search(built_site, list(queries))
     assert {query: sorted(pages) for query, pages in found.items()} == queries
+
+
+def test_a_hangul_reading_of_a_name_finds_the_name_as_pages_write_it() -> None:
+    """search_ko_names.json: each reading stems to the name's key (엔비디아 finds a page's NVIDIA),
+    and the key is the name's own stem, so a page written in Latin letters keeps its index word."""
+    groups = json.loads(NAMES_FILE.read_text(encoding="utf-8"))["groups"]
+    assert len(groups) >= 20
+    for name, *readings in groups:
+        assert stem_word(name) == stem_word(name.upper())  # the key is the name as pages write it
+        for reading in readings:
+            assert stem_word(reading) == stem_word(name), reading
+            if len(reading) >= 2:  # 의 comes off two syllables or more (구글의)
+                assert stem_word(reading + "의") == stem_word(name), reading
+    assert stem_word("엔비디아") == stem_word("NVIDIA") and stem_word("구글") == stem_word("Google")
