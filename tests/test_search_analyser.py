@@ -57,6 +57,7 @@ VERBS = {"VV", "VA", "VX"}
 REVIEWED = {
     "누군가": "Kiwi reads the pronoun 누구 + the copula's ㄴ가; a rare word, kept whole",
     "한계에": "Kiwi reads 한/MM 계/XSN; it is the noun 한계 (limit)",
+    "알립니다": "the verb 알리다, which Kiwi reads as the name 알리 + the copula; the stemmer does not conjugate",
     "전": "Kiwi reads 저 + ㄴ; here it is the noun 전 (before)",
     "정밀도": "도 comes off 정밀도 as off 속도's look-alikes with three syllables; the query is cut the same way",
     "랭크당": "Kiwi keeps 랭크당 as one noun; the search finds it as 랭크, as it finds 서버당 as 서버",

@@ -385,6 +385,7 @@ _SIKIDA: Final[tuple[tuple[str, str, int], ...]] = (
     ("시켜요", ANY, 1),
     ("시켰는데", ANY, 1),
     ("시키며", ANY, 1),
+    ("시키지", ANY, 1),
 )
 # Formal endings of other verbs: 있습니다 → 있, 없었습니다 → 없.
 _VERB: Final[tuple[tuple[str, str, int], ...]] = (
