@@ -18,6 +18,12 @@ Each generated recipe is one of the shipped ones (the templates) with:
 
 Every generated recipe is checked as `make validate` checks it; a generated recipe with a
 problem stops the generator with the problem.
+
+``python bench/portal.py DIR --recipes FOLDER`` makes the portal of the recipes in FOLDER instead
+(real ones, as ``recipebook import`` writes them from vLLM Recipes), beside the shipped two:
+each gets the page ``make recipe-page`` would write, its guide sections left out and its
+overview the recipe's own English description (a page whose translation has not caught up:
+its Korean catalog gains nothing). A recipe with an error stops it as above.
 """
 
 from __future__ import annotations
@@ -308,12 +314,56 @@ def write(project: Path, count: int, large: tuple[int, int] | None = None) -> li
     return items
 
 
+def real_page(name: str, description: str) -> str:
+    """The page of a recipe of a folder: the directives, then its description as the overview."""
+    sections = [f"# Serving {name} on RBLN NPU\n\n```{{recipe-header}} {name}\n```\n"]
+    for heading, directive in (
+        ("Prerequisites and installation", "recipe-install"),
+        ("Serving commands", "recipe-explorer"),
+        ("Client example", "recipe-client"),
+    ):
+        sections.append(f"## {heading}\n\n```{{{directive}}} {name}\n```\n")
+    if description:
+        sections.append(f"## Overview\n\n{description}\n")
+    return "\n".join(sections)
+
+
+def adopt(project: Path, folder: Path) -> list[str]:
+    """A copy of the project in `project` (which must not exist) with the recipes of `folder`
+    beside its own, each with its page; their names, in order."""
+    shutil.copytree(ROOT, project, ignore=IGNORE, symlinks=True)
+    project_links(project)
+    names, problems = [], []
+    for source in sorted(folder.glob("*.json")):
+        path = project / "recipes" / source.name
+        if path.exists() or source.name == "schema.json":
+            continue  # the project's own recipe of that name stays
+        shutil.copyfile(source, path)
+        checked, found = check_file(path)
+        problems += [] if checked is not None else [str(problem) for problem in found]  # warnings alone pass
+        data = json.loads(path.read_text(encoding="utf-8"))
+        description = " ".join(str(data.get("text", {}).get("en", {}).get("sub", "")).split())
+        (project / "source" / "recipes" / f"{path.stem}.md").write_text(
+            real_page(path.stem, description), encoding="utf-8"
+        )
+        names.append(path.stem)
+    if problems:
+        raise SystemExit(f"recipes of {folder} are not valid:\n" + "\n".join(problems[:20]))
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("project", type=Path, help="the folder to write (must not exist)")
-    parser.add_argument("count", type=int, help="recipes in the portal (the shipped two included)")
+    parser.add_argument("count", type=int, nargs="?", help="recipes in the portal (the shipped two included)")
+    parser.add_argument("--recipes", type=Path, metavar="FOLDER", help="the portal's recipes instead (real ones)")
     args = parser.parse_args(argv)
-    write(args.project, args.count)
+    if args.recipes is not None:
+        adopt(args.project, args.recipes)
+    elif args.count is not None:
+        write(args.project, args.count)
+    else:
+        parser.error("give a count of generated recipes or --recipes FOLDER")
     print(f"{args.project}: {len(list((args.project / 'recipes').glob('*.json'))) - 1} recipes")
     return 0
 

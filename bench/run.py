@@ -24,7 +24,10 @@ list (recipebook_sphinx.page.settings), which the plain pages hold in place of i
 - Page weight (English recipe pages): the shipped page against the page built with
   recipebook_render=recommended (only the selection it opens on).
 - Growth: bilingual generated sites of 10, 50 and 200 recipes (--curve), built once each:
-  build time, per-recipe time, files and bytes of api/ and of the language trees.
+  build time, per-recipe time, files and bytes of api/ and of the language trees, and each
+  language's search index (searchindex.js, language_data.js, recipebook-search-data.js) with
+  the bytes of its per-page summary files; the portals below give the same for recipes of one
+  size and of many selections each (the index grows with recipes, not with selections).
 - Portals (bench/portal.py, project copies built with `make html`): one of --portal recipes
   (default 200) of the shipped kind, ms a recipe; and portals of large recipes (--large-shape
   tabs,targets each; default 20 tabs of 10 targets) at each of --large (default 10 and 100
@@ -544,11 +547,29 @@ def tree_size(folder: Path) -> dict:
     return {"files": len(files), "bytes": sum(p.stat().st_size for p in files)}
 
 
+def search_index_bytes(tree: Path) -> dict:
+    """What a language's search downloads before a query (its index, the language's stemmer and
+    glossary, the scorer's data) and its per-page summary files (_search/, fetched ten a query)."""
+    first = [
+        tree / "searchindex.js",
+        tree / "_static" / "language_data.js",
+        tree / "_static" / "recipebook-search-data.js",
+    ]
+    summaries = list((tree / "_search").rglob("*.json")) if (tree / "_search").is_dir() else []
+    return {
+        "index": sum(f.stat().st_size for f in first if f.is_file()),
+        "summaries": sum(f.stat().st_size for f in summaries),
+        "largest_summary": max((f.stat().st_size for f in summaries), default=0),
+    }
+
+
 def output_sizes(html: Path) -> dict:
-    """Files and bytes of the published site: api/ and the language trees apart."""
+    """Files and bytes of the published site: api/ and the language trees apart, and each
+    language's search index."""
     sizes = {"api": tree_size(html / "api") if (html / "api").exists() else {"files": 0, "bytes": 0}}
     trees = [tree_size(html / lang) for lang in ("en", "ko")]
     sizes["trees"] = {"files": sum(t["files"] for t in trees), "bytes": sum(t["bytes"] for t in trees)}
+    sizes["search"] = {lang: search_index_bytes(html / lang) for lang in ("en", "ko")}
     return sizes
 
 
@@ -587,7 +608,14 @@ def portal_build(work: Path, count: int, large: tuple[int, int] | None = None) -
     sizes = output_sizes(project / "_build" / "html")
     output = sizes["api"]["bytes"] + sizes["trees"]["bytes"]
     shutil.rmtree(project, ignore_errors=True)
-    return {"recipes": count, "targets": targets, "seconds": seconds, "bytes": output, "large": large}
+    return {
+        "recipes": count,
+        "targets": targets,
+        "seconds": seconds,
+        "bytes": output,
+        "large": large,
+        "search": sizes["search"],
+    }
 
 
 def portals(work: Path, count: int, large_counts: list[int], shape: tuple[int, int], log) -> dict:
@@ -603,6 +631,14 @@ def portals(work: Path, count: int, large_counts: list[int], shape: tuple[int, i
     return found
 
 
+def search_line(search: dict) -> str:
+    """Each language's search index (what a reader downloads before the first query) and the
+    summary files of all its pages (a query fetches ten of them)."""
+    return " / ".join(
+        f"{kib(search[lang]['index'])} (+ {kib(search[lang]['summaries'])} of summaries)" for lang in ("en", "ko")
+    )
+
+
 def portal_lines(f: dict) -> list[str]:
     """The portals' table: per recipe for the shipped kind, per target for the large ones; the last
     row's ratio against the first says whether the cost grows with recipes, not faster."""
@@ -612,12 +648,13 @@ def portal_lines(f: dict) -> list[str]:
         lines += [
             "",
             f"Portal of {p['recipes']} recipes of the shipped kind (bench/portal.py, both languages): "
-            f"{p['seconds']:.1f} s, {1000 * p['seconds'] / p['recipes']:.0f} ms a recipe (goal: 150 ms or less).",
+            f"{p['seconds']:.1f} s, {1000 * p['seconds'] / p['recipes']:.0f} ms a recipe (goal: 150 ms or less); "
+            f"search index en / ko: {search_line(p['search'])}.",
         ]
     lines += [
         "",
-        "| Large-recipe portal | Targets | Build | s / target | bytes / target |",
-        "| --- | --- | --- | --- | --- |",
+        "| Large-recipe portal | Targets | Build | s / target | bytes / target | Search index en / ko |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     first = f["large"][0] if f["large"] else None
     for row in f["large"]:
@@ -630,7 +667,7 @@ def portal_lines(f: dict) -> list[str]:
             )
         lines.append(
             f"| {row['recipes']} recipes | {row['targets']:,} | {row['seconds']:.1f} s | {per_s:.3f}{ratio} "
-            f"| {kib(per_b)} |"
+            f"| {kib(per_b)} | {search_line(row['search'])} |"
         )
     return lines
 
@@ -907,13 +944,15 @@ def report(f: dict) -> str:
         "",
         "Growth: generated bilingual sites (both languages side by side, site-level files included).",
         "",
-        "| Recipes | Selections | Build | Per recipe | api/ files | api/ bytes | Trees' files | Trees' bytes |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| Recipes | Selections | Build | Per recipe | api/ files | api/ bytes | Trees' files | Trees' bytes "
+        "| Search index en / ko |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for c in f["curve"]:
         lines.append(
             f"| {c['recipes']} | {c['selections']:,} | {c['seconds']:.1f} s | {1000 * c['seconds'] / c['recipes']:.0f} ms "
-            f"| {c['api']['files']:,} | {kib(c['api']['bytes'])} | {c['trees']['files']:,} | {kib(c['trees']['bytes'])} |"
+            f"| {c['api']['files']:,} | {kib(c['api']['bytes'])} | {c['trees']['files']:,} | {kib(c['trees']['bytes'])} "
+            f"| {search_line(c['search'])} |"
         )
     if "portals" in f:
         lines += portal_lines(f["portals"])

@@ -22,6 +22,7 @@ from recipebook_sphinx.search.korean import (
     AFTER_VOWEL_OR_RIEUL,
     ANY,
     GLOSSARY,
+    NAMES_FILE,
     STOPWORDS,
     SUFFIXES,
     SearchKorean,
@@ -226,7 +227,7 @@ def test_suffix_table_is_longest_first_and_well_formed() -> None:
         # a one-syllable suffix only cuts one-syllable stems if it is a case particle
         # whose look-alikes are rare
         if len(suffix) == 1 and min_stem == 1:
-            assert suffix in {"을", "를", "은", "는", "에"}
+            assert suffix in {"을", "를", "은", "는", "에", "뿐"}  # no noun ends in 뿐
     assert {suffix for suffix, _, _ in SUFFIXES} <= STOPWORDS
 
 
@@ -235,6 +236,7 @@ def test_combined_suffixes_cut_where_their_first_part_would() -> None:
     rows = {suffix: (condition, min_stem) for suffix, condition, min_stem in SUFFIXES}
     # 이나, 이란, 이라는... are particles of their own after a final consonant, not 이 + 나
     own_particles = {"이나", "이든", "이란", "이랑", "이라는", "이라도", "이었다", "이었습니다"}
+    own_particles |= {"이거나", "이어야", "이라면", "이라고"}  # the copula's 이, written after a vowel too (정수이거나)
     for suffix, condition, min_stem in SUFFIXES:
         for cut in range(1, len(suffix)):
             head, tail = suffix[:cut], suffix[cut:]
@@ -469,3 +471,17 @@ def test_browser_search_finds_pages(built_site: Path) -> None:
     }
     found = search(built_site, list(queries))
     assert {query: sorted(pages) for query, pages in found.items()} == queries
+
+
+def test_a_hangul_reading_of_a_name_finds_the_name_as_pages_write_it() -> None:
+    """search_ko_names.json: each reading stems to the name's key (엔비디아 finds a page's NVIDIA),
+    and the key is the name's own stem, so a page written in Latin letters keeps its index word."""
+    groups = json.loads(NAMES_FILE.read_text(encoding="utf-8"))["groups"]
+    assert len(groups) >= 20
+    for name, *readings in groups:
+        assert stem_word(name) == stem_word(name.upper())  # the key is the name as pages write it
+        for reading in readings:
+            assert stem_word(reading) == stem_word(name), reading
+            if len(reading) >= 2:  # 의 comes off two syllables or more (구글의)
+                assert stem_word(reading + "의") == stem_word(name), reading
+    assert stem_word("엔비디아") == stem_word("NVIDIA") and stem_word("구글") == stem_word("Google")

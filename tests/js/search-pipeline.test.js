@@ -141,6 +141,16 @@ describe("a page about the thing, and names as names", () => {
     assert.equal(en.ranked("qwen3 8b bf16", raw).length, 0);
   });
 
+  test("a name the title writes as one word is found typed as two", () => {
+    const raw = en.small({
+      "recipes/HunyuanOCR": { title: "Serving HunyuanOCR on RBLN NPU", body: "the hunyuan ocr model" },
+      "recipes/Hunyuan-A13B-Instruct": { title: "Serving Hunyuan-A13B-Instruct on RBLN NPU", body: "chat" },
+      "recipes/DeepSeek-OCR": { title: "Serving DeepSeek-OCR on RBLN NPU", body: "ocr" },
+    });
+    assert.equal(en.ranked("hunyuan ocr", raw)[0], "recipes/HunyuanOCR");
+    assert.deepEqual(en.ranked("hunyuan ocr", raw), en.ranked("hunyuanocr", raw).slice(0, 1));
+  });
+
   test("a Hangul spelling of a name is read by its sound", () => {
     const cases = [
       ["큐웬", "qwen"],

@@ -155,6 +155,7 @@ _PARTICLES: Final[tuple[tuple[str, str, int], ...]] = (
     ("처럼", ANY, 1),
     ("마다", ANY, 1),
     ("만큼", ANY, 1),
+    ("뿐", ANY, 1),  # "only" (것뿐입니다, 이름뿐이므로)
     ("밖에", ANY, 1),
     ("조차", ANY, 1),
     ("마저", ANY, 1),
@@ -202,8 +203,14 @@ _COPULA: Final[tuple[tuple[str, str, int], ...]] = (
     ("이고", ANY, 1),
     ("이면", ANY, 1),
     ("이므로", ANY, 1),
-    ("이지만", ANY, 1),
+    ("이지만", AFTER_CONSONANT, 1),  # 페이지만 is 페이지 + 만, never 페
     ("이라고", ANY, 1),
+    ("라고", AFTER_VOWEL, 1),  # quoting: `--fix`라고
+    ("이라면", AFTER_CONSONANT, 1),
+    ("라면", AFTER_VOWEL, 1),  # "if it is": 따옴표라면, 키라면
+    ("이어야", ANY, 1),  # also after a vowel: 정수이어야
+    ("여야", AFTER_VOWEL, 1),  # "must be": 릴리스여야, 하나여야
+    ("이거나", ANY, 1),  # "or is": 것이거나, 정수이거나
     ("이라서", ANY, 1),
     ("인지", ANY, 1),
     ("이었다", ANY, 1),
@@ -297,6 +304,14 @@ _HADA: Final[tuple[tuple[str, str, int], ...]] = (
     ("하다고", ANY, 1),
     ("한지", ANY, 1),
     ("했는지", ANY, 1),
+    ("했거나", ANY, 1),
+    # 해지다, "become": 필요해지면, 가능해집니다
+    ("해지면", ANY, 1),
+    ("해지는", ANY, 1),
+    ("해진", ANY, 1),
+    ("해집니다", ANY, 1),
+    ("해져", ANY, 1),
+    ("해졌습니다", ANY, 1),
 )
 _DOEDA: Final[tuple[tuple[str, str, int], ...]] = (
     ("되다", ANY, 1),
@@ -349,6 +364,9 @@ _DOEDA: Final[tuple[tuple[str, str, int], ...]] = (
     ("되요", ANY, 1),
     ("된지", ANY, 1),
     ("됐는지", ANY, 1),
+    ("되었거나", ANY, 1),
+    ("되었는지", ANY, 1),
+    ("됐거나", ANY, 1),
 )
 # 시키다 makes a noun causative (학습시키려면, 적용시켜야): the noun is what people search.
 _SIKIDA: Final[tuple[tuple[str, str, int], ...]] = (
@@ -366,6 +384,8 @@ _SIKIDA: Final[tuple[tuple[str, str, int], ...]] = (
     ("시켜야", ANY, 1),
     ("시켜요", ANY, 1),
     ("시켰는데", ANY, 1),
+    ("시키며", ANY, 1),
+    ("시키지", ANY, 1),
 )
 # Formal endings of other verbs: 있습니다 → 있, 없었습니다 → 없.
 _VERB: Final[tuple[tuple[str, str, int], ...]] = (
@@ -470,9 +490,11 @@ KOREAN_STOPWORDS: Final = frozenset(
 # ----------------------------------------------------------------------- glossary
 
 GLOSSARY_FILE: Final = DATA / "search_ko_glossary.json"
+#: Hangul readings of publishers', vendors' and families' names, the name as pages write it first.
+NAMES_FILE: Final = DATA / "search_ko_names.json"
 
-#: Groups of spellings of one term, the term (its index key) first; from the data file.
-GLOSSARY_GROUPS: Final = load_glossary(GLOSSARY_FILE)
+#: Groups of spellings of one term, the term (its index key) first; from the data files.
+GLOSSARY_GROUPS: Final = load_glossary(GLOSSARY_FILE) + load_glossary(NAMES_FILE)
 
 
 #: What :class:`SearchKorean` never indexes: Sphinx's English stopwords plus the Korean.

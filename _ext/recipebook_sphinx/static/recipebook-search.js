@@ -869,8 +869,11 @@ var RecipeSearch = (function () {
     var score = 1;
     runs.forEach(function (run) {
       var best = 0;
+      var glued = run.join("");
       index.chunks[doc].forEach(function (chunk) {
         for (var start = 0; start < chunk.length; start++) {
+          // a name the title writes as one word, typed as two (hunyuan ocr for HunyuanOCR)
+          if (run.length > 1 && namePart(chunk[start], glued)) best = Math.max(best, 1 / chunk.length);
           if (!namePart(chunk[start], run[0])) continue;
           var at = start + 1;
           var gaps = 0;
