@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import recipebook
 from recipebook import shell
 from recipebook.checking import vocabulary
-from recipebook.problems import Problem
+from recipebook.problems import Level, Problem
 
 FIXTURE = Path(__file__).resolve().parent / "roots" / "test-vllm-parsing" / "parsing-fixture.json"
 GRID = "/strategies/0/options/0/grid"
@@ -97,19 +97,24 @@ def test_an_underscore_spelling_is_a_style_problem_not_an_unknown_flag(tmp_path:
     problem = changed.one(f"{BASE}/--tokenizer_mode", "write '--tokenizer-mode'", key="--tokenizer_mode")
     assert "not a flag" not in problem.message
     assert "vLLM reads '--tokenizer_mode' as --tokenizer-mode" in problem.message
+    # a warning: vLLM runs the command as shown, so the recipe is built (issue 39.2)
+    assert problem.level is Level.WARNING and changed.recipe is not None
+    assert str(problem).endswith(f"{BASE}/--tokenizer_mode: warning: {problem.message}")
 
 
 def test_an_underscore_spelling_still_has_its_value_checked(tmp_path: Path) -> None:
     changed = Changed(tmp_path, with_args(a="--max_num_seqs eight"))
-    messages = [p.message for p in changed.at(f"{BASE}/--max_num_seqs")]
-    assert any(m.startswith("write '--max-num-seqs'") for m in messages), changed.listing()
-    assert any("takes an integer" in m for m in messages), changed.listing()
+    found = changed.at(f"{BASE}/--max_num_seqs")
+    assert any(p.message.startswith("write '--max-num-seqs'") and not p.is_error for p in found), changed.listing()
+    assert any("takes an integer" in p.message and p.is_error for p in found), changed.listing()
+    assert changed.recipe is None  # the value is an error: the recipe is not built
 
 
 def test_an_abbreviation_argparse_expands_is_a_style_problem(tmp_path: Path) -> None:
     changed = Changed(tmp_path, lambda data: base_args(data).update({"--gpu-memory-util": "--gpu-memory-util 0.8"}))
     problem = changed.one(f"{BASE}/--gpu-memory-util", "write '--gpu-memory-utilization'", key="--gpu-memory-util")
     assert "not a flag" not in problem.message
+    assert problem.level is Level.WARNING and changed.recipe is not None
 
 
 def test_an_ambiguous_start_of_a_name_is_refused_as_vllm_refuses_it(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from .checking import drift, rules, safety, schema, vocabulary
 from .checking.vocabulary import Vocabulary
 from .expanding import expansion, memory, page
-from .problems import Problem, SelectionError
+from .problems import Problem, SelectionError, errors, warnings
 from .reading import sharing, source, verdicts
 from .reading.load import check_file
 from .reading.model import Recipe
@@ -72,21 +72,30 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.verdicts:
         verdicts.prune(args.verdicts, files)
     problems = sorted(problems + safety.names_differ_in_more_than_case(files))
-    if problems:
-        _print_problems(problems)
-        bad = len({p.file for p in problems})
-        print(f"{len(problems)} problem(s) in {bad} of {len(files)} recipe file(s)", file=sys.stderr)
+    _print_problems(problems)
+    wrong, style = errors(problems), warnings(problems)
+    if wrong:
+        bad = len({p.file for p in wrong})
+        said = f"{len(wrong)} problem(s) in {bad} of {len(files)} recipe file(s)"
+        print(said + (f"; {_warned(style, files)}" if style else ""), file=sys.stderr)
         return 1
     total = sum(n for _, n in counts)
     each = ", ".join(f"{name} {n}" for name, n in counts)
     print(f"{len(counts)} recipe(s) valid, {total} selections ({each})")
+    if style:
+        strict = " (strict: warnings fail)" if args.strict else ""
+        print(_warned(style, files) + strict, file=sys.stderr)
+        return 1 if args.strict else 0
     return 0
+
+
+def _warned(style: list[Problem], files: list[Path]) -> str:
+    return f"{len(style)} warning(s) in {len({p.file for p in style})} of {len(files)} recipe file(s)"
 
 
 def _load_one(path: str) -> Recipe | None:
     recipe, problems = check_file(path)
-    if recipe is None:
-        _print_problems(problems)
+    _print_problems(problems)  # the errors that stop here, or the warnings of a valid recipe
     return recipe
 
 
@@ -332,7 +341,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
             if not problems:
                 recipe = Recipe.from_json(document.data, str(path))
                 problems = sorted({*rules.check(recipe, document), *old.check(recipe, document)})
-        if problems:  # drift is measured from a recipe that is right for the pinned release
+        if errors(problems):  # drift is measured from a recipe that is right for the pinned release
             _print_problems(problems)
             invalid += 1
             continue
@@ -361,6 +370,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="keep each file's verdict in DIR and read it back while the file and the engine are unchanged "
         "(make html: the language builds read them instead of checking again)",
+    )
+    validate.add_argument(
+        "-W",
+        "--strict",
+        action="store_true",
+        help="fail on warnings too, as sphinx-build -W does (by default only errors fail)",
     )
     validate.set_defaults(run=cmd_validate)
     expand = sub.add_parser("expand", help="print the commands of one selection")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from recipebook import check_file
+from recipebook.problems import errors
 
 TEMPLATE = """# Serving {name} on RBLN NPU
 
@@ -66,7 +67,7 @@ def main(argv: list[str]) -> int:
         return 1
     page.write_text(TEMPLATE.format(name=name), encoding="utf-8")
     print(f"wrote {page}; write its guide sections, then run make html")
-    return 1 if problems else 0
+    return 1 if errors(problems) else 0
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from recipebook.checking import safety, vocabulary
 from recipebook.checking.schema import SCHEMA_PATH
 from recipebook.expanding.page import RecipePage, page_of
 from recipebook.expanding.table import Product
-from recipebook.problems import Problem
+from recipebook.problems import Problem, errors
 from recipebook.reading import verdicts
 from recipebook.reading.model import Recipe
 
@@ -187,7 +187,7 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
     key = _key(path)
     if verdict is None or verdict.key != key:
         return check(env, path)[0]
-    if verdict.problems:
+    if errors(verdict.problems):
         return None
     cached = state["recipes"].get(os.fspath(path))
     if cached is None or cached[0] != key:

@@ -15,8 +15,8 @@ The checks, each located at the offending key or value:
   name starting with the key (``--device`` is not ``--device-ids``); a flag vLLM removed is named
   as removed, with what to do instead (``data/removed-flags.json``); the start of several names
   is refused as vLLM refuses it;
-* a spelling vLLM accepts but pages do not publish (``_`` for ``-``, an abbreviation): the
-  style problem, with the name to write;
+* a spelling vLLM accepts but pages do not publish (``_`` for ``-``, an abbreviation): a
+  warning (the command runs as shown), with the name to write;
 * one option under two names in one command (``--tensor-parallel-size 4`` and ``-tp 1``, a flag
   and its ``--no-`` form, a JSON flag given whole and by dotted fields): vLLM keeps the last;
 * a command holding ``--omni``, which vLLM hands to vLLM-Omni: one problem there, its other flags
@@ -290,14 +290,13 @@ class Vocabulary:
                 yield from self._object_problems(flag, entry, child, f"{where + '.' if where else ''}{path}[{i}]")
 
     def arg_messages(self, key: str, text: str, present: set[str]) -> list[tuple[bool, str]]:
-        """(whether the message is about the key itself, the message) for each problem of one arg."""
+        """(whether the message is about the key itself, the message) for each problem of one arg;
+        the spelling message (``spelling``) is not among them."""
         reading = self.reading(key)
         values = _values(key, text)
         if not reading.accepted or (reading.how == "abbreviation" and self.unknown_flag(key)):
             return [(True, self._not_a_flag(reading, values))]
         found: list[tuple[bool, str]] = []
-        if reading.how in ("underscore", "abbreviation"):
-            found.append((True, self._spelling_message(reading)))
         if reading.field:
             return found + self._field_problems(reading, values)
         if values is None:
@@ -317,6 +316,15 @@ class Vocabulary:
         if reading.flag == "--chat-template" and values and not messages:
             messages += [m for m in [self._chat_template_problem(values[0])] if m]
         return found + [(False, m) for m in messages]
+
+    def spelling(self, key: str) -> str | None:
+        """A spelling of an accepted flag that vLLM reads but pages do not publish (``_`` for ``-``,
+        the start of a name), with the name to write; None for the documented name, an alias, or a
+        key vLLM does not accept (``arg_messages`` says so). A warning: the command runs as shown."""
+        reading = self.reading(key)
+        if reading.how not in ("underscore", "abbreviation") or self.unknown_flag(key):
+            return None
+        return self._spelling_message(reading)
 
     def _chat_template_problem(self, value: str) -> str | None:
         """A --chat-template path that opens only in a checkout of vLLM's source (``examples/...``).
@@ -451,6 +459,8 @@ class Vocabulary:
                             if key == OMNI:
                                 yield doc.problem(where, self._omni_message(), kind=Kind.VOCABULARY, key=True)
                             continue
+                        if style := self.spelling(key):
+                            yield doc.problem(where, style, kind=Kind.VOCABULARY, key=True).warning()
                         for on_key, message in self.arg_messages(key, text, present):
                             yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
                     elif message := self.env_problem(key):

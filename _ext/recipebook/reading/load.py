@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..checking import bounds, characters, commandtext, rules, safety, schema, vocabulary
-from ..problems import Problem, RecipeError
+from ..problems import Problem, RecipeError, errors
 from . import facts, sharing, source
 from .model import Recipe
 
@@ -18,7 +18,8 @@ def _instead(problems: list[Problem], named: list[Problem]) -> list[Problem]:
 
 
 def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
-    """Every problem of one recipe file, and the recipe when there are none."""
+    """Every problem of one recipe file (errors and warnings), and the recipe when none is an
+    error."""
     document, problems = source.read(path)
     if document is None:
         return None, problems
@@ -40,13 +41,13 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
             [*rules.check(recipe, written), *facts.check(recipe, written), *careless, *typed, *shown, *bounded], named
         ),
     )
-    if not problems:  # what serve.sh runs, joined (needs a recipe whose commands expand)
-        problems = sharing.finish(written, commandtext.joined_scripts(recipe, written))
-    return (None if problems else recipe), problems
+    if not errors(problems):  # what serve.sh runs, joined (needs a recipe whose commands expand)
+        problems = sorted({*problems, *sharing.finish(written, commandtext.joined_scripts(recipe, written))})
+    return (None if errors(problems) else recipe), problems
 
 
 def load(path: str | Path) -> Recipe:
-    """A valid recipe, or RecipeError with all of its problems."""
+    """A valid recipe (its warnings aside), or RecipeError with all of its problems."""
     recipe, problems = check_file(path)
     if recipe is None:
         raise RecipeError(problems)
