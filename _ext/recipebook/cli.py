@@ -1,5 +1,5 @@
 """Command line: validate recipes, expand one selection, print the whole matrix, write a selection's
-files, report drift against another vLLM release."""
+files, report drift against another vLLM release, import recipes from vLLM Recipes."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ import functools
 import json
 import multiprocessing
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
+from . import importing
 from .checking import drift, rules, safety, schema, vocabulary
 from .checking.vocabulary import Vocabulary
 from .expanding import expansion, memory, page
@@ -360,6 +363,68 @@ def cmd_drift(args: argparse.Namespace) -> int:
     return 1 if breaking or invalid else 0
 
 
+def _commit(root: Path) -> str | None:
+    """The commit a git work tree is at (for the targets' notes), or None."""
+    git = shutil.which("git")
+    if git is None or not (root / ".git").exists():
+        return None
+    result = subprocess.run(
+        [git, "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=False, timeout=30
+    )
+    commit = result.stdout.strip()
+    return commit if result.returncode == 0 and len(commit) == 40 else None
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Recipes of this format from model files of a vLLM Recipes checkout, one file each; every
+    choice their command builder offers that a recipe cannot hold is listed."""
+    try:
+        checkout = importing.Checkout.read(args.checkout, commit=args.commit or _commit(Path(args.checkout)))
+        paths = [checkout.model(name) for name in args.models] if args.models else checkout.models()
+    except importing.NotImportable as error:
+        print(f"recipebook import: {error}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    lost_lines: list[str] = []
+    failed = 0
+    for path in paths:
+        try:
+            imported = importing.convert_file(path, checkout)
+        except importing.NotImportable as error:
+            print(f"{error}", file=sys.stderr)
+            failed += 1
+            continue
+        target = out / f"{imported.name}.json"
+        if target.exists() and not args.force:
+            print(f"{target}: exists; not overwritten (--force overwrites)", file=sys.stderr)
+            failed += 1
+            continue
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            target.write_text(importing.dumps(imported.recipe), encoding="utf-8")
+        except OSError as error:
+            print(f"{target}: cannot write: {error.strerror or error}", file=sys.stderr)
+            failed += 1
+            continue
+        _recipe, problems = check_file(target)
+        verdict = f"{len(errors(problems))} error(s), {len(warnings(problems))} warning(s)" if problems else "valid"
+        print(
+            f"{target}: {imported.targets} target(s) from {imported.source}; {verdict}; {len(imported.lost)} not expressed"
+        )
+        lost_lines += [f"{imported.source}: {line}" for line in imported.lost]
+    if args.lost:
+        try:
+            Path(args.lost).write_text("".join(f"{line}\n" for line in lost_lines), encoding="utf-8")
+        except OSError as error:
+            print(f"{args.lost}: cannot write: {error.strerror or error}", file=sys.stderr)
+            return 1
+        print(f"what their builder offers and the recipes do not hold: {len(lost_lines)} line(s) in {args.lost}")
+    else:
+        for line in lost_lines:
+            print(f"not expressed: {line}")
+    return 1 if failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m recipebook", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -407,6 +472,27 @@ def build_parser() -> argparse.ArgumentParser:
     sizing.add_argument("--sku", metavar="SKU", help="the device (default: the target's first SKU)")
     sizing.add_argument("--format", choices=("text", "json"), default="text")
     sizing.set_defaults(run=cmd_fit)
+    bring = sub.add_parser(
+        "import",
+        help="recipes from model files of a vLLM Recipes checkout (models/<org>/<model>.yaml, its strategies, "
+        "kv_store/ and taxonomy.yaml)",
+    )
+    bring.add_argument("checkout", metavar="CHECKOUT", help="a work tree of github.com/vllm-project/recipes")
+    bring.add_argument(
+        "models",
+        nargs="*",
+        metavar="MODEL",
+        help="Hugging Face ids (Qwen/Qwen3-8B) or model files (default: every model)",
+    )
+    bring.add_argument(
+        "--out", default=str(RECIPES), metavar="DIR", help="where to write the recipes (default: recipes/)"
+    )
+    bring.add_argument("--force", action="store_true", help="overwrite a recipe file that exists")
+    bring.add_argument(
+        "--lost", metavar="FILE", help="write what cannot be expressed to FILE, one line each (default: print it)"
+    )
+    bring.add_argument("--commit", metavar="SHA", help="the checkout's commit, for the notes (default: git rev-parse)")
+    bring.set_defaults(run=cmd_import)
     report = sub.add_parser(
         "drift",
         help="what another vLLM release breaks in the recipes (flags, values, JSON fields, env names)",

@@ -247,6 +247,42 @@ def _joined_lines(step: str) -> str:
     return "".join(out)
 
 
+def install_steps(text: str) -> list[list[str]]:
+    """The words of each step of an install line (none for a line that does not split)."""
+    joins: list[int] = []
+    if _scan(text, joins):
+        return []
+    starts, ends = [0, *(at + 2 for at in joins)], [*joins, len(text)]
+    try:
+        return [shell.words(_joined_lines(text[a:b])) for a, b in zip(starts, ends, strict=True)]
+    except ValueError:
+        return []
+
+
+_OMNI_NAME = re.compile(r"vllm[-_]omni", re.IGNORECASE)
+_PIP_INSTALLS = tuple(
+    start for start, _ in INSTALL_STEPS if start[-1] == "install" and start[0] not in ("apt", "apt-get")
+)
+
+
+def installs_vllm_omni(text: str) -> bool:
+    """Whether an install line installs vLLM-Omni: a pip install naming it (a package or a URL), or
+    a pip install of the checkout a step cloned from its repository."""
+    cloned = False
+    for words in install_steps(text):
+        while words and _ASSIGNMENT.match(words[0]):
+            words = words[1:]
+        if words[:2] == ["git", "clone"] and any(_OMNI_NAME.search(w) for w in words[2:]):
+            cloned = True
+        installing = next((len(start) for start in _PIP_INSTALLS if tuple(words[: len(start)]) == start), 0)
+        if not installing:
+            continue
+        packages = [w for w in words[installing:] if not w.startswith("-")]
+        if any(_OMNI_NAME.search(w) for w in packages) or (cloned and any(w.startswith(".") for w in packages)):
+            return True
+    return False
+
+
 def install_line_problem(text: str) -> tuple[int, str] | None:
     """The index and the reason of the first thing that keeps an install line from being one plain
     command or a chain of install steps joined by ``&&``, or None. Each step is held to the rules

@@ -54,7 +54,7 @@ from .. import shell
 from ..problems import Kind, Problem, excerpt, pointer_join
 from ..reading.model import Grid, Recipe
 from ..reading.source import Document
-from . import valuetypes
+from . import commandtext, valuetypes
 
 PINNED_VLLM = "0.30.0"
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / f"vllm-{PINNED_VLLM}.json"
@@ -457,7 +457,7 @@ class Vocabulary:
                             continue
                         if role in omni:
                             if key == OMNI:
-                                yield doc.problem(where, self._omni_message(), kind=Kind.VOCABULARY, key=True)
+                                yield self._omni_problem(doc, where, recipe.install_line)
                             continue
                         if style := self.spelling(key):
                             yield doc.problem(where, style, kind=Kind.VOCABULARY, key=True).warning()
@@ -491,12 +491,24 @@ class Vocabulary:
             if kind == "args" and role in serve and OMNI in mapping
         }
 
-    def _omni_message(self) -> str:
-        return (
+    def _omni_problem(self, doc: Document, where: str, install_line: str) -> Problem:
+        """An error unless the install line installs vLLM-Omni; then a warning: the command runs, but
+        its flags are vLLM-Omni's, which are not checked here."""
+        message = (
             f"{OMNI} hands the command to vLLM-Omni: {self.release}'s vllm command passes any command line that "
             f"holds {OMNI} to vllm_omni's own entry point before parsing it (and stops if vllm-omni is not "
             "installed), so vllm serve's flags do not apply to it. vllm-omni is not among the releases this site "
-            f"checks against ({self.versions}): its flags cannot be checked here, and the install must add it"
+            f"checks against ({self.versions}): its flags cannot be checked here"
+        )
+        if commandtext.installs_vllm_omni(install_line):
+            return doc.problem(
+                where, message + "; the install line installs it", kind=Kind.VOCABULARY, key=True
+            ).warning()
+        return doc.problem(
+            where,
+            message + ", and the install line must add it (it installs no vllm-omni)",
+            kind=Kind.VOCABULARY,
+            key=True,
         )
 
 

@@ -1,0 +1,1237 @@
+"""A vLLM Recipes model file as a recipe of this format, with every choice of their command builder.
+
+Their builder (``CommandBuilder.jsx`` over ``command-synthesis.js``) offers, for one model: a
+variant (the checkpoint), a hardware profile, a strategy, a node count, features (on/off, or one of
+several modes), Advanced tuning flags, a KV offload option, and for vLLM-Omni models a task. Here:
+
+- a **strategy** of ours is one of theirs for one variant (and one node count): its tab;
+- a **target** is one hardware profile under it (with, for prefill/decode, the pools' parallelism);
+- an **option axis** is each Advanced flag, each feature (``off`` and ``on``, or ``off`` and each
+  mode), the KV offload option and an omni task: a choice that changes arguments only, which the
+  delta rules can state. Each value's delta is read off the commands their rules give with that
+  value alone (``_delta``), so a selection's commands are theirs: the gathering order of their
+  arguments is advanced flags, features, KV offload, each appended after what the strategy and the
+  hardware set, and a key set again moves to the end (their last-wins dedupe), which a delta
+  states by removing the key and adding it.
+
+Two values of different axes that set the same key are excluded together (their last-wins would
+keep one of them; the rules forbid it); what cannot be expressed at all (a multi-node shape before
+the format has roles that span nodes, Mooncake's router and master, a Docker install, a companion
+process, another node count) is listed in ``Imported.lost``, never dropped silently.
+
+A command is compared with theirs by what it runs: its arguments in order and its environment,
+their shell variables (``$HEAD_IP``) being this format's placeholders (``'<HEAD_IP>'``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import html
+import itertools
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import synthesis as syn
+from . import yaml12
+from .synthesis import Choice, Json, Server, Unit
+
+SKU = "RBLN-CR13"  # the device field a target needs; the note says the commands are their GPUs'
+LAUNCHER = "vllm serve"
+MAX_SELECTIONS = 4096  # expansion.MAX_SELECTIONS
+_IDENT = re.compile(r"[^a-z0-9_]+")
+_TARGET_CHARS = re.compile(r"[^A-Za-z0-9 _-]+")
+_VARIABLE = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
+_BARE_VALUE = re.compile(r"^[A-Za-z0-9_./=:@,+%-]+$")
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+_KEY = re.compile(r"^--?[A-Za-z0-9][A-Za-z0-9_.-]*$")
+NVIDIA_ORDER = (
+    "h100",
+    "h200",
+    "b200",
+    "gb200",
+    "b300",
+    "gb300",
+    "rtx_pro_5000",
+    "rtx_pro_6000",
+    "dgx_spark_gb10",
+    "rtx_4090_2x",
+    "rtx_5090_2x",
+    "dgx_station_gb300",
+)
+AMD_ORDER = ("mi300x", "mi325x", "mi355x")
+MUTEX = (("text_only", "encoder_parallel"),)  # toggleFeature: turning one on turns the other off
+
+
+class NotImportable(Exception):
+    """A file that cannot be imported at all, with the reason in words."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Checkout:
+    """What a model file refers to in a checkout of vLLM Recipes: strategies (with ``kv_store/``)
+    and the taxonomy."""
+
+    root: Path
+    strategies: Mapping[str, Json]
+    taxonomy: Json
+    commit: str | None = None
+
+    @classmethod
+    def read(cls, root: str | Path, commit: str | None = None) -> Checkout:
+        root = Path(root)
+        for needed in ("taxonomy.yaml", "strategies", "models"):
+            if not (root / needed).exists():
+                raise NotImportable(f"{root}: not a checkout of vLLM Recipes (no {needed})")
+        strategies: dict[str, Json] = {}
+        for folder in ("strategies", "kv_store"):
+            for path in sorted((root / folder).glob("*.yaml")):
+                data = read_yaml(path, f"{folder}/{path.name}")
+                if isinstance(data, dict) and isinstance(data.get("name"), str):
+                    strategies[data["name"]] = data
+        taxonomy = read_yaml(root / "taxonomy.yaml", "taxonomy.yaml")
+        if not isinstance(syn.get(taxonomy, "hardware_profiles"), dict):
+            raise NotImportable(f"{root}: taxonomy.yaml has no hardware_profiles")
+        return cls(root=root, strategies=strategies, taxonomy=taxonomy, commit=commit)
+
+    def models(self) -> list[Path]:
+        """Every model file, ``models/<org>/<model>.yaml``, sorted."""
+        return sorted(p for p in (self.root / "models").rglob("*.yaml") if p.is_file())
+
+    def model(self, name: str) -> Path:
+        """A model file by its Hugging Face id (``Qwen/Qwen3-8B``) or its path."""
+        for candidate in (Path(name), self.root / name, self.root / "models" / f"{name}.yaml"):
+            if candidate.is_file():
+                return candidate
+        raise NotImportable(f"{name}: no such model file in {self.root / 'models'}")
+
+
+MAX_BYTES = 2 * 1024 * 1024  # a model file is tens of kilobytes
+MAX_VALUES = 200_000  # values once YAML's aliases are followed (a "billion laughs" file has 10**9)
+
+
+def _normal(data: Json) -> Json:
+    """Keys as JavaScript reads them (strings), dates as their site shows them (YYYY-MM-DD); a
+    structure that refers to itself, nests too deep or holds more than MAX_VALUES values once its
+    aliases are followed is refused (ValueError)."""
+    budget = [MAX_VALUES]
+
+    def walk(value: Json, depth: int) -> Json:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ValueError(f"more than {MAX_VALUES:,} values once its aliases are followed")
+        if depth > 100:
+            raise ValueError("nested more than 100 levels deep (or an alias that refers to itself)")
+        if isinstance(value, dict):
+            return {str(k): walk(v, depth + 1) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, depth + 1) for v in value]
+        if isinstance(value, datetime.date):
+            return value.isoformat()
+        return value
+
+    return walk(data, 0)
+
+
+def read_yaml(path: Path, shown: str) -> Json:
+    """A YAML file of theirs, bounded: its size, its values, its depth; NotImportable with the reason."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise NotImportable(f"{shown}: cannot be read: {error.strerror or error}") from None
+    if len(raw) > MAX_BYTES:
+        raise NotImportable(f"{shown}: larger than {MAX_BYTES:,} bytes; a model file is far smaller")
+    try:
+        return _normal(yaml12.load(raw.decode("utf-8")))
+    except UnicodeDecodeError as error:
+        raise NotImportable(f"{shown}: not UTF-8 text (byte {error.start})") from None
+    except ValueError as error:
+        raise NotImportable(f"{shown}: {error}") from None
+    except Exception as error:  # PyYAML's errors name the line and column
+        raise NotImportable(f"{shown}: not YAML: {' '.join(str(error).split())}") from None
+
+
+@dataclasses.dataclass
+class Imported:
+    """A converted model: our recipe document, and what their builder offers that it does not."""
+
+    name: str
+    source: str  # models/<org>/<model>.yaml
+    recipe: dict[str, Any]
+    lost: list[str]
+    targets: int = 0
+
+
+# -- texts ------------------------------------------------------------------------------------------
+
+
+def identifier(text: str, prefix: str = "x") -> str:
+    """A name of lower-case letters, digits and underscores (an axis or a value)."""
+    name = _IDENT.sub("_", str(text).lower()).strip("_") or prefix
+    if not name[0].isalpha():
+        name = f"{prefix}_{name}"
+    return name[:64]
+
+
+def inline(text: str) -> str:
+    """Their prose as inline text of this format: escaped, a tag-like word (``<think>``) in code."""
+    escaped = html.escape(" ".join(str(text).split()), quote=False)
+    return re.sub(
+        r"&lt;[A-Za-z/!?][^&\s]{0,40}?&gt;|&lt;(?=[A-Za-z/!?])", lambda m: f"<code>{m.group()}</code>", escaped
+    )
+
+
+def _title(key: str) -> str:
+    return " ".join(word.capitalize() for word in re.split(r"[_\s]+", key) if word)
+
+
+def _quoted(value: str) -> str:
+    """A value as one shell word: a bare ``$NAME`` is the placeholder ``'<NAME>'``, a plain word
+    stays bare, anything else goes in single quotes (as their shellQuote does)."""
+    whole = re.fullmatch(r"\$([A-Z_][A-Z0-9_]*)", value)
+    if whole:
+        return f"'<{whole.group(1)}>'"
+    if value and _BARE_VALUE.match(value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def arg_text(unit: Unit) -> str:
+    assert unit.flag is not None
+    return unit.flag if unit.value is None else f"{unit.flag} {_quoted(unit.value)}"
+
+
+def env_text(key: str, value: str) -> str:
+    return f"{key}={_quoted(value)}"
+
+
+def placeholders_of(text: str) -> str:
+    """A shell text of theirs with each ``$NAME`` as this format's placeholder ``<NAME>`` (in quotes
+    where it stands bare)."""
+    out, quote, i = [], None, 0
+    while i < len(text):
+        ch = text[i]
+        match = _VARIABLE.match(text, i) if ch == "$" else None
+        if match:
+            name = f"<{match.group(1)}>"
+            out.append(name if quote == "'" else f"'{name}'" if quote is None else f"\"'{name}'\"")
+            i = match.end()
+            continue
+        if ch in "'\"" and quote in (None, ch):
+            quote = None if quote else ch
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+# -- the commands of one choice, as lines of this format ----------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Lines:
+    """One role's command: its argument lines and env lines, keyed, in order."""
+
+    args: tuple[tuple[str, str], ...]
+    envs: tuple[tuple[str, str], ...]
+
+
+def lines_of(server: Server) -> Lines:
+    args = []
+    for unit in server.args:
+        if unit.flag is None:
+            raise _NotExpressible(f"a positional word {unit.value!r} after the flags")
+        key = unit.flag.partition("=")[0] if "=" in unit.flag else unit.flag
+        if not _KEY.match(key):
+            raise _NotExpressible(f"the argument {unit.flag!r} is not a flag")
+        args.append((key, arg_text(unit)))
+    if len({k for k, _ in args}) != len(args):
+        raise _NotExpressible("one flag written twice in one command")
+    envs = tuple((key, env_text(key, value)) for key, value in server.env.items())
+    return Lines(args=tuple(args), envs=envs)
+
+
+class _NotExpressible(Exception):
+    pass
+
+
+def diff(base: Sequence[tuple[str, str]], after: Sequence[tuple[str, str]]) -> tuple[list[str], dict[str, str]] | None:
+    """(keys removed, keys set) that turn ``base`` into ``after`` by the delta rules (removed keys go,
+    a set key already there is replaced where it stands, a new one is appended), or None when
+    no delta does."""
+    index = {key: n for n, (key, _) in enumerate(base)}
+    texts = dict(base)
+    kept, last = 0, -1
+    while kept < len(after) and after[kept][0] in index and index[after[kept][0]] > last:
+        last = index[after[kept][0]]
+        kept += 1
+    keep = {key for key, _ in after[:kept]}
+    removed = [key for key, _ in base if key not in keep]
+    added = {key: text for key, text in after[:kept] if texts[key] != text}
+    for key, text in after[kept:]:
+        if key in added:
+            return None
+        added[key] = text
+    if apply(base, removed, added) != list(after):
+        return None
+    return removed, added
+
+
+def _layer(plan: Plan, axis: Axis, value: str, recipe: Json, checkout: Checkout) -> list[tuple[str, str]]:
+    """The argument lines an axis value owns: what their rules add after the strategy's and the
+    hardware's (an Advanced flag, a feature's, a KV offload option's), deduped."""
+    choice = _choose(plan, {axis.name: value})
+    raw = syn.tail_args(recipe, choice, checkout.strategies, checkout.taxonomy)
+    server = Server(role="main", node=0, env={}, args=tuple(syn.units(raw)), model="")
+    return list(lines_of(server).args)
+
+
+def _moved(
+    base: Sequence[tuple[str, str]], layer: Sequence[tuple[str, str]], after: Sequence[tuple[str, str]]
+) -> tuple[list[str], dict[str, str]] | None:
+    """The delta of a value that owns ``layer``: each of its keys the base has is removed and set
+    again, so it comes after the base as their last-wins puts it (even where it would stand last
+    already: another value's lines may come between); None unless that gives ``after``."""
+    keys = {key for key, _ in base}
+    removed = [key for key, _ in layer if key in keys]
+    added = dict(layer)
+    return (removed, added) if apply(base, removed, added) == list(after) else None
+
+
+def apply(lines: Sequence[tuple[str, str]], removed: Iterable[str], added: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The delta rules (expansion.apply_delta) on plain lines."""
+    gone = set(removed)
+    out = {key: text for key, text in lines if key not in gone}
+    for key, text in added.items():
+        out[key] = text
+    return list(out.items())
+
+
+# -- one target: its choices, axes and grid ---------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Axis:
+    name: str
+    title: str
+    values: list[str]  # the first is the base value (nothing chosen)
+    labels: dict[str, str]
+    kind: str  # advanced, feature, mode, kv
+    key: str  # their id: the advanced option or the feature
+    theirs: dict[str, str] = dataclasses.field(default_factory=dict)  # our value -> their mode or KV option
+
+
+@dataclasses.dataclass
+class Plan:
+    """What one target is: their choice without the axes, and the axes offered on it."""
+
+    variant: str
+    hardware: str
+    strategy: str
+    choice: Choice
+    axes: list[Axis]
+    omni_task: Mapping[str, Any] | None = None
+    omni: bool = False
+
+
+def _choose(plan: Plan, selection: Mapping[str, str]) -> Choice:
+    features: list[str] = []
+    advanced: list[str] = []
+    modes: dict[str, str] = {}
+    kv = None
+    for axis in plan.axes:
+        value = selection.get(axis.name, axis.values[0])
+        if value == axis.values[0]:
+            continue
+        if axis.kind == "advanced":
+            advanced.append(axis.key)
+        elif axis.kind == "feature":
+            features.append(axis.key)
+        elif axis.kind == "mode":
+            features.append(axis.key)
+            modes[axis.key] = axis.theirs[value]
+        elif axis.kind == "kv":
+            kv = axis.theirs[value]
+    pd_nodes = plan.choice.pd_nodes
+    pools = [a for a in plan.axes if a.kind == "pool" and selection.get(a.name, a.values[0]) != a.values[0]]
+    if pd_nodes is not None and pools:
+        pd_nodes = {role: dict(spec) for role, spec in pd_nodes.items()}
+        for axis in pools:
+            pd_nodes[axis.key]["parallelism"] = selection[axis.name]
+    return dataclasses.replace(
+        plan.choice,
+        features=tuple(features),
+        advanced=tuple(advanced),
+        feature_modes=modes,
+        kv_offload=kv,
+        pd_nodes=pd_nodes,
+    )
+
+
+def render(plan: Plan, selection: Mapping[str, str], recipe: Json, checkout: Checkout) -> dict[str, Lines]:
+    """Each role's lines for a selection, as their rules give them."""
+    if plan.omni and plan.omni_task is None:  # a recipe without omni.tasks: their page's stub command
+        stub = Server(role="main", node=0, env={}, args=(Unit("--omni", None),), model=_served_model(plan, recipe))
+        return {"main": lines_of(stub)}
+    if plan.omni:
+        server = syn.resolve_omni_command(recipe, plan.variant, plan.omni_task, plan.hardware, checkout.taxonomy)
+        return {"main": lines_of(server)}
+    rendered = syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy)
+    found: dict[str, Lines] = {}
+    for server in rendered.servers:
+        if server.node != 0:
+            raise _NotExpressible("a role that spans nodes")
+        found[server.role] = lines_of(server)
+    return found
+
+
+def rendered_router(plan: Plan, recipe: Json, checkout: Checkout) -> str | None:
+    if plan.omni:
+        return None
+    return syn.resolve_command(recipe, plan.choice, checkout.strategies, checkout.taxonomy).router
+
+
+def hardware_order(taxonomy: Json, recipe: Json) -> list[str]:
+    """The hardware pills in their order (CommandBuilder's hwByBrand): NVIDIA, AMD, then other
+    brands by name; a restricted profile only when the recipe declares it in meta.hardware."""
+    declared = syn.obj(syn.get(recipe, "meta", "hardware"))
+    groups: dict[str, list[tuple[str, Json]]] = {}
+    for hw_id, profile in syn.obj(syn.get(taxonomy, "hardware_profiles")).items():
+        if syn.truthy(syn.get(profile, "restricted")) and hw_id not in declared:
+            continue
+        groups.setdefault(syn.either(syn.get(profile, "brand"), "Other"), []).append((hw_id, profile))
+    for brand, profiles in groups.items():
+        ranks = NVIDIA_ORDER if brand == "NVIDIA" else AMD_ORDER if brand == "AMD" else ()
+        profiles.sort(
+            key=lambda item: (ranks.index(item[0]) if item[0] in ranks else 9999, item[1].get("vram_gb") or 0)
+        )
+    order = ("NVIDIA", "AMD")
+    brands = sorted(groups, key=lambda b: (0, order.index(b)) if b in order else (1, b))
+    return [hw_id for brand in brands for hw_id, _ in groups[brand]]
+
+
+def _feature_axes(recipe: Json, plan: Plan, profile: Json, kv_name: str) -> list[Axis]:
+    axes: list[Axis] = []
+    for option in syn.advanced_options(recipe, plan.strategy):
+        key = str(option.get("id") or "")
+        if not key or not syn.arr(option.get("args")):
+            continue
+        axes.append(
+            Axis(
+                name=identifier(f"adv_{key}"),
+                title=str(syn.either(option.get("label"), key)),
+                values=["off", "on"],
+                labels={"off": "Off", "on": "On"},
+                kind="advanced",
+                key=key,
+            )
+        )
+    for key, feature in syn.obj(syn.get(recipe, "features")).items():
+        if not isinstance(feature, dict) or not syn.is_feature_allowed_for_strategy(feature, plan.strategy):
+            continue
+        title = str(syn.either(feature.get("label"), _title(key)))
+        name = identifier(key, "f")
+        if name == kv_name or name.startswith("adv_"):
+            name = identifier(f"feature_{key}")
+        if isinstance(feature.get("modes"), dict):
+            modes = syn.allowed_modes(feature, plan.variant, profile, plan.hardware)
+            if not modes:
+                continue
+            values = {identifier(m, "m"): m for m in modes}
+            labels = {"off": "Off"}
+            for value, mode in values.items():
+                labels[value] = str(syn.either(syn.get(feature, "modes", mode, "label"), _title(mode)))
+            axes.append(Axis(name, title, ["off", *values], labels, "mode", key, {"off": "", **values}))
+        else:
+            axes.append(Axis(name, title, ["off", "on"], {"off": "Off", "on": "On"}, "feature", key))
+    return axes
+
+
+def _kv_axis(recipe: Json, plan: Plan, profile: Json, checkout: Checkout, name: str) -> Axis | None:
+    if syn.get(profile, "generation") == "xpu":
+        return None  # their page turns every KV offload option off on Intel XPU
+    strategy = checkout.strategies.get(plan.strategy)
+    options = syn.obj(syn.get(checkout.taxonomy, "kv_offload"))
+    values: dict[str, str] = {}
+    labels = {"off": "Off"}
+    for key, option in sorted(options.items(), key=lambda item: (syn.either(syn.get(item[1], "order"), 99), item[0])):
+        if (
+            syn.is_kv_offload_allowed_for_strategy(option, plan.strategy, strategy)
+            and syn.is_kv_offload_supported_for_recipe(option, key, recipe)
+            and syn.is_kv_offload_brand_supported(option, profile)
+        ):
+            value = identifier(key, "kv")
+            values[value] = key
+            group = syn.get(checkout.taxonomy, "kv_offload_groups", syn.get(option, "group"), "label")
+            label = str(syn.either(syn.get(option, "label"), syn.get(option, "display_name"), key))
+            labels[value] = f"{group}: {label}" if syn.truthy(group) else label
+    if not values:
+        return None
+    return Axis(name, "KV Offload", ["off", *values], labels, "kv", "kv_offload", {"off": "", **values})
+
+
+@dataclasses.dataclass
+class Built:
+    """One target's grid (as written out in full) and what it leaves out."""
+
+    grid: dict[str, Any]
+    axes: list[Axis]
+    lost: list[str]
+    roles: dict[str, Lines]
+
+
+def _touched(
+    delta: Mapping[str, tuple[list[str], dict[str, str], list[str], dict[str, str]]],
+) -> set[tuple[str, str, str]]:
+    found = set()
+    for role, (del_args, add_args, del_envs, add_envs) in delta.items():
+        found |= {(role, "args", k) for k in [*del_args, *add_args]}
+        found |= {(role, "envs", k) for k in [*del_envs, *add_envs]}
+    return found
+
+
+def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Built:
+    """The grid of one target: base commands, the axes that express their choices, exclusions."""
+    lost: list[str] = []
+    base = render(plan, {}, recipe, checkout)
+    deltas: dict[tuple[str, str], dict[str, tuple[list[str], dict[str, str], list[str], dict[str, str]]]] = {}
+    kept_axes: list[Axis] = []
+    for axis in plan.axes:
+        kept_values = [axis.values[0]]
+        seen: dict[tuple, str] = {}
+        for value in axis.values[1:]:
+            what = f"{axis.title}: {axis.labels[value]}"
+            try:
+                after = render(plan, {axis.name: value}, recipe, checkout)
+            except _NotExpressible as error:
+                lost.append(f"{where}: {what}: {error}")
+                continue
+            layer = _layer(plan, axis, value, recipe, checkout) if axis.kind != "pool" else []
+            delta = {}
+            for role, lines in after.items():
+                if role not in base:
+                    args = None
+                elif axis.kind == "pool":  # the strategy's own arguments: the pool's, where theirs put them
+                    args = diff(base[role].args, lines.args)
+                else:
+                    args = _moved(base[role].args, layer, lines.args)
+                envs = diff(base[role].envs, lines.envs) if role in base else None
+                if args is None or envs is None:
+                    delta = None
+                    break
+                if lines != base[role]:
+                    delta[role] = (args[0], args[1], envs[0], envs[1])
+            if delta is None or set(after) != set(base):
+                lost.append(f"{where}: {what}: it moves arguments the strategy sets, which a delta cannot")
+                continue
+            if not delta:
+                lost.append(f"{where}: {what}: changes nothing in the commands")
+                continue
+            signature = tuple(
+                sorted(
+                    (role, tuple(d[0]), tuple(d[1].items()), tuple(d[2]), tuple(d[3].items()))
+                    for role, d in delta.items()
+                )
+            )
+            if signature in seen:
+                lost.append(f"{where}: {what}: gives the same commands as {axis.labels[seen[signature]]}")
+                continue
+            seen[signature] = value
+            deltas[(axis.name, value)] = delta
+            kept_values.append(value)
+        if len(kept_values) > 1:
+            kept_axes.append(dataclasses.replace(axis, values=kept_values))
+    excluded = _exclusions(kept_axes, deltas, lost, where)
+    kept_axes = _capped(kept_axes, excluded, lost, where)
+    names = {a.name for a in kept_axes}
+    excluded = [e for e in excluded if set(e) <= names]
+    deltas = {k: v for k, v in deltas.items() if k[0] in names}
+    _verify(plan, recipe, checkout, base, kept_axes, deltas, excluded)
+    grid = {
+        "model": _served_model(plan, recipe),
+        "base": [_role_json(role, lines) for role, lines in base.items()],
+        "modes": {},
+        "options": {a.name: list(a.values) for a in kept_axes},
+        "option_base": {a.name: a.values[0] for a in kept_axes},
+        "deltas": {
+            f"{axis}={value}": {
+                role: {"add_args": add_args, "add_envs": add_envs, "del_args": del_args, "del_envs": del_envs}
+                for role, (del_args, add_args, del_envs, add_envs) in delta.items()
+            }
+            for (axis, value), delta in deltas.items()
+        },
+        "excluded": excluded,
+        "recommended": _recommended(plan, recipe, checkout, kept_axes, excluded),
+        "router": _router_json(plan, recipe, checkout),
+    }
+    return Built(grid=grid, axes=kept_axes, lost=lost, roles=base)
+
+
+def _exclusions(axes: list[Axis], deltas: Mapping, lost: list[str], where: str) -> list[dict[str, str]]:
+    """Pairs of values of two axes that set or remove one key: their last-wins keeps the later one's
+    value and drops the earlier's, which the delta rules do not state; such a pair is not offered."""
+    excluded: list[dict[str, str]] = []
+    for i, first in enumerate(axes):
+        for second in axes[i + 1 :]:
+            if {first.key, second.key} in [set(pair) for pair in MUTEX]:
+                excluded.append({first.name: "on", second.name: "on"})
+                continue
+            for a, b in itertools.product(first.values[1:], second.values[1:]):
+                shared = _touched(deltas[(first.name, a)]) & _touched(deltas[(second.name, b)])
+                if shared:
+                    keys = ", ".join(sorted({key for _role, _kind, key in shared}))
+                    excluded.append({first.name: a, second.name: b})
+                    lost.append(
+                        f"{where}: {first.title}: {first.labels[a]} with {second.title}: {second.labels[b]} "
+                        f"(both set {keys}; their page keeps the second's)"
+                    )
+    return excluded
+
+
+def _offered(axes: list[Axis], excluded: list[dict[str, str]]) -> int:
+    total = math.prod(len(a.values) for a in axes)
+    if not excluded or total <= MAX_SELECTIONS:
+        return total  # an upper bound is enough below the cap
+    names = [a.name for a in axes]
+    count = 0
+    for values in itertools.product(*(a.values for a in axes)):
+        chosen = dict(zip(names, values, strict=True))
+        if not any(all(chosen.get(k) == v for k, v in entry.items()) for entry in excluded):
+            count += 1
+    return count
+
+
+def _capped(axes: list[Axis], excluded: list[dict[str, str]], lost: list[str], where: str) -> list[Axis]:
+    """The axes, with Advanced ones left out from the last while the target would offer more
+    selections than a page holds (MAX_SELECTIONS)."""
+    axes = list(axes)
+    while math.prod(len(a.values) for a in axes) > 16 * MAX_SELECTIONS or _offered(axes, excluded) > MAX_SELECTIONS:
+        advanced = [a for a in axes if a.kind == "advanced"] or axes
+        dropped = advanced[-1]
+        axes.remove(dropped)
+        lost.append(f"{where}: Advanced: {dropped.title}: the target would offer more than {MAX_SELECTIONS} selections")
+    return axes
+
+
+def _compose(
+    base: Mapping[str, Lines], axes: list[Axis], deltas: Mapping, selection: Mapping[str, str]
+) -> dict[str, Lines]:
+    out = {}
+    for role, lines in base.items():
+        args, envs = list(lines.args), list(lines.envs)
+        for axis in axes:
+            delta = deltas.get((axis.name, selection[axis.name]), {}).get(role)
+            if delta:
+                args = apply(args, delta[0], delta[1])
+                envs = apply(envs, delta[2], delta[3])
+        out[role] = Lines(args=tuple(args), envs=tuple(envs))
+    return out
+
+
+_CHECKED = 24  # selections of several chosen values checked per target
+
+
+def _nth(axes: list[Axis], index: int) -> dict[str, str]:
+    """The selection at an index of the axes' product (the last axis varying fastest)."""
+    chosen = {}
+    for axis in reversed(axes):
+        index, at = divmod(index, len(axis.values))
+        chosen[axis.name] = axis.values[at]
+    return chosen
+
+
+def _verify(
+    plan: Plan,
+    recipe: Json,
+    checkout: Checkout,
+    base: Mapping[str, Lines],
+    axes: list[Axis],
+    deltas: Mapping,
+    excluded: list[dict[str, str]],
+) -> None:
+    """The delta rules give their commands (a wrong import is a bug of the importer: it raises).
+    Each value alone gives theirs by construction; the check goes through every value alone, the
+    recommended selection, every value with all the others at their last, and a spread of the
+    product (their choices compose key by key, so what goes wrong shows in these)."""
+    total = math.prod(len(a.values) for a in axes)
+    picks = [{a.name: a.values[0] for a in axes}]
+    picks += [{a.name: (v if a is axis else a.values[0]) for a in axes} for axis in axes for v in axis.values[1:]]
+    picks += [{a.name: (v if a is axis else a.values[-1]) for a in axes} for axis in axes for v in axis.values]
+    step = max(1, total // _CHECKED)
+    picks += [_nth(axes, i) for i in range(step // 2, total, step)]
+    seen = set()
+    for selection in picks:
+        key = tuple(selection[a.name] for a in axes)
+        if key in seen or any(all(selection.get(k) == v for k, v in entry.items()) for entry in excluded):
+            continue
+        seen.add(key)
+        theirs = render(plan, selection, recipe, checkout)
+        ours = _compose(base, axes, deltas, selection)
+        if _commands(theirs) != _commands(ours):
+            raise AssertionError(f"the import of {selection} differs from their commands")
+
+
+def _commands(roles: Mapping[str, Lines]) -> dict[str, tuple[tuple[tuple[str, str], ...], dict[str, str]]]:
+    """What a selection runs: per role, its argument lines in order and its environment."""
+    return {role: (tuple(lines.args), dict(lines.envs)) for role, lines in roles.items()}
+
+
+def _served_model(plan: Plan, recipe: Json) -> str:
+    variants = syn.obj(syn.get(recipe, "variants"))
+    variant = syn.either(variants.get(plan.variant), variants.get("default"), {})
+    if plan.omni and plan.omni_task is None:
+        return syn.js_str(syn.either(syn.get(variant, "model_id"), syn.get(recipe, "model", "model_id"), "model"))
+    task_model = syn.get(plan.omni_task, "model_id") if plan.omni_task else None
+    return syn.js_str(
+        syn.either(task_model, syn.get(variant, "model_id"), syn.get(recipe, "model", "model_id"), "unknown")
+    )
+
+
+def _role_json(role: str, lines: Lines) -> dict[str, Any]:
+    return {
+        "role": role,
+        "launcher": LAUNCHER,
+        "args": dict(lines.args),
+        "envs": dict(lines.envs),
+        "ranks": None,
+        "scale": None,
+        "varies": None,
+    }
+
+
+def _router_json(plan: Plan, recipe: Json, checkout: Checkout) -> dict[str, Any] | None:
+    command = rendered_router(plan, recipe, checkout)
+    if command is None:
+        return None
+    return {"role": "router", "nodes": [{"node": "vllm-router", "cmd": placeholders_of(command)}]}
+
+
+def _recommended(
+    plan: Plan, recipe: Json, checkout: Checkout, axes: list[Axis], excluded: list[dict[str, str]]
+) -> dict[str, str] | None:
+    """Their page's first selection: the default features (their default modes), no Advanced flag,
+    no KV offload; None (the base command) when that selection is not offered."""
+    if not axes:
+        return None
+    on = set(syn.default_features(recipe, plan.hardware, plan.variant))
+    variant = syn.get(recipe, "variants", plan.variant)
+    profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
+    chosen = {}
+    for axis in axes:
+        value = axis.values[0]
+        if axis.kind == "feature" and axis.key in on:
+            value = "on"
+        elif axis.kind == "mode" and axis.key in on:
+            feature = syn.get(recipe, "features", axis.key)
+            mode = syn.resolve_mode_key(feature, axis.key, variant, plan.variant, profile, plan.hardware, None)
+            value = next((v for v, m in axis.theirs.items() if m == mode), axis.values[0])
+        chosen[axis.name] = value if value in axis.values else axis.values[0]
+    if any(all(chosen.get(k) == v for k, v in entry.items()) for entry in excluded):
+        return None
+    if all(chosen[a.name] == a.values[0] for a in axes):
+        return None
+    return chosen
+
+
+# -- the whole model ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class StrategyGroup:
+    """One strategy of ours: their strategy for one variant on one shape of nodes."""
+
+    slug: str
+    label: str
+    tag: str
+    variant: str
+    nodes: int | None
+    targets: list[tuple[str, str, Plan]]  # (target name, label, plan)
+
+
+def _variant_label(recipe: Json, key: str) -> str:
+    variant = syn.get(recipe, "variants", key)
+    return str(syn.either(syn.get(variant, "label"), str(syn.either(syn.get(variant, "precision"), key)).upper()))
+
+
+def _slug(*parts: str) -> str:
+    return "-".join(p for p in (re.sub(r"[^a-z0-9]+", "-", part.lower()).strip("-") for part in parts) if p)[:64].strip(
+        "-"
+    )
+
+
+def _target_name(profile: Json, hw_id: str, taken: set[str]) -> str:
+    shown = str(syn.either(syn.get(profile, "display_name"), hw_id))
+    name = " ".join(_TARGET_CHARS.sub(" ", shown).split())
+    if not name or not name[0].isalpha():
+        name = f"HW {name}".strip()
+    if name in taken:
+        name = f"{name} {hw_id}"
+    return name[:64]
+
+
+def plan_targets(recipe: Json, checkout: Checkout, lost: list[str]) -> list[StrategyGroup]:
+    """Every (strategy, variant, hardware) their builder offers, grouped into our strategies."""
+    taxonomy = checkout.taxonomy
+    profiles = syn.obj(syn.get(taxonomy, "hardware_profiles"))
+    variants = syn.obj(syn.get(recipe, "variants"))
+    omni = "omni" in syn.arr(syn.get(recipe, "meta", "tasks"))
+    groups: dict[tuple, StrategyGroup] = {}
+    kv_name = "kv_offload"
+    for variant_key in variants:
+        vlabel = _variant_label(recipe, variant_key)
+        suffix = "" if variant_key == "default" or len(variants) == 1 else variant_key
+        for hw_id in hardware_order(taxonomy, recipe):
+            profile = profiles[hw_id]
+            variant = variants[variant_key]
+            if not (syn.is_hardware_supported(recipe, hw_id) and syn.variant_runs_on_hardware(profile, variant, hw_id)):
+                continue
+            if omni:
+                _plan_omni(recipe, variant_key, vlabel, suffix, hw_id, profile, groups, lost)
+                continue
+            for strategy in syn.effective_compatible_strategies(recipe):
+                spec = checkout.strategies.get(strategy)
+                deploy = syn.get(spec, "deploy_type")
+                if spec is None or deploy == "kv_store_lb":
+                    continue
+                if not syn.is_strategy_supported_on_hardware(recipe, strategy, profile, hw_id):
+                    continue
+                gpus = syn.gpu_count(profile)
+                if not syn.is_strategy_reachable(recipe, strategy, deploy, gpus, hw_id):
+                    continue
+                display = str(syn.either(syn.get(spec, "display_name"), strategy))
+                where = f"{strategy} / {vlabel} / {syn.get(profile, 'display_name') or hw_id}"
+                if deploy == "multi_node":
+                    if not syn.is_hardware_scalable(profile) or syn.get(profile, "generation") == "xpu":
+                        continue
+                    nodes = max(2, syn.nodes_for_strategy(recipe, strategy, gpus, hw_id))
+                    lost.append(f"{where}: {nodes} nodes: one server across nodes, which this format cannot write yet")
+                    continue
+                if deploy == "pd_cluster":
+                    _plan_pd(
+                        recipe, checkout, variant_key, vlabel, suffix, hw_id, profile, display, groups, lost, where
+                    )
+                    continue
+                if (
+                    not syn.fits_single_node(profile, variant)
+                    or syn.nodes_for_strategy(recipe, strategy, gpus, hw_id) > 1
+                ):
+                    continue  # their single-node pill is disabled: the variant does not fit one node
+                choice = Choice(variant=variant_key, strategy=strategy, hardware=hw_id)
+                plan = Plan(variant=variant_key, hardware=hw_id, strategy=strategy, choice=choice, axes=[])
+                plan.axes = _feature_axes(recipe, plan, profile, kv_name)
+                kv = _kv_axis(recipe, plan, profile, checkout, kv_name)
+                if kv:
+                    plan.axes.append(kv)
+                key = (strategy, variant_key, None)
+                group = groups.get(key) or groups.setdefault(
+                    key,
+                    StrategyGroup(
+                        _slug(strategy, suffix), _label(display, vlabel, suffix), "Single node", vlabel, None, []
+                    ),
+                )
+                _add(group, profile, hw_id, plan)
+    return list(groups.values())
+
+
+def _label(display: str, vlabel: str, suffix: str) -> str:
+    return f"{display} · {vlabel}" if suffix else display
+
+
+def _add(group: StrategyGroup, profile: Json, hw_id: str, plan: Plan, extra: str = "") -> None:
+    taken = {name for name, _label, _plan in group.targets}
+    shown = str(syn.either(syn.get(profile, "display_name"), hw_id))
+    name = (
+        _target_name(profile, hw_id, taken)
+        if not extra
+        else _target_name({"display_name": f"{shown} {extra}"}, hw_id, taken)
+    )
+    group.targets.append((name, f"{shown} {extra}".strip(), plan))
+
+
+def _plan_pd(
+    recipe: Json,
+    checkout: Checkout,
+    variant_key: str,
+    vlabel: str,
+    suffix: str,
+    hw_id: str,
+    profile: Json,
+    display: str,
+    groups: dict[tuple, StrategyGroup],
+    lost: list[str],
+    where: str,
+) -> None:
+    """Prefill/decode: one target, each pool on one node, the pools' parallelism (TP, TEP, DEP) an axis
+    each; a pool that needs more nodes for a parallelism (theirs: as many as the model needs, the
+    recipe's, or its GPU floor) is listed."""
+    variant = syn.get(recipe, "variants", variant_key)
+    gpus = syn.gpu_count(profile)
+    modes = [m for m in syn.pd_pool_modes(recipe) if syn.is_strategy_reachable(recipe, m, "multi_node", gpus, hw_id)]
+    if not modes:
+        return
+    so = syn.obj(syn.get(recipe, "strategy_overrides", "pd_cluster"))
+    node_vram = syn.either(syn.get(profile, "vram_gb"), 0)
+    need = syn.either(syn.get(variant, "vram_minimum_gb"), 0)
+    least = max(1, math.ceil(need / node_vram)) if need > 0 and node_vram > 0 else 1
+
+    def default_nodes(role: str) -> int:
+        given = syn.get(so, role, "nodes")
+        if syn._is_number(given):
+            return int(given)
+        if isinstance(given, dict):
+            for key in (hw_id, "default"):
+                if syn._is_number(given.get(key)):
+                    return int(given[key])
+        return least
+
+    def default_mode(role: str) -> str:
+        mode = syn.either(
+            syn.get(so, role, "parallelism"), syn.get(checkout.strategies.get("pd_cluster"), role, "parallelism"), "tp"
+        )
+        return mode if mode in modes else modes[0]
+
+    pools: dict[str, list[str]] = {}
+    for role in ("prefill", "decode"):
+        fitting = []
+        for mode in modes:
+            nodes = max(default_nodes(role), syn.nodes_for_strategy(recipe, mode, gpus, hw_id))
+            if nodes > 1:
+                lost.append(
+                    f"{where}: {role} {mode.upper()} on {nodes} nodes: a pool across nodes, which this format cannot write yet"
+                )
+            else:
+                fitting.append(mode)
+        if not fitting:
+            return
+        first = default_mode(role) if default_mode(role) in fitting else fitting[0]
+        pools[role] = [first, *(m for m in fitting if m != first)]
+    pd_nodes = {role: {"nodes": 1, "rank": 0, "parallelism": values[0]} for role, values in pools.items()}
+    choice = Choice(variant=variant_key, strategy="pd_cluster", hardware=hw_id, pd_nodes=pd_nodes)
+    plan = Plan(variant=variant_key, hardware=hw_id, strategy="pd_cluster", choice=choice, axes=[])
+    plan.axes = [
+        Axis(f"{role}_pool", f"{role.capitalize()} pool", values, {m: m.upper() for m in values}, "pool", role)
+        for role, values in pools.items()
+        if len(values) > 1
+    ]
+    plan.axes += _feature_axes(recipe, plan, profile, "kv_offload")
+    key = ("pd_cluster", variant_key, 2)
+    group = groups.get(key) or groups.setdefault(
+        key,
+        StrategyGroup(
+            _slug("pd-cluster", suffix),
+            _label(display, vlabel, suffix),
+            "Prefill on one node, decode on another",
+            vlabel,
+            2,
+            [],
+        ),
+    )
+    _add(group, profile, hw_id, plan)
+    lost.append(f"{where}: other numbers of prefill and decode nodes (their page takes 1 to 16 per pool)")
+
+
+def _plan_omni(
+    recipe: Json,
+    variant_key: str,
+    vlabel: str,
+    suffix: str,
+    hw_id: str,
+    profile: Json,
+    groups: dict[tuple, StrategyGroup],
+    lost: list[str],
+) -> None:
+    tasks = syn.omni_tasks(recipe)
+    for task in tasks or [None]:
+        resolved = syn.omni_task_for_hardware(task, hw_id) if task else None
+        choice = Choice(variant=variant_key, strategy="omni", hardware=hw_id)
+        plan = Plan(
+            variant=variant_key, hardware=hw_id, strategy="omni", choice=choice, axes=[], omni_task=resolved, omni=True
+        )
+        task_suffix = "" if not task or len(tasks) == 1 else str(task["key"])
+        key = ("omni", variant_key, task_suffix)
+        label = "vLLM-Omni" + (f" · {task['label']}" if task_suffix and task else "")
+        group = groups.get(key) or groups.setdefault(
+            key,
+            StrategyGroup(
+                _slug("omni", suffix, task_suffix), _label(label, vlabel, suffix), "Single node", vlabel, None, []
+            ),
+        )
+        _add(group, profile, hw_id, plan)
+
+
+# -- the recipe document ------------------------------------------------------------------------------
+
+DEFAULT_PIP = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
+NIGHTLY_PIP = (
+    "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
+    "  --extra-index-url https://wheels.vllm.ai/nightly/cu130 \\\n"
+    "  --extra-index-url https://download.pytorch.org/whl/cu130 \\\n"
+    "  --index-strategy unsafe-best-match"
+)
+
+
+def steps_of(text: str) -> list[str]:
+    """The commands of a shell text their page shows one per line (a line ending in a backslash
+    goes on)."""
+    steps: list[str] = []
+    pending = ""
+    for line in str(text).splitlines():
+        if not line.strip():
+            continue
+        pending = f"{pending}\n{line}" if pending else line.strip()
+        if not line.rstrip().endswith("\\"):
+            steps.append(pending.rstrip())
+            pending = ""
+    if pending:
+        steps.append(pending.rstrip().rstrip("\\").rstrip())
+    return steps
+
+
+def install_line(recipe: Json, lost: list[str]) -> str:
+    """Their pip install (the CUDA wheels, or the recipe's own command) and the extra install steps
+    of every reader, as one line of install steps joined with '&&'."""
+    model = syn.obj(syn.get(recipe, "model"))
+    install = syn.obj(model.get("install"))
+    pip = install.get("pip")
+    if pip is False:
+        image = syn.get(install, "docker", "command") or "their Docker image"
+        lost.append(f"install: their page installs with Docker only ({image}); the install line is vLLM's pip wheel")
+        pip = None
+    default = NIGHTLY_PIP if model.get("nightly_required") is True else DEFAULT_PIP
+    steps = steps_of(syn.either(syn.get(pip, "command"), default))
+    for entry in syn.arr(recipe.get("dependencies")):
+        command = syn.get(entry, "command")
+        if not syn.truthy(command):
+            continue
+        modes = syn.get(entry, "install_modes")
+        shown = " ".join(str(command).split())
+        if isinstance(modes, list) and modes and "pip" not in modes:
+            lost.append(f"install: the Docker install's step {shown!r}")
+        elif syn.truthy(syn.get(entry, "optional")):
+            lost.append(f"install: the optional step {shown!r} (their page leaves it out of 'Copy all')")
+        elif syn.truthy(syn.get(entry, "brand")):
+            lost.append(f"install: the step {shown!r} for {syn.get(entry, 'brand')} hardware only")
+        else:
+            steps += steps_of(command)
+    lost.append(
+        "install: the Docker install (docker pull, and docker run around each command): the commands are the pip ones"
+    )
+    return " && ".join(steps)
+
+
+def _client(recipe: Json) -> str:
+    model = syn.js_str(syn.get(recipe, "model", "model_id"))
+    tasks = syn.arr(syn.get(recipe, "meta", "tasks"))
+    if "text" in tasks or "multimodal" in tasks:
+        body = '{"model": "' + model + '", "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 32}'
+        return (
+            "curl http://localhost:8000/v1/chat/completions \\\n"
+            "    -H 'Content-Type: application/json' \\\n"
+            f"    -d '{body}'"
+        )
+    return "curl http://localhost:8000/v1/models"
+
+
+def _badges(recipe: Json) -> list[Any]:
+    model = syn.obj(syn.get(recipe, "model"))
+    badges: list[Any] = ["MoE" if model.get("architecture") == "moe" else "Dense"]
+    if syn.truthy(model.get("parameter_count")):
+        badges.append(syn.js_str(model["parameter_count"]))
+    context = model.get("context_length")
+    if syn._is_number(context) and context > 0:
+        badges.append(f"{int(context):,} ctx")
+    badges.append({"text": "vLLM Recipes", "hl": True})
+    return badges
+
+
+def _texts(recipe: Json, targets: int) -> dict[str, dict[str, str]]:
+    meta = syn.obj(syn.get(recipe, "meta"))
+    title = str(syn.either(meta.get("title"), syn.get(recipe, "model", "model_id")))
+    description = inline(str(syn.either(meta.get("description"), title)))
+    if len(description) > 500:
+        description = description[:497].rsplit(" ", 1)[0] + "..."
+    provider = str(syn.either(meta.get("provider"), "its provider"))
+    return {
+        "en": {
+            "sub": description,
+            "tag": "Imported from vLLM Recipes: the commands their site builds for each strategy, hardware profile and option.",
+            "strategyNote": (
+                "Each tab is one of their strategies for one checkpoint; each target is one hardware profile, with "
+                "that hardware's GPUs per node. The commands are the ones their command builder gives, with its "
+                "shell variables as placeholders; they are not verified on RBLN NPUs."
+            ),
+        },
+        "ko": {
+            "sub": inline(f"{provider}의 {title}. vLLM Recipes의 레시피를 가져왔습니다."),
+            "tag": "vLLM Recipes에서 가져왔습니다. 전략, 하드웨어 프로필, 옵션마다 그 사이트가 만드는 명령입니다.",
+            "strategyNote": (
+                "탭 하나는 체크포인트 하나에 대한 그쪽 전략 하나이고, 대상 하나는 하드웨어 프로필 하나이며 그 하드웨어의 "
+                "노드당 GPU 수를 씁니다. 명령은 그쪽 명령 빌더가 만드는 그대로이고, 셸 변수는 플레이스홀더로 바꿨습니다. "
+                "RBLN NPU에서 검증한 명령은 아닙니다."
+            ),
+        },
+    }
+
+
+def _date(recipe: Json) -> str:
+    meta = syn.obj(syn.get(recipe, "meta"))
+    for key in ("date_updated", "date_added"):
+        value = str(meta.get(key) or "")
+        try:
+            datetime.date.fromisoformat(value)
+        except ValueError:
+            continue
+        return value
+    return "2026-01-01"
+
+
+def _note(recipe: Json, source: str, checkout: Checkout, plan: Plan, grid: Mapping[str, Any]) -> str:
+    profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
+    shown = html.escape(str(syn.either(syn.get(profile, "display_name"), plan.hardware)))
+    commit = f" at commit <code>{checkout.commit[:12]}</code>" if checkout.commit else ""
+    parts = [
+        f"Imported from vLLM Recipes (<code>{html.escape(source)}</code>{commit}): the commands their site builds "
+        f"for {shown}, {syn.gpu_count(profile)} GPUs per node; not verified on RBLN NPUs."
+    ]
+    brand = syn.get(profile, "brand")
+    if brand != "NVIDIA":
+        parts.append(
+            f"On {html.escape(str(brand))} hardware their page installs another build of vLLM than the install line above."
+        )
+    variant = syn.get(recipe, "variants", plan.variant)
+    if syn.get(variant, "nightly_required") is True and syn.get(recipe, "model", "nightly_required") is not True:
+        parts.append("This checkpoint needs vLLM's nightly wheels.")
+    if grid.get("router"):
+        parts.append(
+            "The router is <code>vllm-router</code> (<code>uv pip install vllm-router</code>), started after the servers."
+        )
+    kv = syn.obj(syn.get(checkout.taxonomy, "kv_offload"))
+    offered = {v for axis, values in grid.get("options", {}).items() if axis.startswith("kv") for v in values}
+    for key, option in kv.items():
+        if identifier(key, "kv") in offered and syn.truthy(syn.get(option, "companion", "command")):
+            label = html.escape(str(syn.either(syn.get(option, "label"), syn.get(option, "display_name"), key)))
+            needs = syn.get(option, "install")
+            parts.append(
+                f"KV offload {label} needs its server (<code>{html.escape(str(syn.get(option, 'companion', 'label') or key))}</code>) "
+                "running on the same node first"
+                + (f", installed with <code>{html.escape(str(needs))}</code>." if needs else ".")
+            )
+    return " ".join(parts)[:2000]
+
+
+def convert(path: Path, checkout: Checkout) -> Imported:
+    """One model file of a checkout as a recipe of this format, and what it could not express."""
+    source = path.relative_to(checkout.root).as_posix() if path.is_relative_to(checkout.root) else path.name
+    recipe = read_yaml(path, source)
+    if not isinstance(recipe, dict) or not isinstance(syn.get(recipe, "model", "model_id"), str):
+        raise NotImportable(f"{source}: not a vLLM Recipes model file (no model.model_id)")
+    if not isinstance(recipe.get("variants"), dict) or not recipe["variants"]:
+        raise NotImportable(f"{source}: no variants")
+    name = path.stem
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name):
+        raise NotImportable(f"{source}: {name!r} cannot name a recipe (letters, digits, '.', '_' and '-')")
+    model_id = recipe["model"]["model_id"]
+    if not _MODEL_ID.match(model_id):
+        raise NotImportable(f"{source}: the model {model_id!r} is not a Hugging Face id (owner/name)")
+    lost: list[str] = []
+    line = install_line(recipe, lost)
+    groups = plan_targets(recipe, checkout, lost)
+    catalogue: dict[str, tuple[str, dict[str, str]]] = {}
+    strategies = []
+    count = 0
+    for group in groups:
+        targets = []
+        for target_name, label, plan in group.targets:
+            where = f"{group.slug} / {target_name}"
+            try:
+                built = build_target(plan, recipe, checkout, where)
+            except _NotExpressible as error:
+                lost.append(f"{where}: {error}")
+                continue
+            if not _MODEL_ID.match(built.grid["model"]):
+                lost.append(f"{where}: it serves {built.grid['model']!r}, which is not a Hugging Face id")
+                continue
+            lost += built.lost
+            for axis in built.axes:
+                _shown, labels = catalogue.setdefault(axis.name, (axis.title, {}))
+                for value in axis.values:
+                    labels.setdefault(value, axis.labels[value])
+            servers = len(built.grid["base"])
+            profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
+            gpus = syn.gpu_count(profile)
+            npus = (
+                gpus
+                if plan.strategy != "single_node_tp"
+                else syn.resolve_single_node_tp(
+                    recipe, syn.get(recipe, "variants", plan.variant), profile, plan.strategy, plan.hardware
+                )
+            )
+            targets.append(
+                {
+                    "target": target_name,
+                    "npus": max(1, int(npus)),
+                    "skus": [SKU],
+                    "verified": _date(recipe),
+                    "modelImpl": _model_impl(built),
+                    "attn": None,
+                    "features": {},
+                    "label": label if label != target_name else None,
+                    "note": _note(recipe, source, checkout, plan, built.grid),
+                    "grid": built.grid,
+                }
+            )
+            count += 1 if servers else 0
+        if targets:
+            strategies.append(
+                {
+                    "slug": group.slug,
+                    "label": group.label,
+                    "tag": group.tag,
+                    "variant": group.variant,
+                    "nodes": None if not group.nodes or group.nodes < 2 else str(group.nodes),
+                    "options": targets,
+                }
+            )
+    lost += [
+        f"KV Offload: {syn.get(spec, 'display_name') or key}: a router, a master (and a store) around the servers, "
+        "which this format cannot write"
+        for key, spec in checkout.strategies.items()
+        if syn.get(spec, "deploy_type") == "kv_store_lb" and "omni" not in syn.arr(syn.get(recipe, "meta", "tasks"))
+    ]
+    if not strategies:
+        raise NotImportable(f"{source}: none of its choices can be expressed:\n  " + "\n  ".join(lost[:20]))
+    meta = syn.obj(recipe.get("meta"))
+    tasks = syn.arr(meta.get("tasks"))
+    variants = [_variant_label(recipe, key) for key in recipe["variants"]]
+    document: dict[str, Any] = {
+        "$schema": "schema.json",
+        "name": name,
+        "model": model_id,
+        "provider": str(syn.either(meta.get("provider"), model_id.split("/")[0]))[:200],
+        "hf": f"https://huggingface.co/{model_id}",
+        "attn": "not stated",
+        "variant": variants[0],
+        **({"variants": list(dict.fromkeys(variants))} if len(set(variants)) > 1 else {}),
+        "features": {"api": True, "text": "text" in tasks, "mm": "multimodal" in tasks},
+        "badges": _badges(recipe),
+        "installLine": line,
+        "client": _client(recipe),
+        "axes": [
+            {"axis": axis, "title": title, "options": [{"value": v, "label": label} for v, label in labels.items()]}
+            for axis, (title, labels) in catalogue.items()
+        ],
+        "text": _texts(recipe, count),
+        "strategies": strategies,
+    }
+    return Imported(name=name, source=source, recipe=document, lost=list(dict.fromkeys(lost)), targets=count)
+
+
+def _model_impl(built: Built) -> str:
+    for lines in built.roles.values():
+        for key, text in lines.args:
+            if key == "--model-impl":
+                return text.split(None, 1)[-1].strip("'")
+    return "auto"
