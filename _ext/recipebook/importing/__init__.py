@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .vllm_recipes import Checkout, Imported, NotImportable, convert
 from .factor import factor
+from .vllm_recipes import Checkout, Imported, NotImportable, convert
 
 
 def convert_file(path: Path, checkout: Checkout) -> Imported:
