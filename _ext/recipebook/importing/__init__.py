@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .factor import factor
+from .grids import factor
 from .vllm_recipes import Checkout, Imported, NotImportable, convert
 
 

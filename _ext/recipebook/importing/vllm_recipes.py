@@ -31,12 +31,15 @@ import html
 import itertools
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from . import synthesis as syn
 from . import yaml12
+from .grids import apply, diff
 from .synthesis import Choice, Json, Server, Unit
 
 SKU = "RBLN-CR13"  # the device field a target needs; the note says the commands are their GPUs'
@@ -151,7 +154,11 @@ def read_yaml(path: Path, shown: str) -> Json:
         raise NotImportable(f"{shown}: not UTF-8 text (byte {error.start})") from None
     except ValueError as error:
         raise NotImportable(f"{shown}: {error}") from None
-    except Exception as error:  # PyYAML's errors name the line and column
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise NotImportable(f"{shown}: not YAML: {where}{error.problem or error.context}") from None
+    except yaml.YAMLError as error:
         raise NotImportable(f"{shown}: not YAML: {' '.join(str(error).split())}") from None
 
 
@@ -164,6 +171,8 @@ class Imported:
     recipe: dict[str, Any]
     lost: list[str]
     targets: int = 0
+    # (strategy slug, target) -> the plan: their choice for a selection is choice_of(plan, selection)
+    plans: dict[tuple[str, str], Plan] = dataclasses.field(default_factory=dict, repr=False)
 
 
 # -- texts ------------------------------------------------------------------------------------------
@@ -202,7 +211,8 @@ def _quoted(value: str) -> str:
 
 def arg_text(unit: Unit) -> str:
     assert unit.flag is not None
-    return unit.flag if unit.value is None else f"{unit.flag} {_quoted(unit.value)}"
+    flag = " ".join(unit.flag.split())  # their page writes it as it is, between continuations
+    return flag if unit.value is None else f"{flag} {_quoted(unit.value)}"
 
 
 def env_text(key: str, value: str) -> str:
@@ -245,6 +255,10 @@ def lines_of(server: Server) -> Lines:
         if unit.flag is None:
             raise _NotExpressible(f"a positional word {unit.value!r} after the flags")
         key = unit.flag.partition("=")[0] if "=" in unit.flag else unit.flag
+        if any(c.isspace() for c in key):
+            # one item of theirs holding a flag and its value ("--max-model-len auto"): their page
+            # writes it as it is, and the shell splits it into the flag and its value
+            key = key.split()[0]
         if not _KEY.match(key):
             raise _NotExpressible(f"the argument {unit.flag!r} is not a flag")
         args.append((key, arg_text(unit)))
@@ -256,28 +270,6 @@ def lines_of(server: Server) -> Lines:
 
 class _NotExpressible(Exception):
     pass
-
-
-def diff(base: Sequence[tuple[str, str]], after: Sequence[tuple[str, str]]) -> tuple[list[str], dict[str, str]] | None:
-    """(keys removed, keys set) that turn ``base`` into ``after`` by the delta rules (removed keys go,
-    a set key already there is replaced where it stands, a new one is appended), or None when
-    no delta does."""
-    index = {key: n for n, (key, _) in enumerate(base)}
-    texts = dict(base)
-    kept, last = 0, -1
-    while kept < len(after) and after[kept][0] in index and index[after[kept][0]] > last:
-        last = index[after[kept][0]]
-        kept += 1
-    keep = {key for key, _ in after[:kept]}
-    removed = [key for key, _ in base if key not in keep]
-    added = {key: text for key, text in after[:kept] if texts[key] != text}
-    for key, text in after[kept:]:
-        if key in added:
-            return None
-        added[key] = text
-    if apply(base, removed, added) != list(after):
-        return None
-    return removed, added
 
 
 def _layer(plan: Plan, axis: Axis, value: str, recipe: Json, checkout: Checkout) -> list[tuple[str, str]]:
@@ -299,15 +291,6 @@ def _moved(
     removed = [key for key, _ in layer if key in keys]
     added = dict(layer)
     return (removed, added) if apply(base, removed, added) == list(after) else None
-
-
-def apply(lines: Sequence[tuple[str, str]], removed: Iterable[str], added: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The delta rules (expansion.apply_delta) on plain lines."""
-    gone = set(removed)
-    out = {key: text for key, text in lines if key not in gone}
-    for key, text in added.items():
-        out[key] = text
-    return list(out.items())
 
 
 # -- one target: its choices, axes and grid ---------------------------------------------------------
@@ -335,6 +318,7 @@ class Plan:
     axes: list[Axis]
     omni_task: Mapping[str, Any] | None = None
     omni: bool = False
+    excluded: list[dict[str, str]] = dataclasses.field(default_factory=list)  # combinations another target holds
 
 
 def _choose(plan: Plan, selection: Mapping[str, str]) -> Choice:
@@ -347,7 +331,7 @@ def _choose(plan: Plan, selection: Mapping[str, str]) -> Choice:
         if value == axis.values[0]:
             continue
         if axis.kind == "advanced":
-            advanced.append(axis.key)
+            advanced.append(axis.theirs[value])
         elif axis.kind == "feature":
             features.append(axis.key)
         elif axis.kind == "mode":
@@ -369,6 +353,26 @@ def _choose(plan: Plan, selection: Mapping[str, str]) -> Choice:
         kv_offload=kv,
         pd_nodes=pd_nodes,
     )
+
+
+def choice_of(plan: Plan, selection: Mapping[str, str]) -> dict[str, Any]:
+    """Their builder's choice for a selection of ours (the variant, hardware, strategy, features,
+    Advanced flags, modes, KV offload, pools; for vLLM-Omni the task), as plain data."""
+    if plan.omni:
+        task = plan.omni_task
+        return {"variant": plan.variant, "hardware": plan.hardware, "omniTask": task["key"] if task else None}
+    choice = _choose(plan, selection)
+    return {
+        "variant": choice.variant,
+        "strategy": choice.strategy,
+        "hardware": choice.hardware,
+        "features": list(choice.features),
+        "advanced": list(choice.advanced),
+        "nodeCount": choice.node_count,
+        "pdNodes": choice.pd_nodes,
+        "featureModes": dict(choice.feature_modes),
+        "kvOffload": choice.kv_offload,
+    }
 
 
 def render(plan: Plan, selection: Mapping[str, str], recipe: Json, checkout: Checkout) -> dict[str, Lines]:
@@ -415,26 +419,24 @@ def hardware_order(taxonomy: Json, recipe: Json) -> list[str]:
 
 def _feature_axes(recipe: Json, plan: Plan, profile: Json, kv_name: str) -> list[Axis]:
     axes: list[Axis] = []
+    # their Advanced panel: tuning flags, each a checkbox. One axis here, a flag at a time: a page of
+    # every subset would hold up to 2**7 times the selections (several flags together are listed)
+    advanced = {"off": ""}
+    labels = {"off": "Off"}
     for option in syn.advanced_options(recipe, plan.strategy):
         key = str(option.get("id") or "")
-        if not key or not syn.arr(option.get("args")):
-            continue
-        axes.append(
-            Axis(
-                name=identifier(f"adv_{key}"),
-                title=str(syn.either(option.get("label"), key)),
-                values=["off", "on"],
-                labels={"off": "Off", "on": "On"},
-                kind="advanced",
-                key=key,
-            )
-        )
+        if key and syn.arr(option.get("args")):
+            value = identifier(key, "a")
+            advanced[value] = key
+            labels[value] = str(syn.either(option.get("label"), key))
+    if len(advanced) > 1:
+        axes.append(Axis("advanced", "Advanced", list(advanced), labels, "advanced", "advanced", advanced))
     for key, feature in syn.obj(syn.get(recipe, "features")).items():
         if not isinstance(feature, dict) or not syn.is_feature_allowed_for_strategy(feature, plan.strategy):
             continue
         title = str(syn.either(feature.get("label"), _title(key)))
         name = identifier(key, "f")
-        if name == kv_name or name.startswith("adv_"):
+        if name in (kv_name, "advanced") or name.endswith("_pool"):
             name = identifier(f"feature_{key}")
         if isinstance(feature.get("modes"), dict):
             modes = syn.allowed_modes(feature, plan.variant, profile, plan.hardware)
@@ -544,11 +546,11 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
             kept_values.append(value)
         if len(kept_values) > 1:
             kept_axes.append(dataclasses.replace(axis, values=kept_values))
-    excluded = _exclusions(kept_axes, deltas, lost, where)
+    excluded = [*plan.excluded, *_exclusions(kept_axes, deltas, lost, where)]
     kept_axes = _capped(kept_axes, excluded, lost, where)
-    names = {a.name for a in kept_axes}
-    excluded = [e for e in excluded if set(e) <= names]
-    deltas = {k: v for k, v in deltas.items() if k[0] in names}
+    values = {(a.name, v) for a in kept_axes for v in a.values}
+    excluded = [e for e in excluded if set(e.items()) <= values]
+    deltas = {k: v for k, v in deltas.items() if k in values}
     _verify(plan, recipe, checkout, base, kept_axes, deltas, excluded)
     grid = {
         "model": _served_model(plan, recipe),
@@ -605,14 +607,20 @@ def _offered(axes: list[Axis], excluded: list[dict[str, str]]) -> int:
 
 
 def _capped(axes: list[Axis], excluded: list[dict[str, str]], lost: list[str], where: str) -> list[Axis]:
-    """The axes, with Advanced ones left out from the last while the target would offer more
-    selections than a page holds (MAX_SELECTIONS)."""
-    axes = list(axes)
+    """The axes, with Advanced flags left out from the last while the target would offer more
+    selections than a page holds (MAX_SELECTIONS); then features' values, from the last axis."""
+    axes = [dataclasses.replace(a, values=list(a.values)) for a in axes]
     while math.prod(len(a.values) for a in axes) > 16 * MAX_SELECTIONS or _offered(axes, excluded) > MAX_SELECTIONS:
-        advanced = [a for a in axes if a.kind == "advanced"] or axes
-        dropped = advanced[-1]
-        axes.remove(dropped)
-        lost.append(f"{where}: Advanced: {dropped.title}: the target would offer more than {MAX_SELECTIONS} selections")
+        shrinking = next((a for a in axes if a.kind == "advanced" and len(a.values) > 1), None) or max(
+            reversed(axes), key=lambda a: len(a.values)
+        )
+        value = shrinking.values.pop()
+        lost.append(
+            f"{where}: {shrinking.title}: {shrinking.labels[value]}: the target would offer more than "
+            f"{MAX_SELECTIONS} selections"
+        )
+        if len(shrinking.values) == 1:
+            axes.remove(shrinking)
     return axes
 
 
@@ -657,6 +665,7 @@ def _verify(
     recommended selection, every value with all the others at their last, and a spread of the
     product (their choices compose key by key, so what goes wrong shows in these)."""
     total = math.prod(len(a.values) for a in axes)
+    router = rendered_router(plan, recipe, checkout)
     picks = [{a.name: a.values[0] for a in axes}]
     picks += [{a.name: (v if a is axis else a.values[0]) for a in axes} for axis in axes for v in axis.values[1:]]
     picks += [{a.name: (v if a is axis else a.values[-1]) for a in axes} for axis in axes for v in axis.values]
@@ -672,6 +681,12 @@ def _verify(
         ours = _compose(base, axes, deltas, selection)
         if _commands(theirs) != _commands(ours):
             raise AssertionError(f"the import of {selection} differs from their commands")
+        if (
+            not plan.omni
+            and syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy).router
+            != router
+        ):
+            raise AssertionError(f"the router of {selection} differs from the target's")
 
 
 def _commands(roles: Mapping[str, Lines]) -> dict[str, tuple[tuple[tuple[str, str], ...], dict[str, str]]]:
@@ -908,28 +923,52 @@ def _plan_pd(
             return
         first = default_mode(role) if default_mode(role) in fitting else fitting[0]
         pools[role] = [first, *(m for m in fitting if m != first)]
-    pd_nodes = {role: {"nodes": 1, "rank": 0, "parallelism": values[0]} for role, values in pools.items()}
-    choice = Choice(variant=variant_key, strategy="pd_cluster", hardware=hw_id, pd_nodes=pd_nodes)
-    plan = Plan(variant=variant_key, hardware=hw_id, strategy="pd_cluster", choice=choice, axes=[])
-    plan.axes = [
-        Axis(f"{role}_pool", f"{role.capitalize()} pool", values, {m: m.upper() for m in values}, "pool", role)
-        for role, values in pools.items()
-        if len(values) > 1
-    ]
-    plan.axes += _feature_axes(recipe, plan, profile, "kv_offload")
-    key = ("pd_cluster", variant_key, 2)
-    group = groups.get(key) or groups.setdefault(
-        key,
-        StrategyGroup(
-            _slug("pd-cluster", suffix),
-            _label(display, vlabel, suffix),
-            "Prefill on one node, decode on another",
-            vlabel,
-            2,
-            [],
-        ),
-    )
-    _add(group, profile, hw_id, plan)
+    # the router's command depends on the pools (a DEP pool's local ranks): one target per router,
+    # each with the pools' combinations that give it
+    by_router: dict[str, list[tuple[str, str]]] = {}
+    for combination in itertools.product(pools["prefill"], pools["decode"]):
+        pd_nodes = {
+            role: {"nodes": 1, "rank": 0, "parallelism": mode} for role, mode in zip(pools, combination, strict=True)
+        }
+        choice = Choice(variant=variant_key, strategy="pd_cluster", hardware=hw_id, pd_nodes=pd_nodes)
+        router = syn.resolve_command(recipe, choice, checkout.strategies, checkout.taxonomy).router or ""
+        by_router.setdefault(router, []).append(combination)
+    first_modes: set[str] = set()
+    for n, combinations in enumerate(by_router.values()):
+        base = combinations[0]
+        pd_nodes = {role: {"nodes": 1, "rank": 0, "parallelism": mode} for role, mode in zip(pools, base, strict=True)}
+        choice = Choice(variant=variant_key, strategy="pd_cluster", hardware=hw_id, pd_nodes=pd_nodes)
+        plan = Plan(variant=variant_key, hardware=hw_id, strategy="pd_cluster", choice=choice, axes=[])
+        offered = {role: list(dict.fromkeys(c[i] for c in combinations)) for i, role in enumerate(pools)}
+        plan.axes = [
+            Axis(f"{role}_pool", f"{role.capitalize()} pool", values, {m: m.upper() for m in values}, "pool", role)
+            for role, values in offered.items()
+            if len(values) > 1
+        ]
+        names = [a.name for a in plan.axes]
+        plan.excluded = [
+            dict(zip(names, (c[i] for i, role in enumerate(pools) if f"{role}_pool" in names), strict=True))
+            for c in itertools.product(*offered.values())
+            if c not in combinations
+        ]
+        plan.axes += _feature_axes(recipe, plan, profile, "kv_offload")
+        modes_here = {m for c in combinations for m in c}
+        if n == 0:
+            first_modes = modes_here
+        extra = "" if n == 0 else " ".join(sorted(m.upper() for m in modes_here - first_modes)) or f"router {n + 1}"
+        key = ("pd_cluster", variant_key, 2)
+        group = groups.get(key) or groups.setdefault(
+            key,
+            StrategyGroup(
+                _slug("pd-cluster", suffix),
+                _label(display, vlabel, suffix),
+                "Prefill on one node, decode on another",
+                vlabel,
+                2,
+                [],
+            ),
+        )
+        _add(group, profile, hw_id, plan, extra)
     lost.append(f"{where}: other numbers of prefill and decode nodes (their page takes 1 to 16 per pool)")
 
 
@@ -1142,6 +1181,7 @@ def convert(path: Path, checkout: Checkout) -> Imported:
     catalogue: dict[str, tuple[str, dict[str, str]]] = {}
     strategies = []
     count = 0
+    plans: dict[tuple[str, str], Plan] = {}
     for group in groups:
         targets = []
         for target_name, label, plan in group.targets:
@@ -1184,6 +1224,7 @@ def convert(path: Path, checkout: Checkout) -> Imported:
                 }
             )
             count += 1 if servers else 0
+            plans[(group.slug, target_name)] = plan
         if targets:
             strategies.append(
                 {
@@ -1195,6 +1236,8 @@ def convert(path: Path, checkout: Checkout) -> Imported:
                     "options": targets,
                 }
             )
+    if any(a["axis"] == "advanced" for a in document_axes(catalogue)):
+        lost.append("Advanced: two or more tuning flags together (each is offered alone)")
     lost += [
         f"KV Offload: {syn.get(spec, 'display_name') or key}: a router, a master (and a store) around the servers, "
         "which this format cannot write"
@@ -1219,14 +1262,21 @@ def convert(path: Path, checkout: Checkout) -> Imported:
         "badges": _badges(recipe),
         "installLine": line,
         "client": _client(recipe),
-        "axes": [
-            {"axis": axis, "title": title, "options": [{"value": v, "label": label} for v, label in labels.items()]}
-            for axis, (title, labels) in catalogue.items()
-        ],
+        "axes": document_axes(catalogue),
         "text": _texts(recipe, count),
         "strategies": strategies,
     }
-    return Imported(name=name, source=source, recipe=document, lost=list(dict.fromkeys(lost)), targets=count)
+    return Imported(
+        name=name, source=source, recipe=document, lost=list(dict.fromkeys(lost)), targets=count, plans=plans
+    )
+
+
+def document_axes(catalogue: Mapping[str, tuple[str, dict[str, str]]]) -> list[dict[str, Any]]:
+    """The recipe's axes catalogue: each axis's title and the label of each of its values."""
+    return [
+        {"axis": axis, "title": title, "options": [{"value": v, "label": label} for v, label in labels.items()]}
+        for axis, (title, labels) in catalogue.items()
+    ]
 
 
 def _model_impl(built: Built) -> str:

@@ -9,13 +9,45 @@ target whose grid does not come out exactly as it was written in full keeps its 
 from __future__ import annotations
 
 import copy
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..reading import sharing
 
 FIELDS = ("model", "base", "modes", "options", "option_base", "deltas", "excluded", "recommended", "router")
+
+
+def diff(base: Sequence[tuple[str, str]], after: Sequence[tuple[str, str]]) -> tuple[list[str], dict[str, str]] | None:
+    """(keys removed, keys set) that turn ``base`` into ``after`` by the delta rules (removed keys go,
+    a set key already there is replaced where it stands, a new one is appended), or None when
+    no delta does."""
+    index = {key: n for n, (key, _) in enumerate(base)}
+    texts = dict(base)
+    kept, last = 0, -1
+    while kept < len(after) and after[kept][0] in index and index[after[kept][0]] > last:
+        last = index[after[kept][0]]
+        kept += 1
+    keep = {key for key, _ in after[:kept]}
+    removed = [key for key, _ in base if key not in keep]
+    added = {key: text for key, text in after[:kept] if texts[key] != text}
+    for key, text in after[kept:]:
+        if key in added:
+            return None
+        added[key] = text
+    if apply(base, removed, added) != list(after):
+        return None
+    return removed, added
+
+
+def apply(lines: Sequence[tuple[str, str]], removed: Iterable[str], added: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The delta rules (expansion.apply_delta) on plain lines."""
+    gone = set(removed)
+    out = {key: text for key, text in lines if key not in gone}
+    for key, text in added.items():
+        out[key] = text
+    return list(out.items())
 
 
 def _part_name(slug: str, taken: set[str]) -> str:
@@ -40,9 +72,10 @@ def _change_base(shared: list[dict[str, Any]], own: list[dict[str, Any]]) -> dic
             return None
         change: dict[str, Any] = {}
         for kind in ("args", "envs"):
-            old, new = before[kind], after[kind]
-            removed = [k for k in old if k not in new]
-            added = {k: t for k, t in new.items() if old.get(k) != t}
+            found = diff(list(before[kind].items()), list(after[kind].items()))
+            if found is None:
+                return None  # no change gives this order: the role is given whole
+            removed, added = found
             if removed:
                 change[f"del_{kind}"] = removed
             if added:
@@ -75,9 +108,14 @@ def _extending(part: Mapping[str, Any], grid: Mapping[str, Any], name: str) -> d
     return out
 
 
+def _written_size(part: Mapping[str, Any], grids: list[Mapping[str, Any]], name: str) -> int:
+    """How much the targets write when they extend this part."""
+    return sum(len(json.dumps(_extending(part, grid, name))) for grid in grids)
+
+
 def factor(document: dict[str, Any]) -> dict[str, Any]:
-    """The document with each strategy's targets extending one shared grid (the first target's),
-    where the engine reads them back exactly as written in full."""
+    """The document with each strategy's targets extending one shared grid (the target's grid the
+    others differ least from), where the engine reads them back exactly as written in full."""
     full = copy.deepcopy(document)
     out = copy.deepcopy(document)
     grids: dict[str, Any] = {}
@@ -86,17 +124,19 @@ def factor(document: dict[str, Any]) -> dict[str, Any]:
         if len(targets) < 2:
             continue
         name = _part_name(strategy["slug"], set(grids))
-        part = copy.deepcopy(targets[0]["grid"])
+        own = [full["strategies"][s]["options"][t]["grid"] for t in range(len(targets))]
+        part = copy.deepcopy(min(own, key=lambda candidate: _written_size(candidate, own, name)))
         grids[name] = part
-        for t, target in enumerate(targets):
-            target["grid"] = _extending(part, full["strategies"][s]["options"][t]["grid"], name)
+        for target, grid in zip(targets, own, strict=True):
+            target["grid"] = _extending(part, grid, name)
     if not grids:
         return full
     out = {**{k: v for k, v in out.items() if k != "strategies"}, "grids": grids, "strategies": out["strategies"]}
     resolved = sharing.written_out(copy.deepcopy(out))
     for s, strategy in enumerate(resolved["strategies"]):
         for t, target in enumerate(strategy["options"]):
-            if target["grid"] != full["strategies"][s]["options"][t]["grid"]:
+            # compared with the order of every key: an argument's place is part of its command
+            if json.dumps(target["grid"]) != json.dumps(full["strategies"][s]["options"][t]["grid"]):
                 out["strategies"][s]["options"][t]["grid"] = full["strategies"][s]["options"][t]["grid"]
     used = {target["grid"].get("extends") for strategy in out["strategies"] for target in strategy["options"]}
     out["grids"] = {k: v for k, v in grids.items() if k in used}

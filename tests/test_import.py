@@ -1,0 +1,245 @@
+"""`recipebook import` (issue 39.4): a vLLM Recipes model file becomes a recipe whose commands are the
+ones their site builds for the same choice, with what it cannot hold listed.
+
+The oracle is their own code: tests/data/vllm-recipes/commands.json holds what their
+src/lib/command-synthesis.js gave under Node.js for a spread of choices of every target of a sample
+of models (tools/vllmrecipes, with the commit). Here the sample is imported from the copy of their
+files beside it, and every recorded choice is expanded by the engine and compared word for word.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import import_support as sample
+from recipe_support import REPO
+from recipebook import check_file
+from recipebook.importing import grids, synthesis, vllm_recipes, yaml12
+from recipebook.problems import errors
+from recipebook.reading import sharing
+from recipebook.reading.model import Recipe
+
+# The fast part (make test); the other sample models (many targets, thousands of selections each)
+# are checked the same way by make test-batch (tests/batch/tests/test_real_corpus.py).
+MODELS = (
+    "Qwen/Qwen3-8B",
+    "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16",
+    "moonshotai/Kimi-K3",
+    "Wan-AI/Wan2.2-T2V-A14B-Diffusers",
+    "Google/gemma-4-E2B-it",
+)
+# Each recipe's errors are problems of their commands under the pinned vLLM, not of the import:
+# (model, fragment of the message) for each kind. Every other problem would be a false refusal.
+REAL_PROBLEMS = {"Google/gemma-4-E2B-it": ["is a file of vLLM's source checkout (its examples/ folder)"]}
+
+
+def _recipe(model: str) -> Recipe:
+    return sample.recipe(model)
+
+
+def test_the_sample_comes_from_one_commit_of_their_repository():
+    data = sample.oracle()
+    assert data["source"] == "https://github.com/vllm-project/recipes"
+    assert len(data["commit"]) == 40 and int(data["commit"], 16) >= 0
+    assert (sample.CHECKOUT / "LICENSE").read_text().lstrip().startswith("Apache License")
+    assert len({e["model"] for e in data["entries"]}) >= 8 and len(data["entries"]) >= 500
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_every_recorded_choice_gives_their_commands(model):
+    assert sample.entries(model)
+    sample.assert_their_commands(model)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_an_imported_recipe_is_refused_only_for_real_problems(tmp_path, model):
+    sample.assert_only_real_problems(tmp_path, model, REAL_PROBLEMS.get(model, []))
+
+
+def test_every_strategy_hardware_and_option_is_a_target_an_axis_or_listed():
+    imported = sample.imported("Qwen/Qwen3-235B-A22B-Instruct-2507")
+    recipe = imported.recipe
+    slugs = [s["slug"] for s in recipe["strategies"]]
+    # their strategies for each checkpoint (the default one unsuffixed)
+    for slug in ("single-node-tp", "single-node-tep", "single-node-dep", "pd-cluster", "single-node-tp-fp8"):
+        assert slug in slugs
+    first = recipe["strategies"][0]["options"]
+    assert [t["target"] for t in first][:3] == ["H100", "H200", "B200"]
+    axes = {a["axis"]: {o["value"] for o in a["options"]} for a in recipe["axes"]}
+    assert {"tool_calling", "kv_offload", "advanced", "prefill_pool", "decode_pool"} <= set(axes)
+    assert axes["kv_offload"] >= {"off", "simple", "offloading_cpu", "offloading_fs", "lmcache"}
+    assert axes["advanced"] >= {"off", "max_batched_8k", "max_num_seqs_256", "gpu_mem_095", "ep_weight_filter"}
+    assert axes["prefill_pool"] == {"tp", "tep", "dep"}
+    lost = "\n".join(imported.lost)
+    for listed in (
+        "Mooncake",
+        "Docker install",
+        "multi_node_tp / BF16 / H200: 2 nodes",
+        "other numbers of prefill",
+        "two or more tuning flags together",
+    ):
+        assert listed in lost
+
+
+def test_two_choices_that_set_one_flag_are_excluded_together_and_listed():
+    imported = sample.imported("moonshotai/Kimi-K3")
+    pairs = [line for line in imported.lost if "(both set" in line]
+    assert pairs, "no pair of choices that set one flag"
+    written = sharing.written_out(imported.recipe)
+    excluded = [e for s in written["strategies"] for t in s["options"] for e in t["grid"]["excluded"]]
+    assert excluded and all(len(entry) == 2 for entry in excluded)
+
+
+def test_omni_tasks_with_their_own_checkpoint_are_strategies_and_the_install_adds_vllm_omni(tmp_path):
+    imported = sample.imported("Wan-AI/Wan2.2-T2V-A14B-Diffusers")
+    models = {t["grid"]["model"] for s in sharing.written_out(imported.recipe)["strategies"] for t in s["options"]}
+    assert len(models) > 1  # a checkpoint per task
+    assert "vllm-omni" in imported.recipe["installLine"]
+    path = tmp_path / f"{imported.name}.json"
+    path.write_text(json.dumps(imported.recipe), encoding="utf-8")
+    recipe, problems = check_file(path)
+    assert recipe is not None and problems and not errors(problems)  # --omni: a warning, flags not checked
+    assert all("--omni hands the command to vLLM-Omni" in p.message for p in problems)
+
+
+def test_imported_targets_share_grids_and_read_back_as_written_in_full():
+    imported = sample.imported("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16")
+    assert imported.recipe["grids"]
+    full = vllm_recipes.convert(
+        sample.checkout().model("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16"), sample.checkout()
+    ).recipe
+    assert json.dumps(sharing.written_out(imported.recipe)["strategies"]) == json.dumps(full["strategies"])
+    assert len(json.dumps(imported.recipe)) < len(json.dumps(full)) / 2
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "recipebook", "import", *map(str, args)],
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path):
+    out = tmp_path / "recipes"
+    result = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "Wan-AI/Wan2.2-T2V-A14B-Diffusers", "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    written = sorted(p.name for p in out.glob("*.json"))
+    assert written == ["Qwen3-8B.json", "Wan2.2-T2V-A14B-Diffusers.json"]
+    lines = result.stdout.splitlines()
+    assert any(line.startswith(f"{out / 'Qwen3-8B.json'}: 10 target(s)") and "valid" in line for line in lines)
+    assert any(line.startswith("not expressed: models/Qwen/Qwen3-8B.yaml: ") and "Mooncake" in line for line in lines)
+    again = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out)
+    assert again.returncode == 1 and "exists; not overwritten (--force overwrites)" in again.stderr
+    forced = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force", "--lost", tmp_path / "lost.txt")
+    assert forced.returncode == 0, forced.stderr
+    assert (tmp_path / "lost.txt").read_text().startswith("models/Qwen/Qwen3-8B.yaml: ")
+
+
+def test_import_from_what_is_not_a_checkout_says_so(tmp_path):
+    result = run(tmp_path, "--out", tmp_path / "out")
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"recipebook import: {tmp_path}: not a checkout of vLLM Recipes (no taxonomy.yaml)"
+
+
+HOSTILE = {
+    "laughs": "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, c in zip("abcdefg", "bcdefgh", strict=True)
+    )
+    + "model: {model_id: a/b}\nvariants: {default: {}}\nmeta: {x: *h}\n",
+    "deep": "a: " + "[" * 200 + "]" * 200 + "\n",
+    "itself": "a: &a [*a]\n",
+    "binary": b"\xff\xfe\x00",
+    "list": "- just\n- a list\n",
+    "broken": "model: {model_id: a/b\n",
+    "no-model": "meta: {title: x}\n",
+    "path-model": "model: {model_id: /etc/passwd}\nvariants: {default: {}}\n",
+}
+
+
+def test_hostile_model_files_are_refused_in_words_and_the_others_are_imported(tmp_path):
+    checkout = tmp_path / "checkout"
+    shutil.copytree(sample.CHECKOUT, checkout)
+    (checkout / "models" / "evil").mkdir()
+    for name, content in HOSTILE.items():
+        raw = content if isinstance(content, bytes) else content.encode()
+        (checkout / "models" / "evil" / f"{name}.yaml").write_bytes(raw)
+    result = run(checkout, *(f"evil/{name}" for name in HOSTILE), "Qwen/Qwen3-8B", "--out", tmp_path / "out")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    for name in HOSTILE:
+        refusal = [line for line in result.stderr.splitlines() if line.startswith(f"models/evil/{name}.yaml: ")]
+        assert len(refusal) == 1, (name, result.stderr)
+        assert not (tmp_path / "out" / f"{name}.json").exists()
+    assert (tmp_path / "out" / "Qwen3-8B.json").is_file()
+
+
+def test_a_model_file_too_large_is_refused_before_it_is_read(tmp_path):
+    checkout = tmp_path / "checkout"
+    shutil.copytree(sample.CHECKOUT, checkout)
+    big = checkout / "models" / "evil" / "big.yaml"
+    big.parent.mkdir(parents=True)
+    big.write_text("a: " + "x" * (vllm_recipes.MAX_BYTES + 10), encoding="utf-8")
+    result = run(checkout, "evil/big", "--out", tmp_path / "out")
+    assert result.returncode == 1
+    assert "larger than 2,097,152 bytes" in result.stderr
+
+
+# -- the pieces ------------------------------------------------------------------------------------
+
+
+def test_yaml_is_read_as_their_site_reads_it():
+    data = yaml12.load("a: on\nb: no\nc: 010\nd: 1e3\ne: 0o17\nf: 0x1F\ng: TRUE\nh: ~\ni: 2026-01-02\n")
+    assert data["a"] == "on" and data["b"] == "no"  # strings in YAML 1.2 (booleans in PyYAML's 1.1)
+    assert data["c"] == 10 and data["d"] == 1000.0 and data["e"] == 15 and data["f"] == 31
+    assert data["g"] is True and data["h"] is None and str(data["i"]) == "2026-01-02"
+
+
+@pytest.mark.parametrize(
+    ("value", "quoted"),
+    [("8", "8"), ("$HEAD_IP", "'<HEAD_IP>'"), ('{"a": 1}', "'{\"a\": 1}'"), ("it's", "'it'\\''s'"), ("a b", "'a b'")],
+)
+def test_a_value_is_one_shell_word_and_their_variable_our_placeholder(value, quoted):
+    assert vllm_recipes._quoted(value) == quoted
+
+
+def test_their_last_wins_dedupe_keeps_each_flag_where_it_comes_last():
+    args = ["--a", "1", "--b", "--a", "2", "--c", "x", "--b"]
+    assert synthesis.dedupe_args(args) == ["--a", "2", "--c", "x", "--b"]
+    assert [u.text for u in synthesis.units(["--x", "", "--y", "a b"])] == ["--x", "--y 'a b'"]
+
+
+_KEYS = st.lists(st.sampled_from([f"--k{i}" for i in range(8)]), unique=True, max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_KEYS, _KEYS, st.data())
+def test_a_found_delta_turns_the_base_into_the_target_by_the_delta_rules(base_keys, after_keys, data):
+    base = [(k, f"{k} {data.draw(st.integers(0, 2))}") for k in base_keys]
+    after = [(k, f"{k} {data.draw(st.integers(0, 2))}") for k in after_keys]
+    found = grids.diff(base, after)
+    if found is not None:
+        removed, added = found
+        assert grids.apply(base, removed, added) == after
+        assert set(removed) <= {k for k, _ in base}
+    # keeping the base's order and appending is always expressible
+    kept = [line for line in base if line[0] in {k for k, _ in after}]
+    new = [line for line in after if line[0] not in {k for k, _ in base}]
+    assert grids.diff(base, kept + new) is not None
