@@ -24,7 +24,7 @@ import importlib  # noqa: E402
 
 expansion = importlib.import_module("recipebook.expanding.expansion")
 explorer = importlib.import_module("recipebook.explorer")
-load = importlib.import_module("recipebook.reading.load")  # the module; the package exports a function of that name
+load = importlib.import_module("recipebook.pipeline.load")  # the module; the package exports a function of that name
 
 checks: collections.Counter[str] = collections.Counter()
 expansions: collections.Counter[tuple[str, str, str, str]] = collections.Counter()

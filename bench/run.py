@@ -222,7 +222,7 @@ def plain_catalogue(recipes: list) -> str:
 
 
 def plain_flags(recipes: list) -> str:
-    from recipebook.checking import vocabulary
+    from recipebook.reading import vocabulary
 
     users: dict[str, list[str]] = {}
     for recipe in recipes:

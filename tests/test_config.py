@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sphinx.errors import ConfigError
 
-from recipebook.checking import vocabulary
+from recipebook.reading import vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = runpy.run_path(str(ROOT / "conf.py"))

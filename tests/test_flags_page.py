@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from recipebook.checking import vocabulary
+from recipebook.reading import vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")

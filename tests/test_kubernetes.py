@@ -26,7 +26,7 @@ import crds
 from recipebook import shell
 from recipebook.expanding import client
 from recipebook.expanding.page import expansion_at, page_of
-from recipebook.reading.load import check_file, load
+from recipebook.pipeline.load import check_file, load
 from recipebook.rendering import kubernetes
 from recipebook.rendering.files import selection_files
 from test_browser_explorer import open_tabs

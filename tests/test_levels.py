@@ -16,8 +16,8 @@ import pytest
 from conftest import ROOT, ROOTS
 from recipe_support import GPT_NAME, shipped
 from recipebook import check_file
+from recipebook.pipeline import verdicts
 from recipebook.problems import Level, errors, warnings
-from recipebook.reading import verdicts
 from test_cli import LOCATED, no_traceback, run
 
 BASE = "/strategies/0/options/0/grid/base/0/args"

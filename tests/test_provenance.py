@@ -107,7 +107,7 @@ def _pin(project: Path, release: str) -> None:
     """Move the pinned vLLM of a project copy: conf.py's versions and the engine's PINNED_VLLM."""
     conf = project / "conf.py"
     conf.write_text(re.sub(r'^VLLM = "[^"]+"$', f'VLLM = "{release}"', conf.read_text(encoding="utf-8"), flags=re.M))
-    engine = project / "_ext" / "recipebook" / "checking" / "vocabulary.py"
+    engine = project / "_ext" / "recipebook" / "reading" / "vocabulary.py"
     text = engine.read_text(encoding="utf-8")
     engine.write_text(re.sub(r'^PINNED_VLLM = "[^"]+"$', f'PINNED_VLLM = "{release}"', text, flags=re.M))
 

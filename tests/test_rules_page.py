@@ -14,8 +14,7 @@ import polib
 import pytest
 from bs4 import BeautifulSoup
 
-from recipebook.checking import bounds, characters, commandtext, rules, safety
-from recipebook.reading import facts
+from recipebook.checking import bounds, characters, commandtext, facts, rules, safety
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKERS = (

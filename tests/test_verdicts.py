@@ -1,4 +1,4 @@
-"""Verdicts filed on disk (recipebook.reading.verdicts): make html checks each recipe once and the
+"""Verdicts filed on disk (recipebook.pipeline.verdicts): make html checks each recipe once and the
 language builds read the verdicts; a changed file or engine, or an entry that is not a verdict,
 is checked again, never trusted."""
 
@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT, ROOTS
 from recipe_support import GPT_NAME, NAMES, RECIPES, recipe_names, shipped
-from recipebook.reading import load, verdicts
+from recipebook.pipeline import load, verdicts
 
 
 def _folder_of_recipes(folder: Path) -> list[Path]:

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipebook import shell
-from recipebook.checking import vocabulary
 from recipebook.problems import Level, Problem
+from recipebook.reading import vocabulary
 
 FIXTURE = Path(__file__).resolve().parent / "roots" / "test-vllm-parsing" / "parsing-fixture.json"
 GRID = "/strategies/0/options/0/grid"

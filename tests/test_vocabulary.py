@@ -19,8 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import recipebook
-from recipebook.checking import vocabulary
 from recipebook.problems import Kind, Level, Problem
+from recipebook.reading import vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
 RECIPES = REPO / "recipes"
@@ -1270,7 +1270,7 @@ def test_values_vllm_takes(tmp_path: Path, text: str) -> None:
 def test_sizes_parse_as_vllm_parses_them(number: int, decimals: int | None, suffix: str) -> None:
     """valuetypes.parse_size against vLLM's human_readable_int, written out from its source: a decimal
     suffix multiplies the decimal number, a binary one only a whole number."""
-    from recipebook.checking import valuetypes
+    from recipebook.reading import valuetypes
 
     text = f"{number}" if decimals is None else f"{number}.{decimals}"
     decimal = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}

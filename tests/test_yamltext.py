@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from recipebook import forget
 from recipebook.expanding.page import build_page, expansion_at
-from recipebook.reading.load import load
+from recipebook.pipeline.load import load
 from recipebook.rendering import files, kubernetes, yamltext
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,7 +140,7 @@ def test_every_file_of_the_shipped_recipes_is_written_by_libyaml_as_python_write
     recipe = load(path)
     page = build_page(recipe)  # a fresh page model: nothing cached from another test
     for target in page.targets:
-        target.kubernetes(recipe.name)
+        kubernetes.target_files(target, recipe.name)
         for chosen in target.table.offered:
             files.selection_files(expansion_at(recipe, target, chosen))
     forget()

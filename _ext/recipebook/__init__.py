@@ -3,11 +3,16 @@
 Pure Python: nothing here imports Sphinx or docutils.
 """
 
+from . import shell
+from .checking import rules, safety
+from .expanding import client
 from .expanding.expansion import Command, Expansion, offered, resolve
 from .expanding.page import commands_of, expand, expand_selection, matrix, page_of
+from .pipeline.load import check_file, load
 from .problems import Kind, Problem, RecipeError, SelectionError
-from .reading.load import check_file, load
+from .reading import vocabulary
 from .reading.model import Recipe
+from .rendering import files, kubernetes
 
 
 def forget() -> None:
@@ -15,11 +20,6 @@ def forget() -> None:
     each text's check, each command's flags, each router step's bash -n, each line's manifest
     fragment, each argument's --config entry), as in a new process.
     """
-    from . import shell
-    from .checking import rules, safety, vocabulary
-    from .expanding import client
-    from .rendering import files, kubernetes
-
     for remembered in (
         shell._words,
         shell._flag_words,

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from . import importing
 from .checking import drift, rules, safety, schema, vocabulary
-from .checking.vocabulary import Vocabulary
 from .expanding import expansion, memory, page
+from .pipeline import verdicts
+from .pipeline.load import check_file
 from .problems import Problem, SelectionError, errors, warnings
-from .reading import sharing, source, verdicts
-from .reading.load import check_file
+from .reading import sharing, source
 from .reading.model import Recipe
+from .reading.vocabulary import Vocabulary, pinned
 from .rendering import files
 
 RECIPES = Path("recipes")
@@ -50,7 +51,7 @@ PARALLEL_FROM = 16  # recipe files from which validate checks them on every core
 
 def _verdicts(files: list[Path], folder: str | None = None) -> list[verdicts.Verdict]:
     """Each file's verdict, in the files' order (from the folder of verdicts when it holds the
-    file's, see reading/verdicts.py): on every core for many files (each file is checked on its
+    file's, see pipeline/verdicts.py): on every core for many files (each file is checked on its
     own; the results are the same as one after the other)."""
     one = functools.partial(verdicts.verdict, folder=folder)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -328,7 +329,7 @@ def _selection_arguments(command: argparse.ArgumentParser) -> None:
 
 def cmd_drift(args: argparse.Namespace) -> int:
     new = Vocabulary.read(args.vocabulary)
-    old = Vocabulary.read(args.against) if args.against else vocabulary.pinned()
+    old = Vocabulary.read(args.against) if args.against else pinned()
     files = recipe_files(args.files)
     if not files:
         print(f"no recipe files in {RECIPES}/", file=sys.stderr)
@@ -343,7 +344,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
                 document, problems = sharing.resolve(document)
             if not problems:
                 recipe = Recipe.from_json(document.data, str(path))
-                problems = sorted({*rules.check(recipe, document), *old.check(recipe, document)})
+                problems = sorted({*rules.check(recipe, document), *vocabulary.check(recipe, document, old)})
         if errors(problems):  # drift is measured from a recipe that is right for the pinned release
             _print_problems(problems)
             invalid += 1

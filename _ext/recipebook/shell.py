@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import shlex
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 CONTINUATION = " \\\n"
 ARG_INDENT = "    "
@@ -225,3 +226,30 @@ def _json_string_values(body: str) -> Iterator[tuple[int, int]]:
         if after >= n or body[after] != ":":
             yield i + 1, min(j, n)
         i = j + 1
+
+
+# -- here-documents ---------------------------------------------------------------------------
+
+# `cat > FILE <<'TAG'` (or <<TAG, <<-TAG) and the rest of its line; the document follows.
+_HERE_DOCUMENT = re.compile(r"cat\s+>\s*(?P<file>\S+)\s+<<-?\s*(?P<q>['\"]?)(?P<tag>\w+)(?P=q)[^\n]*\n", re.MULTILINE)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class HereDocument:
+    """The text a step writes to a file with `cat > FILE <<'TAG'`."""
+
+    step: int  # the index of the step that writes it
+    start: int  # where its text starts in the step's text
+    text: str
+
+
+def here_documents(steps: Sequence[str]) -> dict[str, HereDocument]:
+    """The files the steps write with here-documents, by file name (the last writing wins): the
+    one reading of a here-document, for the router's Helm checks and its manifests."""
+    files = {}
+    for i, cmd in enumerate(steps):
+        for match in _HERE_DOCUMENT.finditer(cmd):
+            end = re.compile(rf"^{re.escape(match.group('tag'))}$", re.MULTILINE).search(cmd, match.end())
+            text = cmd[match.end() : end.start() if end else len(cmd)]
+            files[match.group("file")] = HereDocument(step=i, start=match.end(), text=text)
+    return files

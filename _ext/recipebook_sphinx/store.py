@@ -25,26 +25,20 @@ from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
 from recipebook import check_file
-from recipebook.checking import safety, vocabulary
+from recipebook.checking import safety
 from recipebook.checking.schema import SCHEMA_PATH
 from recipebook.expanding.page import RecipePage, page_of
 from recipebook.expanding.table import Product
+from recipebook.pipeline import verdicts
+from recipebook.pipeline.verdicts import Verdict
 from recipebook.problems import Problem, errors
-from recipebook.reading import verdicts
+from recipebook.reading import vocabulary
 from recipebook.reading.model import Recipe
 
 from .config import RENDER_RECOMMENDED
 
 Stamp = tuple[int, int]
 Key = tuple[Stamp, Stamp, Stamp]  # the recipe file, the schema, the vLLM vocabulary
-
-
-@dataclasses.dataclass(frozen=True)
-class Verdict:
-    """The problems of one recipe file, for the files as they were when checked."""
-
-    key: Key
-    problems: list[Problem]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,12 +68,12 @@ class RecipebookDomain(Domain):
 
     name = "recipebook"
     label = "Recipes"
-    data_version = 2
+    data_version = 3
     initial_data: dict[str, Any] = {  # noqa: RUF012 - Sphinx copies it for each environment
         "grids": {},  # docname -> {grid id: GridSize}
         "listings": set(),  # docnames that link every recipe's page (catalogue, flags)
         "explorer_terms": {},  # docname -> search terms only its explorers hold (search/build.py)
-        "checked": {},  # recipe path -> Verdict
+        "checked": {},  # (recipe path, Key: the files as they were when checked) -> Verdict
         "navigation": None,  # the last build's table of contents (navigation.py)
         "recipes": Memo(),  # recipe path -> (key, Recipe, problems)
         "markdown": Memo(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
@@ -96,8 +90,8 @@ class RecipebookDomain(Domain):
         self.data["listings"] |= set(docnames) & otherdata["listings"]
         for docname in set(docnames) & otherdata["explorer_terms"].keys():
             self.data["explorer_terms"][docname] = otherdata["explorer_terms"][docname]
-        for path, verdict in otherdata["checked"].items():
-            self.data["checked"].setdefault(path, verdict)
+        for checked, verdict in otherdata["checked"].items():
+            self.data["checked"].setdefault(checked, verdict)
 
     def resolve_any_xref(self, *args: Any) -> list:
         return []
@@ -153,13 +147,13 @@ def check(env: BuildEnvironment, path: Path) -> tuple[Recipe | None, list[Proble
     return cached[1], cached[2]
 
 
-def _problems(env: BuildEnvironment, path: Path) -> list[Problem]:
-    """A recipe's problems: from the folder of verdicts when the build has one (and it holds
-    this file's, for these bytes and this engine), else checked here."""
+def _verdict(env: BuildEnvironment, path: Path) -> Verdict:
+    """A recipe's verdict: from the folder of verdicts when the build has one (and it holds
+    this file's, for these bytes and this engine), else its problems checked here."""
     folder = env.config.recipebook_verdicts
     if folder:
-        return verdicts.verdict(path, folder).problems
-    return check(env, path)[1]
+        return verdicts.verdict(path, folder)
+    return Verdict(check(env, path)[1])
 
 
 def check_all(env: BuildEnvironment, directory: str | Path) -> dict[Path, list[Problem]]:
@@ -167,14 +161,12 @@ def check_all(env: BuildEnvironment, directory: str | Path) -> dict[Path, list[P
     state = data(env)
     fresh = {}
     for path in recipe_paths(directory):
-        key = _key(path)
-        verdict = state["checked"].get(os.fspath(path))
-        if verdict is None or verdict.key != key:
-            verdict = Verdict(key, _problems(env, path))
-        fresh[os.fspath(path)] = verdict
+        checked = (os.fspath(path), _key(path))
+        verdict = state["checked"].get(checked)
+        fresh[checked] = verdict if verdict is not None else _verdict(env, path)
     state["checked"] = fresh
     # names that differ only in case depend on the folder, not on one file: found every time
-    found = {Path(path): list(verdict.problems) for path, verdict in fresh.items()}
+    found = {Path(path): list(verdict.problems) for (path, _stamps), verdict in fresh.items()}
     for problem in safety.names_differ_in_more_than_case(found):
         found[Path(problem.file)].append(problem)
     return found
@@ -183,9 +175,9 @@ def check_all(env: BuildEnvironment, directory: str | Path) -> dict[Path, list[P
 def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
     """A recipe for a directive: None if it has problems (they were reported at the start)."""
     state = data(env)
-    verdict = state["checked"].get(os.fspath(path))
     key = _key(path)
-    if verdict is None or verdict.key != key:
+    verdict = state["checked"].get((os.fspath(path), key))
+    if verdict is None:
         return check(env, path)[0]
     if errors(verdict.problems):
         return None

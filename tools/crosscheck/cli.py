@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from recipebook.checking import vocabulary
+from recipebook.reading import vocabulary
 
 from . import commands, spellings, venv
 

@@ -17,9 +17,10 @@ from typing import Any
 
 import recipebook
 from recipebook import shell
-from recipebook.checking import rules, schema, vocabulary
+from recipebook.checking import rules, schema
+from recipebook.checking.vocabulary import _mappings
 from recipebook.problems import Kind, Problem, pointer_join
-from recipebook.reading import sharing, source
+from recipebook.reading import sharing, source, vocabulary
 from recipebook.reading.model import Grid, Recipe, Target
 
 # A placeholder the reader fills in (<POD_IP>) is given to vLLM as a value of its kind; any
@@ -127,7 +128,7 @@ def collect(recipes: Iterable[tuple[str, Recipe]]) -> Plan:
 
 def _pointer_of(grid: Grid, kind: str, key: str, text: str, role: str) -> str | None:
     """The pointer of the mapping entry (base, rank or delta of the role) that writes this text."""
-    for mapping_kind, pointer, mapping in vocabulary._mappings(grid):
+    for mapping_kind, pointer, mapping in _mappings(grid):
         if mapping_kind == kind and mapping.get(key) == text and _role_of(grid, pointer) in (role, None):
             return pointer_join(pointer, key)
     return None

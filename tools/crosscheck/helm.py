@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 from tools.routerchart.generate import CHARTS, Source
 
+from recipebook import shell
 from recipebook.checking import helmcharts
 from recipebook.problems import Kind, Problem, pointer_join
 from recipebook.reading import source
@@ -68,7 +69,7 @@ def jobs(
     for path, recipe in recipes:
         for _, target in recipe.targets():
             steps = tuple(step.cmd for step in target.grid.router)
-            files = helmcharts._heredocs(steps)
+            files = shell.here_documents(steps)
             for step, words in helmcharts._installs(steps):
                 positional, options = helmcharts._parse_install(words)
                 if len(positional) < 2:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from recipebook.checking import vocabulary
+from recipebook.reading import vocabulary
 
 
 def probes(known: vocabulary.Vocabulary | None = None) -> list[str]:

@@ -30,9 +30,12 @@ import shutil
 from collections.abc import Iterator
 
 from .. import shell
+from ..expanding import page
 from ..problems import Problem, pointer_join
 from ..reading.model import Recipe
 from ..reading.source import Document
+from ..rendering import files
+from . import safety
 
 # programs that run another command: the page would say "vllm serve" and run something else
 WRAPPERS = frozenset(
@@ -315,8 +318,6 @@ def install_line_problem(text: str) -> tuple[int, str] | None:
 
 
 def _near(text: str) -> tuple[int, str] | None:
-    from . import safety  # safety imports this module's neighbours; read at call time
-
     message = safety.near_placeholder(text)
     if not message:
         return None
@@ -503,9 +504,6 @@ def check(recipe: Recipe, doc: Document) -> list[Problem]:
 def joined_scripts(recipe: Recipe, doc: Document) -> list[Problem]:
     """bash -n on the serve.sh of each target's opening selection (for a recipe with no other
     problem: its commands can be expanded)."""
-    from ..expanding import page
-    from ..rendering import files
-
     problems: list[Problem] = []
     if shutil.which("bash") is None:
         return problems  # rule 10 says that bash is missing

@@ -25,7 +25,9 @@ from typing import Any
 from ..problems import Kind, Problem, pointer_join
 from ..reading.model import Recipe
 from ..reading.source import Document
-from .vocabulary import LAUNCHER, Vocabulary, _mappings
+from ..reading.vocabulary import LAUNCHER, Vocabulary
+from . import vocabulary
+from .vocabulary import _mappings
 
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9-]*")
 
@@ -96,7 +98,7 @@ def _notes(doc: Document, recipe: Recipe, old: Vocabulary, new: Vocabulary) -> I
 
 def drift(recipe: Recipe, doc: Document, old: Vocabulary, new: Vocabulary) -> list[Change]:
     """Every change the other release makes to one recipe, sorted by place."""
-    before = {p.pointer for p in old.check(recipe, doc)}
+    before = {p.pointer for p in vocabulary.check(recipe, doc, old)}
     kinds = {}
     for _, target in recipe.targets():
         for kind, pointer, mapping in _mappings(target.grid):
@@ -107,7 +109,7 @@ def drift(recipe: Recipe, doc: Document, old: Vocabulary, new: Vocabulary) -> li
                 for i, key in enumerate(delta.del_args):
                     kinds[pointer_join(delta.ptr, "del_args", i)] = ("args", key)
     changes: set[Change] = set()
-    for problem in new.check(recipe, doc):
+    for problem in vocabulary.check(recipe, doc, new):
         if problem.pointer in before:
             continue
         kind, key = kinds.get(problem.pointer, ("args", problem.pointer.rsplit("/", 1)[-1]))

@@ -34,13 +34,13 @@ from typing import Any
 
 import yaml
 
+from .. import shell
 from ..reading.source import line_starts
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 # the C parser when PyYAML has it (the same documents and marks, several times faster)
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-_HEREDOC = re.compile(r"cat\s+>\s*(?P<file>\S+)\s+<<-?\s*(?P<q>['\"]?)(?P<tag>\w+)(?P=q)[^\n]*\n", re.MULTILINE)
 _HELM = re.compile(r"\bhelm\s+(?P<verb>install|upgrade|template)\b")
 _WORD = re.compile(r"\\\n|'[^']*'|\"(?:[^\"\\]|\\.)*\"|[^\s;&|]+")
 # helm install/upgrade/template options that take a value (the rest are switches)
@@ -164,13 +164,6 @@ class Finding:
     message: str
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class ValuesFile:
-    step: int
-    start: int  # where its text starts in the step's cmd
-    text: str
-
-
 def _normal(name: str) -> str:
     return name.replace("_", "").replace("-", "").lower()
 
@@ -191,7 +184,7 @@ def _words(text: str, start: int) -> list[tuple[str, int]]:
 
 
 class _Checker:
-    def __init__(self, chart: Chart, values: ValuesFile, file_name: str, findings: list[Finding]) -> None:
+    def __init__(self, chart: Chart, values: shell.HereDocument, file_name: str, findings: list[Finding]) -> None:
         self.chart, self.file, self.file_name, self.findings = chart, values, file_name, findings
         self.starts = line_starts(values.text)
         self.set_paths: set[tuple[str, ...]] = set()
@@ -328,16 +321,6 @@ def _chart_for(reference: str) -> tuple[Chart | None, str | None]:
     return None, f"{reference!r} is not a chart the router vocabulary knows{hint}"
 
 
-def _heredocs(steps: Sequence[str]) -> dict[str, ValuesFile]:
-    files = {}
-    for i, cmd in enumerate(steps):
-        for match in _HEREDOC.finditer(cmd):
-            end = re.compile(rf"^{re.escape(match.group('tag'))}$", re.MULTILINE).search(cmd, match.end())
-            text = cmd[match.end() : end.start() if end else len(cmd)]
-            files[match.group("file")] = ValuesFile(step=i, start=match.end(), text=text)
-    return files
-
-
 def _installs(steps: Sequence[str]) -> Iterator[tuple[int, list[tuple[str, int]]]]:
     for i, cmd in enumerate(steps):
         for match in _HELM.finditer(cmd):
@@ -370,7 +353,7 @@ def _parse_install(words: list[tuple[str, int]]) -> tuple[list[tuple[str, int]],
 def check_steps(steps: Sequence[str]) -> list[Finding]:
     """Every finding of a router's steps (their ``cmd`` texts, in order)."""
     findings: list[Finding] = []
-    files = _heredocs(steps)
+    files = shell.here_documents(steps)
     for step, words in _installs(steps):
         verb = words[1][0]
         positional, options = _parse_install(words)
@@ -460,7 +443,7 @@ def _under_open(chart: Chart, path: tuple[str, ...]) -> bool:
 
 
 def _check_values(
-    chart: Chart, values: ValuesFile, file_name: str, findings: list[Finding], merged: dict
+    chart: Chart, values: shell.HereDocument, file_name: str, findings: list[Finding], merged: dict
 ) -> set[tuple[str, ...]]:
     """The paths a values file sets (checking each), its scalars laid into ``merged``."""
     checker = _Checker(chart, values, file_name, findings)

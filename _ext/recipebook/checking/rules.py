@@ -16,14 +16,17 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from .. import shell
+from ..expanding import client
 from ..expanding.expansion import (
     MAX_COMBINATIONS,
     MAX_SELECTIONS,
+    Command,
     all_selections,
+    by_role,
     is_excluded,
     neutral_value,
     offered_count,
@@ -35,7 +38,8 @@ from ..expanding.table import Table
 from ..problems import Problem, pointer_join
 from ..reading.model import Grid, Recipe, Role, Target
 from ..reading.source import Document, describe_error
-from . import characters, helmcharts, inline, safety
+from ..rendering import kubernetes
+from . import bounds, characters, commandtext, facts, helmcharts, inline, safety
 
 # Option axes the site knows how to title without a catalogue entry.
 KNOWN_OPTION_AXES = frozenset({"tool_calling", "reasoning_parser"})
@@ -559,15 +563,35 @@ def router_chart(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             yield doc.problem_inside(pointer_join(steps[finding.step].ptr, "cmd"), finding.index, finding.message)
 
 
+def router_problems(router: kubernetes.Router, roles: Sequence[tuple[str, Sequence[Command]]]) -> list[str]:
+    """Why the router would not reach the servers: every port a prefill/decode pod serves on is
+    one of the router's targetPorts, and a decode role's ranks listen on consecutive ports (its
+    routing proxy forwards port ``first + i`` to rank i)."""
+    problems = []
+    served: list[int] = []
+    for role, commands in roles:
+        ports = [client.port(c) for c in commands]
+        if role == "decode":
+            if ports != list(range(ports[0], ports[0] + len(ports))):
+                problems.append(
+                    f"the decode ranks listen on {ports}, not on consecutive ports the routing proxy forwards to"
+                )
+            served += kubernetes.sidecar_ports(router, commands)
+        elif role == "prefill":
+            served += ports
+    missing = sorted({p for p in served if p not in router.target_ports})
+    if missing:
+        problems.append(
+            f"the router's targetPorts {list(router.target_ports)} miss port(s) {missing} its model servers listen on"
+        )
+    return problems
+
+
 def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     """19. A router whose values select model servers by their labels reaches every prefill and
     decode server of every selection on one of the router's `targetPorts`, so that the
     Kubernetes manifests of the selection give the router its endpoints; the problem points at
     `targetPorts` in the values file of the router step."""
-    from ..expanding.expansion import by_role
-    from ..expanding.page import grid_table
-    from ..rendering import kubernetes
-
     for _, target in recipe.targets():
         steps = target.grid.router
         if not steps or any(shell.bash_syntax_error(step.cmd) for step in steps):
@@ -578,7 +602,7 @@ def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
         lines, _wrong = grid_table(target.grid)
         found: dict[str, None] = {}
         for chosen in lines.offered:
-            for problem in kubernetes.router_problems(router, by_role(lines.commands(chosen))):
+            for problem in router_problems(router, by_role(lines.commands(chosen))):
                 found.setdefault(problem)
         for i, step in enumerate(steps):
             at = step.cmd.find("targetPorts")
@@ -674,9 +698,6 @@ def statements() -> tuple[Statement, ...]:
     """Every rule a recipe keeps, numbered ones in order and then the others, each the
     docstring of the function that checks it (rules 15-18 are checked in characters.py and
     safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py)."""
-    from ..reading import facts
-    from . import bounds, commandtext
-
     checkers = (
         *RULES,
         characters.check,

@@ -25,10 +25,9 @@ from typing import Any
 
 from .. import shell
 from ..problems import Problem, pointer_join
-from ..reading import source
+from ..reading import source, valuetypes, vocabulary
 from ..reading.model import Recipe
 from ..reading.source import Document
-from . import valuetypes, vocabulary
 
 # <...> around something name-like: a placeholder or an attempt at one (letters required)
 _NEAR = re.compile(r"<([A-Za-z0-9_ .\-]{1,64})>")

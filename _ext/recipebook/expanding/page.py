@@ -23,10 +23,9 @@ import types
 from collections.abc import Iterator, Mapping, Sequence
 
 from .. import shell
-from ..checking import vocabulary
 from ..problems import SelectionError
+from ..reading import vocabulary
 from ..reading.model import Grid, Recipe, Strategy, Target
-from ..rendering import kubernetes
 from . import client, memory, table
 from .expansion import Command, Expansion, base_selection, by_role, default_selection, find, resolve
 from .provenance import Provenance, provenance
@@ -166,23 +165,6 @@ class TargetPage:
     def serving_at(self, chosen: Sequence[int]) -> Serving:
         """The serving group of an offered selection."""
         return next(s for s in self.serving if not s.when or any(table.admits(p, chosen) for p in s.when))
-
-    def kubernetes(self, recipe: str) -> tuple[tuple[tuple[Product, ...], Mapping[str, str]], ...]:
-        """The Kubernetes skeleton files of the target, each with the selections that share
-        them (``kubernetes.variants``; () for every selection when there is one), once."""
-        slot = f"_kubernetes_{recipe}"
-        if slot not in self.__dict__:
-            where = kubernetes.Where(
-                recipe=recipe, strategy=self.strategy.slug, target=self.target.target, skus=self.target.skus
-            )
-            found = kubernetes.variants(
-                where, self.table.offered, self.commands_at, self.role_nodes, [cmd for _n, cmd in self.router]
-            )
-            self.__dict__[slot] = tuple(
-                (() if len(found) == 1 else self.table.products(bits), types.MappingProxyType(files))
-                for bits, files in found
-            )
-        return self.__dict__[slot]
 
     @functools.cached_property
     def other_lines(self) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from ..reading import vocabulary
 from ..reading.model import Target
 
 PACKAGES = ("vllm", "vllm-rbln")
@@ -72,8 +73,6 @@ class Provenance:
 
 def pinned_releases() -> Mapping[str, str]:
     """The releases the engine pins: PINNED_VLLM and the vllm-rbln of its vocabulary file."""
-    from ..checking import vocabulary
-
     return MappingProxyType({"vllm": vocabulary.PINNED_VLLM, "vllm-rbln": vocabulary.pinned().data["vllm_rbln"]})
 
 

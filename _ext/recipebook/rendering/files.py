@@ -20,8 +20,8 @@ from collections.abc import Mapping
 import yaml
 
 from .. import shell
-from ..checking import vocabulary
 from ..expanding.expansion import Command, Expansion
+from ..reading import vocabulary
 from . import kubernetes, yamltext
 
 # A value a reader fills in for a placeholder: one plain shell word (nothing that quotes,

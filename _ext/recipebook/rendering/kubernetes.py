@@ -14,9 +14,9 @@ target's SKUs, and its probes call the server's ``/health`` with a start-up budg
 For prefill/decode (a router whose values select model servers) the pods carry the router
 values' ``matchLabels`` and the role llm-d's filters read (``llm-d.ai/role``); a decode pod runs
 llm-d's routing proxy as a sidecar that listens on the router's ``targetPorts`` and forwards
-each to the decode rank on the matching port. ``router_problems`` refuses a target whose
-servers the router would not reach (rule 19); the router's values file and its Helm steps come
-with the manifests.
+each to the decode rank on the matching port. Rule 19 (``checking/rules.router_problems``)
+refuses a target whose servers the router would not reach; the router's values file and its
+Helm steps come with the manifests.
 
 Why a Deployment and never a LeaderWorkerSet: no role spans nodes. The recipe format's only
 fact about nodes is a strategy's ``nodes`` count; the page model gives each role one node
@@ -43,6 +43,7 @@ import dataclasses
 import functools
 import math
 import re
+import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,7 +51,9 @@ import yaml
 
 from .. import shell
 from ..expanding import client
-from ..expanding.expansion import Command
+from ..expanding.expansion import Command, by_role
+from ..expanding.page import TargetPage
+from ..expanding.table import Product
 from . import yamltext
 
 # What the manifests target. The API schemas come from the kubernetes-validate package of this
@@ -158,9 +161,7 @@ class Router:
 
 def router_of(steps: Sequence[str]) -> Router | None:
     """The router values of a target's router steps, when they select model servers."""
-    from ..checking.helmcharts import _heredocs  # the one reading of a here-document
-
-    for name, values in _heredocs(steps).items():
+    for name, values in shell.here_documents(steps).items():
         try:
             data = yaml.safe_load(values.text)
         except yaml.YAMLError:
@@ -194,33 +195,9 @@ def startup_failures(command: Command) -> int:
     return math.ceil((ready_timeout(command) + STARTUP_MARGIN) / STARTUP_PERIOD)
 
 
-def _sidecar_ports(router: Router, commands: Sequence[Command]) -> tuple[int, ...]:
+def sidecar_ports(router: Router, commands: Sequence[Command]) -> tuple[int, ...]:
     first = router.target_ports[0] if router.target_ports else client.DEFAULT_PORT
     return tuple(first + i for i in range(len(commands)))
-
-
-def router_problems(router: Router, roles: Sequence[tuple[str, Sequence[Command]]]) -> list[str]:
-    """Why the router would not reach the servers: every port a prefill/decode pod serves on is
-    one of the router's targetPorts, and a decode role's ranks listen on consecutive ports (its
-    routing proxy forwards port ``first + i`` to rank i)."""
-    problems = []
-    served: list[int] = []
-    for role, commands in roles:
-        ports = [client.port(c) for c in commands]
-        if role == "decode":
-            if ports != list(range(ports[0], ports[0] + len(ports))):
-                problems.append(
-                    f"the decode ranks listen on {ports}, not on consecutive ports the routing proxy forwards to"
-                )
-            served += _sidecar_ports(router, commands)
-        elif role == "prefill":
-            served += ports
-    missing = sorted({p for p in served if p not in router.target_ports})
-    if missing:
-        problems.append(
-            f"the router's targetPorts {list(router.target_ports)} miss port(s) {missing} its model servers listen on"
-        )
-    return problems
 
 
 def _placeholder_env(command: Command) -> list[dict]:
@@ -260,7 +237,7 @@ def _container(command: Command) -> dict:
 
 
 def _sidecar(router: Router, commands: Sequence[Command]) -> dict:
-    ports = _sidecar_ports(router, commands)
+    ports = sidecar_ports(router, commands)
     return {
         "name": "routing-proxy",
         "image": SIDECAR_IMAGE,
@@ -364,11 +341,7 @@ def skeletons(
     router_steps: Sequence[str],
 ) -> dict[str, str]:
     """Every manifest file of a selection, with marker lines (and the router's files)."""
-    router = router_of(router_steps)
-    if router is not None:
-        problems = router_problems(router, roles)
-        if problems:
-            raise KubernetesError("; ".join(problems))
+    router = router_of(router_steps)  # one that reaches every server (rule 19: rules.router_problems)
     out = {
         f"{FOLDER}/{_dns(role)}.yaml": skeleton(where, role, nodes.get(role, 1), commands, router)
         for role, commands in roles
@@ -440,8 +413,6 @@ def variants(
 ) -> list[tuple[int, dict[str, str]]]:
     """The skeleton files of a target, each with the set of its selections (bit i: the i-th of
     ``offered``) that share them; each distinct set is rendered once."""
-    from ..expanding.expansion import by_role
-
     bits: dict[tuple, int] = {}
     first: dict[tuple, tuple[Command, ...]] = {}
     known: dict[tuple, tuple] = {}
@@ -458,6 +429,24 @@ def variants(
         merged[text_key] = merged.get(text_key, 0) | set_bits
         rendered[text_key] = files
     return [(set_bits, rendered[key]) for key, set_bits in merged.items()]
+
+
+def target_files(target: TargetPage, recipe: str) -> tuple[tuple[tuple[Product, ...], Mapping[str, str]], ...]:
+    """The Kubernetes skeleton files of a target page, each with the selections that share them
+    (``variants``; () for every selection when there is one), once per target page."""
+    slot = f"_kubernetes_{recipe}"
+    if slot not in target.__dict__:
+        where = Where(
+            recipe=recipe, strategy=target.strategy.slug, target=target.target.target, skus=target.target.skus
+        )
+        found = variants(
+            where, target.table.offered, target.commands_at, target.role_nodes, [cmd for _n, cmd in target.router]
+        )
+        target.__dict__[slot] = tuple(
+            (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files))
+            for bits, files in found
+        )
+    return target.__dict__[slot]
 
 
 def node_of_file(path: str, nodes: Mapping[str, int]) -> int | None:

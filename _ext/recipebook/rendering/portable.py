@@ -19,7 +19,7 @@ from ..expanding.expansion import API_VERSION
 from ..expanding.page import RecipePage, TargetPage
 from ..expanding.table import Product, TableLine
 from .files import config_entry
-from .kubernetes import line_fragment
+from .kubernetes import line_fragment, target_files
 
 
 def _product(product: Product) -> list[list[int] | None]:
@@ -88,7 +88,7 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
         # the Kubernetes files of each set of selections, with a marker line per container's args
         # and env lines, which the lines' "k8s" fragments fill (kubernetes.fill)
         "kubernetes": [
-            {"when": [_product(p) for p in when], "files": dict(texts)} for when, texts in target.kubernetes(recipe)
+            {"when": [_product(p) for p in when], "files": dict(texts)} for when, texts in target_files(target, recipe)
         ],
     }
 

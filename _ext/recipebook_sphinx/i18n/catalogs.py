@@ -28,9 +28,12 @@ import runpy
 import sys
 from pathlib import Path
 
+import furo
+import sphinx
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import normalize, read_po, write_po
+from sphinx.locale import init as init_locale
 
 from recipebook import load
 
@@ -94,10 +97,6 @@ def extension_catalog() -> Catalog:
 
 def theme_catalog() -> Catalog:
     """Strings of the theme's templates that Sphinx's own Korean catalog lacks."""
-    import furo
-    import sphinx
-    from sphinx.locale import init as init_locale
-
     translator, _has = init_locale([Path(sphinx.__file__).parent / "locale"], "ko", "sphinx")
     catalog = _catalog("sphinx")
     theme = Path(furo.__file__).parent / "theme"

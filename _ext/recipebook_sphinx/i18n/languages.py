@@ -53,7 +53,9 @@ def check_catalogs(app: Sphinx, config: Config) -> None:
     """
     if not config.language:
         return
-    from . import po_check  # here, so that `python -m recipebook_sphinx.i18n.po_check` runs it once
+    # imported when used, not at the top: `python -m recipebook_sphinx.i18n.po_check` imports this package
+    # first, and a po_check already imported would run twice (runpy's RuntimeWarning)
+    from . import po_check  # noqa: PLC0415 - see above
 
     folders = [Path(app.srcdir, folder) for folder in config.locale_dirs] + [LOCALE]
     problems = po_check.check_language(folders, current(config), relative_to=app.confdir)
@@ -199,7 +201,7 @@ def compile_catalogs(locale_dir: Path, domains: tuple[str, ...]) -> None:
         mo = po.with_suffix(".mo")
         if mo.exists() and mo.stat().st_mtime_ns >= po.stat().st_mtime_ns:
             continue
-        from . import po_check
+        from . import po_check  # noqa: PLC0415 - imported when used, as in check_catalogs
 
         if po_check.check_file(po):
             continue

@@ -18,6 +18,7 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.builders.gettext import MessageCatalogBuilder
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.locale import get_translation, get_translator, is_translator_registered
@@ -64,8 +65,6 @@ class MarkUntranslated(SphinxTransform):
     default_priority = 24  # after sphinx.transforms.i18n.Locale (20), before its totaliser (25)
 
     def apply(self, **kwargs: Any) -> None:
-        from sphinx.builders.gettext import MessageCatalogBuilder
-
         if issubclass(self.env._builder_cls, MessageCatalogBuilder) or not _translating(self.config):
             return
         if next(NodeMatcher(nodes.Element, translated=Any).findall(self.document), None) is not None:

@@ -24,6 +24,7 @@ from sphinx_design.shared import create_component
 from recipebook.checking import inline
 from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage
 from recipebook.expanding.provenance import PACKAGES, Provenance
+from recipebook.reading import vocabulary
 from recipebook.reading.model import Recipe, Strategy
 
 from .. import config, store
@@ -500,8 +501,6 @@ class FlagsDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        from recipebook.checking import vocabulary
-
         users: dict[str, list[str]] = {}
         helps: dict[str, str | None] = {}
         for page in every_page(self):

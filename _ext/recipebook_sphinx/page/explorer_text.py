@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from docutils import nodes
 
-from . import memory_panel
 from .explorer_view import ExplorerView, RankTable
+from .memory_panel import FitView
 
 
 def _para(*texts: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
@@ -70,7 +70,7 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
             )
         )
     out.append(_para(v.opening))
-    out += memory_panel.text_form(v.memory)
+    out += _memory_text(v.memory)
     if v.inputs:
         out.append(_para(v.inputs_title))
         out.append(_list([f"{item.label}: {item.text}" for item in v.inputs]))
@@ -123,3 +123,35 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
         out.append(_para(v.other_lines_title))
         out.append(_code("\n".join(v.other_lines)))
     return out
+
+
+# -- the memory panel ------------------------------------------------------------------------
+
+
+def _plain(node: nodes.Element) -> nodes.Element:
+    """Flags stay as written: no smart quotes or dashes (``--max-model-len`` is not an en dash)."""
+    for element in node.findall(nodes.Element):
+        element["support_smartquotes"] = False
+    return node
+
+
+def _memory_text(views: Sequence[FitView]) -> list[nodes.Element]:
+    """The opening selection's panel as text: a heading, the summary, one line per rank, the notes."""
+    for view in views:
+        if not view.opening:
+            continue
+        out: list[nodes.Element] = [_heading(view.title), _para(view.summary)]
+        if view.rows:
+            h = view.headers
+            out.append(
+                _list(
+                    [
+                        f"{row.label}: {h[1]} {row.weights}; {h[2]} {row.kv_cache}; {h[3]} {row.free}; {row.verdict_text}"
+                        for row in view.rows
+                    ]
+                )
+            )
+        if view.notes:
+            out.append(_list(view.notes))
+        return [_plain(node) for node in out]
+    return []

@@ -29,6 +29,7 @@ from recipebook.rendering.files import selection_key
 
 from . import memory_panel
 from .explorer_nojs import hide_classes, rank_classes, removed_copies
+from .roles import role_title
 
 Translate = Callable[[str], str]
 AxisText = Callable[[Axis], tuple[str, dict[str, str]]]
@@ -239,11 +240,6 @@ def role_code(
 # -- words ---------------------------------------------------------------------------------
 
 
-def role_title(role: str, _: Translate) -> str:
-    titles = {"main": _("Server"), "prefill": _("Prefill server"), "decode": _("Decode server")}
-    return titles.get(role, role)
-
-
 def placeholder_text(placeholder: Placeholder, _: Translate) -> str:
     """What a placeholder stands for, by the meaning key the engine gives it."""
     known = {
@@ -414,7 +410,9 @@ def _manifests_view(target: TargetPage, recipe: str, gid: str, files_href: str, 
     recipebook-files.js fills with the selection's text, as it writes the download."""
     opening = target.opening
     names = next(
-        files for when, files in target.kubernetes(recipe) if not when or any(admits(p, opening) for p in when)
+        files
+        for when, files in kubernetes.target_files(target, recipe)
+        if not when or any(admits(p, opening) for p in when)
     )
     static = f"{files_href}{selection_key(target.opening_selection())}/"
     return ManifestsView(

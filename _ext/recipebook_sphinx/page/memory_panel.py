@@ -9,13 +9,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from docutils import nodes
-
 from recipebook.expanding import memory
 from recipebook.expanding.page import RecipePage, TargetPage
 from recipebook.expanding.table import admits
 
 from .explorer_nojs import hide_classes
+from .roles import role_title
 
 Translate = Callable[[str], str]
 
@@ -152,8 +151,6 @@ def _missing_text(fit: memory.Fit, _: Translate) -> str:
 
 def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
     """One view per set of selections that share figures."""
-    from .explorer_view import role_title  # one module each way: explorer_view imports this one
-
     axes = target.table.axes
     views = []
     headers = (_("Ranks"), _("Weights"), _("KV cache"), _("Free"), _("Verdict"))
@@ -200,37 +197,6 @@ def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
                 )
             )
     return tuple(views)
-
-
-def _plain(node: nodes.Element) -> nodes.Element:
-    """Flags stay as written: no smart quotes or dashes (``--max-model-len`` is not an en dash)."""
-    for element in node.findall(nodes.Element):
-        element["support_smartquotes"] = False
-    return node
-
-
-def text_form(views: Sequence[FitView]) -> list[nodes.Element]:
-    """The opening selection's panel as text: a heading, the summary, one line per rank, the notes."""
-    from .explorer_text import _heading, _list, _para  # explorer_text imports this one
-
-    for view in views:
-        if not view.opening:
-            continue
-        out: list[nodes.Element] = [_heading(view.title), _para(view.summary)]
-        if view.rows:
-            h = view.headers
-            out.append(
-                _list(
-                    [
-                        f"{row.label}: {h[1]} {row.weights}; {h[2]} {row.kv_cache}; {h[3]} {row.free}; {row.verdict_text}"
-                        for row in view.rows
-                    ]
-                )
-            )
-        if view.notes:
-            out.append(_list(view.notes))
-        return [_plain(node) for node in out]
-    return []
 
 
 def llms_lines(page: RecipePage, strategy_label: Callable[[str], str], _: Translate) -> list[str]:

@@ -34,6 +34,7 @@ import re
 import weakref
 from typing import Any
 
+from furo.navigation import get_navigation_tree
 from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.environment import BuildEnvironment
@@ -171,8 +172,6 @@ def folder_tree(app: Sphinx, folder: str) -> Tree | None:
     """The tree of the pages of `folder`, nothing current: rendered once per folder and build."""
     trees = _TREES.setdefault(app, {})
     if folder not in trees:
-        from furo.navigation import get_navigation_tree
-
         builder: Any = app.builder
         html = builder._get_local_toctree(posixpath.join(folder, _NOWHERE), **FURO_ARGUMENTS)
         trees[folder] = parse(get_navigation_tree(html))

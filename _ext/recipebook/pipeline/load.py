@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..checking import bounds, characters, commandtext, rules, safety, schema, vocabulary
+from ..checking import bounds, characters, commandtext, facts, rules, safety, schema, vocabulary
 from ..problems import Problem, RecipeError, errors
-from . import facts, sharing, source
-from .model import Recipe
+from ..reading import sharing, source
+from ..reading.model import Recipe
 
 
 def _instead(problems: list[Problem], named: list[Problem]) -> list[Problem]:

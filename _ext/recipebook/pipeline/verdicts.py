@@ -25,9 +25,10 @@ import tempfile
 from pathlib import Path
 
 from ..checking.schema import SCHEMA_PATH
+from ..expanding import expansion
 from ..problems import Kind, Level, Problem, errors
+from ..reading.source import MAX_BYTES
 from .load import check_file
-from .source import MAX_BYTES
 
 ENGINE = Path(__file__).resolve().parents[1]
 LIBRARIES = ("PyYAML", "jsonschema", "jsonschema-rs", "confusable-homoglyphs")
@@ -37,7 +38,9 @@ LIMIT = 1 << 22  # bytes: an entry larger than this is not a verdict this engine
 @dataclasses.dataclass(frozen=True)
 class Verdict:
     """A recipe file's problems; for a valid one (no problem an error), its name and how many
-    selections it offers."""
+    selections it offers (when checked here, not by the Sphinx adapter, which keeps only the
+    problems). The one verdict type: ``recipebook validate`` files it, the adapter's domain keeps
+    it per file."""
 
     problems: list[Problem]
     name: str | None = None
@@ -128,8 +131,6 @@ def _write(folder: Path, key: str, verdict: Verdict) -> None:
 
 def fresh(path: str | Path) -> Verdict:
     """A recipe file checked now."""
-    from ..expanding import expansion
-
     recipe, problems = check_file(path)
     if recipe is None:
         return Verdict(problems)
