@@ -1238,6 +1238,18 @@ def convert(path: Path, checkout: Checkout) -> Imported:
             )
     if any(a["axis"] == "advanced" for a in document_axes(catalogue)):
         lost.append("Advanced: two or more tuning flags together (each is offered alone)")
+    for key, feature in syn.obj(recipe.get("features")).items():
+        if syn.truthy(syn.get(feature, "companion", "command")) and key in catalogue:
+            label = syn.get(feature, "companion", "label") or key
+            lost.append(f"{_title(key)}: its companion process ({label}), run beside vllm serve: its flags are offered")
+    kv_values = set(catalogue.get("kv_offload", ("", {}))[1])
+    for key, option in syn.obj(syn.get(checkout.taxonomy, "kv_offload")).items():
+        if identifier(key, "kv") in kv_values and syn.truthy(syn.get(option, "companion", "command")):
+            label = syn.get(option, "companion", "label") or key
+            lost.append(
+                f"KV Offload: {syn.either(syn.get(option, 'label'), syn.get(option, 'display_name'), key)}: its companion process ({label}), run beside vllm serve: "
+                "its flags are offered, the target's note names it"
+            )
     lost += [
         f"KV Offload: {syn.get(spec, 'display_name') or key}: a router, a master (and a store) around the servers, "
         "which this format cannot write"
