@@ -17,7 +17,7 @@ from pathlib import Path
 from . import importing
 from .checking import drift, rules, safety, schema, vocabulary
 from .expanding import expansion, memory, page
-from .pipeline import verdicts
+from .pipeline import fix, verdicts
 from .pipeline.load import check_file
 from .problems import Problem, SelectionError, errors, warnings
 from .reading import sharing, source
@@ -62,11 +62,28 @@ def _verdicts(files: list[Path], folder: str | None = None) -> list[verdicts.Ver
         return list(pool.map(one, files, chunksize=max(1, len(files) // (4 * cores))))
 
 
+def _fix(files: list[Path]) -> None:
+    """validate --fix: each file's mechanical fixes written in place, each said where it was."""
+    count, touched = 0, 0
+    for path in files:
+        done = fix.fix_file(path)
+        if done.refused:
+            print(f"{path}: not fixed: {done.refused}", file=sys.stderr)
+        for problem in done.applied:
+            assert problem.fix is not None
+            print(problem.line_of(f"fixed: {problem.fix.says}"), file=sys.stderr)
+        count += len(done.applied)
+        touched += bool(done.applied)
+    print(f"{count} fix(es) written in {touched} of {len(files)} recipe file(s)", file=sys.stderr)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     files = recipe_files(args.files)
     if not files:
         print(f"no recipe files in {RECIPES}/", file=sys.stderr)
         return 1
+    if args.fix:
+        _fix(files)
     problems: list[Problem] = []
     counts = []
     for found in _verdicts(files, args.verdicts):
@@ -436,6 +453,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="keep each file's verdict in DIR and read it back while the file and the engine are unchanged "
         "(make html: the language builds read them instead of checking again)",
+    )
+    validate.add_argument(
+        "--fix",
+        action="store_true",
+        help="first write every mechanical fix into the files (a flag's documented spelling), keeping their "
+        "formatting; say each one, then check",
     )
     validate.add_argument(
         "-W",

@@ -27,6 +27,26 @@ class Level(enum.Enum):
     WARNING = "warning"
 
 
+@dataclasses.dataclass(frozen=True)
+class Edit:
+    """One change to a recipe file as written: the JSON string at a pointer (the member's key, or
+    its value) from ``old`` to ``new``."""
+
+    pointer: str
+    key: bool
+    old: str
+    new: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Fix:
+    """A mechanical fix of a problem: what it does, in words, and the edits that do it
+    (``recipebook validate --fix`` applies them in place)."""
+
+    says: str
+    edits: tuple[Edit, ...]
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True, order=True)
 class Problem:
     """One thing wrong with a recipe file, at a line, column and JSON pointer."""
@@ -38,13 +58,18 @@ class Problem:
     message: str
     kind: Kind = dataclasses.field(default=Kind.RULE, compare=False)
     level: Level = dataclasses.field(default=Level.ERROR, compare=False)
+    fix: Fix | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        # one problem, one line: control characters (a key may hold a newline) are shown escaped;
-        # a warning says so before its message, an error is every other line (as it always was)
+        # one problem, one line; a warning says so before its message, an error is every other
+        # line (as it always was)
         level = "warning: " if self.level is Level.WARNING else ""
-        text = f"{self.file}:{self.line}:{self.column}: {self.pointer or '/'}: {level}{self.message}"
-        return text.translate(_ESCAPES)
+        return self.line_of(f"{level}{self.message}")
+
+    def line_of(self, text: str) -> str:
+        """``FILE:LINE:COL: POINTER: text`` on one line: control characters (a key may hold a
+        newline) are shown escaped."""
+        return f"{self.file}:{self.line}:{self.column}: {self.pointer or '/'}: {text}".translate(_ESCAPES)
 
     @property
     def is_error(self) -> bool:

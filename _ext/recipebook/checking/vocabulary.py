@@ -32,9 +32,10 @@ asks them of every key and value of a recipe and places each answer there.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 
-from ..problems import Kind, Problem, pointer_join
+from ..problems import Edit, Fix, Kind, Problem, pointer_join
 from ..reading import valuetypes
 from ..reading.model import Grid, Recipe
 from ..reading.source import Document
@@ -66,7 +67,8 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
                             yield _omni_problem(vocabulary, doc, where, recipe.install_line)
                         continue
                     if style := vocabulary.spelling(key):
-                        yield doc.problem(where, style, kind=Kind.VOCABULARY, key=True).warning()
+                        problem = doc.problem(where, style, kind=Kind.VOCABULARY, key=True).warning()
+                        yield dataclasses.replace(problem, fix=_spelled(vocabulary, doc, where, key, text))
                     for on_key, message in vocabulary.arg_messages(key, text, present):
                         yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
                 elif message := vocabulary.env_problem(key):
@@ -94,6 +96,18 @@ def _omni_roles(grid: Grid, serve: set[str]) -> set[str]:
     return {
         role for kind, _, role, mapping in _role_mappings(grid) if kind == "args" and role in serve and OMNI in mapping
     }
+
+
+def _spelled(vocabulary: Vocabulary, doc: Document, where: str, key: str, text: str) -> Fix:
+    """The fix of a spelling: the key and the start of its text as vLLM documents the flag
+    (``--tokenizer_mode mistral`` -> ``--tokenizer-mode mistral``), where they were written."""
+    reading = vocabulary.reading(key)
+    assert reading.flag is not None
+    written = key.partition(".")[0]
+    name = reading.flag + key[len(written) :]
+    at = doc.real(where)
+    edits = (Edit(at, True, key, name), Edit(at, False, text, name + text[len(key) :]))
+    return Fix(f"wrote {name!r} for {key!r}", edits)
 
 
 def _omni_problem(vocabulary: Vocabulary, doc: Document, where: str, install_line: str) -> Problem:
