@@ -34,6 +34,7 @@ MODELS = (
     "moonshotai/Kimi-K3",
     "Wan-AI/Wan2.2-T2V-A14B-Diffusers",
     "Google/gemma-4-E2B-it",
+    "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice",
 )
 # Each recipe's errors are problems of their commands under the pinned vLLM, not of the import:
 # (model, fragment of the message) for each kind. Every other problem would be a false refusal.

@@ -4,7 +4,8 @@
 
 CHECKOUT is a git work tree of github.com/vllm-project/recipes. The tool copies the files a
 sample of model files needs (the model files, ``strategies/``, ``kv_store/``, ``taxonomy.yaml``,
-their licence) into ``OUT/checkout/``, imports each model with ``recipebook import``, and asks
+their licence) into ``OUT/checkout/``, imports each model with ``recipebook import`` (and writes
+the imported recipes ``make test-batch`` adds, ``BATCH``, into ``tests/batch/recipes/``), and asks
 their own ``src/lib/command-synthesis.js``, run by Node.js, for the commands of a spread of
 choices of every target (``OUT/commands.json``, with the commit they come from). The tests compare
 the imported recipes' commands with these; Node.js and the checkout are needed here only.
@@ -43,6 +44,16 @@ SAMPLE = (
     "Google/gemma-4-E2B-it",
     "deepseek-ai/DeepSeek-R1",
     "XiaomiMiMo/MiMo-V2.5-Pro",
+    "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice",
+)
+# Imported recipes make test-batch adds to the site (tests/batch/recipes, with their pages and
+# Korean labels): one strategy on many hardware profiles; prefill/decode pools, GPU floors and
+# several checkpoints; vLLM-Omni with a checkpoint per task; vLLM-Omni under a long name.
+BATCH = (
+    "Qwen/Qwen3-8B",
+    "moonshotai/Kimi-K3",
+    "Wan-AI/Wan2.2-T2V-A14B-Diffusers",
+    "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice",
 )
 OTHER_SELECTIONS = 2  # random selections of the first target of a strategy
 EVERY_VALUE = 6  # values alone of the first target of a strategy (spread over its axes)
@@ -135,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
                     )
     node.stdin.close()
     node.wait()
+    batch = HERE.parents[1] / "tests" / "batch" / "recipes"
+    for model in BATCH:
+        imported = importing.convert_file(checkout.model(model), checkout)
+        (batch / f"{imported.name}.json").write_text(importing.dumps(imported.recipe), encoding="utf-8")
     data = {
         "source": REPOSITORY,
         "commit": commit,
