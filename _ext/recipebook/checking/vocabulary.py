@@ -11,8 +11,9 @@ asks them of every key and value of a recipe and places each answer there.
   warning (the command runs as shown), with the name to write;
 * one option under two names in one command (``--tensor-parallel-size 4`` and ``-tp 1``, a flag
   and its ``--no-`` form, a JSON flag given whole and by dotted fields): vLLM keeps the last;
-* a command holding ``--omni``, which vLLM hands to vLLM-Omni: one problem there, its other flags
-  not judged as vllm serve's (an error, or a warning when the install line installs vLLM-Omni);
+* a command holding ``--omni``, which vLLM hands to vLLM-Omni: its other flags are not judged as
+  vllm serve's, and unless the install line installs vllm-omni, one problem there (the command
+  stops at once);
 * a ``--chat-template`` path into vLLM's source checkout (``examples/...``), which no package installs;
 * a value outside the values the source states for a flag, or a value given to a
   flag that takes none (or none given to one that needs it);
@@ -63,8 +64,8 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
                     if role not in serve:
                         continue
                     if role in omni:
-                        if key == OMNI:
-                            yield _omni_problem(vocabulary, doc, where, recipe.install_line)
+                        if key == OMNI and not commandtext.installs_vllm_omni(recipe.install_line):
+                            yield doc.problem(where, _omni_message(vocabulary), kind=Kind.VOCABULARY, key=True)
                         continue
                     if style := vocabulary.spelling(key):
                         problem = doc.problem(where, style, kind=Kind.VOCABULARY, key=True).warning()
@@ -110,19 +111,12 @@ def _spelled(vocabulary: Vocabulary, doc: Document, where: str, key: str, text: 
     return Fix(f"wrote {name!r} for {key!r}", edits)
 
 
-def _omni_problem(vocabulary: Vocabulary, doc: Document, where: str, install_line: str) -> Problem:
-    """An error unless the install line installs vLLM-Omni; then a warning: the command runs, but its
-    flags are vLLM-Omni's, which are not checked here."""
-    message = (
+def _omni_message(vocabulary: Vocabulary) -> str:
+    return (
         f"{OMNI} hands the command to vLLM-Omni: {vocabulary.release}'s vllm command passes any command line that "
-        f"holds {OMNI} to vllm_omni's own entry point before parsing it (and stops if vllm-omni is not "
-        "installed), so vllm serve's flags do not apply to it. vllm-omni is not among the releases this site "
-        f"checks against ({vocabulary.versions}): its flags cannot be checked here"
-    )
-    if commandtext.installs_vllm_omni(install_line):
-        return doc.problem(where, message + "; the install line installs it", kind=Kind.VOCABULARY, key=True).warning()
-    return doc.problem(
-        where, message + ", and the install line must add it (it installs no vllm-omni)", kind=Kind.VOCABULARY, key=True
+        f"holds {OMNI} to vllm_omni's own entry point before parsing it, and stops if vllm-omni is not installed; "
+        "the install line installs no vllm-omni: add it (vllm serve's flags do not apply to such a command, and "
+        f"vllm-omni's cannot be checked here, against {vocabulary.versions})"
     )
 
 
