@@ -291,9 +291,21 @@ def test_omni_with_vllm_omni_installed_is_accepted_and_its_flags_not_judged(tmp_
     def mutate(data: Any) -> None:
         data["installLine"] = install
         base_args(data).update({"--omni": "--omni", "--stage-configs-path": "--stage-configs-path stages.yaml"})
+        envs = data["strategies"][0]["options"][0]["grid"]["base"][0]["envs"]
+        envs["VLLM_OMNI_TARGET_DEVICE"] = "VLLM_OMNI_TARGET_DEVICE=rocm"  # vLLM-Omni's own setting
 
     changed = Changed(tmp_path, mutate)
     changed.valid()
+
+
+def test_a_vllm_omni_name_outside_an_omni_command_is_still_judged(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        data["strategies"][0]["options"][0]["grid"]["base"][0]["envs"]["VLLM_OMNI_TARGET_DEVICE"] = (
+            "VLLM_OMNI_TARGET_DEVICE=rocm"
+        )
+
+    changed = Changed(tmp_path, mutate)
+    changed.one(f"{GRID}/base/0/envs/VLLM_OMNI_TARGET_DEVICE", "is not an environment variable", key=None)
 
 
 # --------------------------------------------------------------------------- one option, two names

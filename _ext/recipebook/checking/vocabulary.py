@@ -11,9 +11,9 @@ asks them of every key and value of a recipe and places each answer there.
   warning (the command runs as shown), with the name to write;
 * one option under two names in one command (``--tensor-parallel-size 4`` and ``-tp 1``, a flag
   and its ``--no-`` form, a JSON flag given whole and by dotted fields): vLLM keeps the last;
-* a command holding ``--omni``, which vLLM hands to vLLM-Omni: its other flags are not judged as
-  vllm serve's, and unless the install line installs vllm-omni, one problem there (the command
-  stops at once);
+* a command holding ``--omni``, which vLLM hands to vLLM-Omni: its other flags (and its
+  ``VLLM_OMNI_*`` environment names) are not judged as vllm serve's, and unless the install line
+  installs vllm-omni, one problem there (the command stops at once);
 * a ``--chat-template`` path into vLLM's source checkout (``examples/...``), which no package installs;
 * a value outside the values the source states for a flag, or a value given to a
   flag that takes none (or none given to one that needs it);
@@ -44,6 +44,10 @@ from ..reading.vocabulary import LAUNCHER, OMNI, Vocabulary, pinned
 from . import commandtext
 
 
+# The environment names vLLM-Omni reads: in a command vLLM hands to it (--omni), not vLLM's to judge.
+OMNI_ENV = "VLLM_OMNI_"
+
+
 def check(recipe: Recipe, doc: Document, vocabulary: Vocabulary | None = None) -> Iterator[Problem]:
     """Every vocabulary problem of a recipe (Kind.VOCABULARY) against a vocabulary (the pinned one
     by default)."""
@@ -72,6 +76,8 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
                         yield dataclasses.replace(problem, fix=_spelled(vocabulary, doc, where, key, text))
                     for on_key, message in vocabulary.arg_messages(key, text, present):
                         yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
+                elif role in omni and key.startswith(OMNI_ENV):
+                    continue  # vLLM-Omni's own setting, which it reads (not checked here, as its flags)
                 elif message := vocabulary.env_problem(key):
                     yield doc.problem(where, message, kind=Kind.VOCABULARY, key=True)
                 elif not valuetypes.is_port_env(key) and (message := vocabulary.env_value_problem(key, text)):

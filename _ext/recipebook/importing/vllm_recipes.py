@@ -1031,7 +1031,8 @@ def steps_of(text: str) -> list[str]:
 
 def install_line(recipe: Json, lost: list[str]) -> str:
     """Their pip install (the CUDA wheels, or the recipe's own command) and the extra install steps
-    of every reader, as one line of install steps joined with '&&'."""
+    of every reader of an NVIDIA GPU (theirs for every brand, and NVIDIA's), as one line of install
+    steps joined with '&&'; another brand's steps are listed."""
     model = syn.obj(syn.get(recipe, "model"))
     install = syn.obj(model.get("install"))
     pip = install.get("pip")
@@ -1051,7 +1052,8 @@ def install_line(recipe: Json, lost: list[str]) -> str:
             lost.append(f"install: the Docker install's step {shown!r}")
         elif syn.truthy(syn.get(entry, "optional")):
             lost.append(f"install: the optional step {shown!r} (their page leaves it out of 'Copy all')")
-        elif syn.truthy(syn.get(entry, "brand")):
+        elif syn.truthy(syn.get(entry, "brand")) and "NVIDIA" not in _brands(syn.get(entry, "brand")):
+            # the install line is their CUDA one (NVIDIA); another brand's step is listed
             lost.append(f"install: the step {shown!r} for {syn.get(entry, 'brand')} hardware only")
         else:
             steps += steps_of(command)
@@ -1059,6 +1061,10 @@ def install_line(recipe: Json, lost: list[str]) -> str:
         "install: the Docker install (docker pull, and docker run around each command): the commands are the pip ones"
     )
     return " && ".join(steps)
+
+
+def _brands(brand: Json) -> list[str]:
+    return [str(b) for b in brand] if isinstance(brand, list) else [str(brand)]
 
 
 def _client(recipe: Json) -> str:
