@@ -43,7 +43,6 @@ from ..reading.source import Document
 from ..reading.vocabulary import LAUNCHER, OMNI, Vocabulary, pinned
 from . import commandtext
 
-
 # The environment names vLLM-Omni reads: in a command vLLM hands to it (--omni), not vLLM's to judge.
 OMNI_ENV = "VLLM_OMNI_"
 
