@@ -242,3 +242,27 @@ def test_a_found_delta_turns_the_base_into_the_target_by_the_delta_rules(base_ke
     kept = [line for line in base if line[0] in {k for k, _ in after}]
     new = [line for line in after if line[0] not in {k for k, _ in base}]
     assert grids.diff(base, kept + new) is not None
+
+
+def test_their_prose_is_made_plain_text_of_this_format(tmp_path):
+    """A model file's prose lands in a page: escaped, without invisible characters, within the
+    format's lengths; what runs (the commands) is not touched, and the recipe validates."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(sample.CHECKOUT, checkout)
+    path = checkout / "models" / "Qwen" / "Qwen3-8B.yaml"
+    data = yaml12.load(path.read_text(encoding="utf-8"))
+    data["meta"]["description"] = "Fast\u200b model <script>alert(1)</script> & <think> traces " + "long " * 200
+    data["meta"]["provider"] = "Qwen\u202e team"
+    data["features"]["tool_calling"]["label"] = "Tools\u00ad " + "x" * 300
+    path.write_text(json.dumps(data, default=str), encoding="utf-8")  # JSON is YAML
+    imported = vllm_recipes.convert(path, vllm_recipes.Checkout.read(checkout))
+    recipe = imported.recipe
+    assert "\u200b" not in recipe["text"]["en"]["sub"] and len(recipe["text"]["en"]["sub"]) <= 500
+    assert "&lt;script&gt;" in recipe["text"]["en"]["sub"] and "<script>" not in recipe["text"]["en"]["sub"]
+    assert recipe["provider"] == "Qwen team"
+    title = next(a["title"] for a in recipe["axes"] if a["axis"] == "tool_calling")
+    assert len(title) <= 200 and "\u00ad" not in title
+    out = tmp_path / f"{imported.name}.json"
+    out.write_text(json.dumps(recipe), encoding="utf-8")
+    loaded, problems = check_file(out)
+    assert loaded is not None and problems == [], "\n".join(map(str, problems))

@@ -31,6 +31,7 @@ import html
 import itertools
 import math
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -186,9 +187,18 @@ def identifier(text: str, prefix: str = "x") -> str:
     return name[:64]
 
 
+def plain(text: Json, limit: int = 200) -> str:
+    """Their prose (a label, a title) as a text of this format: format characters (a zero-width
+    space, a direction mark) and control characters gone, white space one space, at most
+    ``limit`` characters."""
+    kept = "".join(c for c in str(text) if unicodedata.category(c) not in ("Cf", "Cc") or c in " \t\n")
+    words = " ".join(kept.split())
+    return words if len(words) <= limit else words[: limit - 3].rstrip() + "..."
+
+
 def inline(text: str) -> str:
     """Their prose as inline text of this format: escaped, a tag-like word (``<think>``) in code."""
-    escaped = html.escape(" ".join(str(text).split()), quote=False)
+    escaped = html.escape(plain(text, 100_000), quote=False)
     return re.sub(
         r"&lt;[A-Za-z/!?][^&\s]{0,40}?&gt;|&lt;(?=[A-Za-z/!?])", lambda m: f"<code>{m.group()}</code>", escaped
     )
@@ -428,13 +438,13 @@ def _feature_axes(recipe: Json, plan: Plan, profile: Json, kv_name: str) -> list
         if key and syn.arr(option.get("args")):
             value = identifier(key, "a")
             advanced[value] = key
-            labels[value] = str(syn.either(option.get("label"), key))
+            labels[value] = plain(syn.either(option.get("label"), key))
     if len(advanced) > 1:
         axes.append(Axis("advanced", "Advanced", list(advanced), labels, "advanced", "advanced", advanced))
     for key, feature in syn.obj(syn.get(recipe, "features")).items():
         if not isinstance(feature, dict) or not syn.is_feature_allowed_for_strategy(feature, plan.strategy):
             continue
-        title = str(syn.either(feature.get("label"), _title(key)))
+        title = plain(syn.either(feature.get("label"), _title(key)))
         name = identifier(key, "f")
         if name in (kv_name, "advanced") or name.endswith("_pool"):
             name = identifier(f"feature_{key}")
@@ -445,7 +455,7 @@ def _feature_axes(recipe: Json, plan: Plan, profile: Json, kv_name: str) -> list
             values = {identifier(m, "m"): m for m in modes}
             labels = {"off": "Off"}
             for value, mode in values.items():
-                labels[value] = str(syn.either(syn.get(feature, "modes", mode, "label"), _title(mode)))
+                labels[value] = plain(syn.either(syn.get(feature, "modes", mode, "label"), _title(mode)))
             axes.append(Axis(name, title, ["off", *values], labels, "mode", key, {"off": "", **values}))
         else:
             axes.append(Axis(name, title, ["off", "on"], {"off": "Off", "on": "On"}, "feature", key))
@@ -469,7 +479,7 @@ def _kv_axis(recipe: Json, plan: Plan, profile: Json, checkout: Checkout, name: 
             values[value] = key
             group = syn.get(checkout.taxonomy, "kv_offload_groups", syn.get(option, "group"), "label")
             label = str(syn.either(syn.get(option, "label"), syn.get(option, "display_name"), key))
-            labels[value] = f"{group}: {label}" if syn.truthy(group) else label
+            labels[value] = plain(f"{group}: {label}" if syn.truthy(group) else label)
     if not values:
         return None
     return Axis(name, "KV Offload", ["off", *values], labels, "kv", "kv_offload", {"off": "", **values})
@@ -768,7 +778,7 @@ class StrategyGroup:
 
 def _variant_label(recipe: Json, key: str) -> str:
     variant = syn.get(recipe, "variants", key)
-    return str(syn.either(syn.get(variant, "label"), str(syn.either(syn.get(variant, "precision"), key)).upper()))
+    return plain(syn.either(syn.get(variant, "label"), str(syn.either(syn.get(variant, "precision"), key)).upper()), 60)
 
 
 def _slug(*parts: str) -> str:
@@ -852,12 +862,13 @@ def plan_targets(recipe: Json, checkout: Checkout, lost: list[str]) -> list[Stra
 
 
 def _label(display: str, vlabel: str, suffix: str) -> str:
-    return f"{display} · {vlabel}" if suffix else display
+    return plain(f"{display} · {vlabel}" if suffix else display)
 
 
 def _add(group: StrategyGroup, profile: Json, hw_id: str, plan: Plan, extra: str = "") -> None:
     taken = {name for name, _label, _plan in group.targets}
     shown = str(syn.either(syn.get(profile, "display_name"), hw_id))
+    shown = plain(shown, 150)
     name = (
         _target_name(profile, hw_id, taken)
         if not extra
@@ -1084,7 +1095,7 @@ def _badges(recipe: Json) -> list[Any]:
     model = syn.obj(syn.get(recipe, "model"))
     badges: list[Any] = ["MoE" if model.get("architecture") == "moe" else "Dense"]
     if syn.truthy(model.get("parameter_count")):
-        badges.append(syn.js_str(model["parameter_count"]))
+        badges.append(plain(syn.js_str(model["parameter_count"])) or "?")
     context = model.get("context_length")
     if syn._is_number(context) and context > 0:
         badges.append(f"{int(context):,} ctx")
@@ -1164,7 +1175,9 @@ def _note(recipe: Json, source: str, checkout: Checkout, plan: Plan, grid: Mappi
                 "running on the same node first"
                 + (f", installed with <code>{html.escape(str(needs))}</code>." if needs else ".")
             )
-    return " ".join(parts)[:2000]
+    while len(" ".join(parts)) > 2000 and len(parts) > 1:
+        parts.pop()  # whole sentences, so no markup is cut
+    return " ".join(parts)
 
 
 def convert(path: Path, checkout: Checkout) -> Imported:
@@ -1271,7 +1284,7 @@ def convert(path: Path, checkout: Checkout) -> Imported:
         "$schema": "schema.json",
         "name": name,
         "model": model_id,
-        "provider": str(syn.either(meta.get("provider"), model_id.split("/")[0]))[:200],
+        "provider": plain(syn.either(meta.get("provider"), model_id.split("/")[0])) or model_id.split("/")[0],
         "hf": f"https://huggingface.co/{model_id}",
         "attn": "not stated",
         "variant": variants[0],
