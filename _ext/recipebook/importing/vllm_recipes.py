@@ -29,6 +29,7 @@ import dataclasses
 import datetime
 import html
 import itertools
+import json
 import math
 import re
 import unicodedata
@@ -38,11 +39,14 @@ from typing import Any
 
 import yaml
 
+from ..checking.schema import SCHEMA_PATH
 from . import synthesis as syn
 from . import yaml12
 from .grids import apply, diff
 from .synthesis import Choice, Json, Server, Unit
 
+# A role spans nodes (a head and followers) when the format has roles' "nodes" (recipes/schema.json)
+SPANS_NODES = "nodes" in json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))["$defs"]["role"]["properties"]
 SKU = "RBLN-CR13"  # the device field a target needs; the note says the commands are their GPUs'
 LAUNCHER = "vllm serve"
 MAX_SELECTIONS = 4096  # expansion.MAX_SELECTIONS
@@ -396,10 +400,43 @@ def render(plan: Plan, selection: Mapping[str, str], recipe: Json, checkout: Che
     rendered = syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy)
     found: dict[str, Lines] = {}
     for server in rendered.servers:
-        if server.node != 0:
+        if server.node != 0 and not SPANS_NODES:
             raise _NotExpressible("a role that spans nodes")
-        found[server.role] = lines_of(server)
+        if server.node == 0:
+            found[server.role] = lines_of(server)
     return found
+
+
+def render_followers(
+    plan: Plan, selection: Mapping[str, str], recipe: Json, checkout: Checkout
+) -> dict[str, list[Lines]]:
+    """Each role's followers' lines for a selection (a server across nodes: node 1, 2, ...)."""
+    if plan.omni:
+        return {}
+    rendered = syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy)
+    found: dict[str, list[Lines]] = {}
+    for server in rendered.servers:
+        if server.node != 0:
+            found.setdefault(server.role, []).append(lines_of(server))
+    return found
+
+
+def node_entries(head: Lines, followers: list[Lines]) -> list[dict[str, dict[str, str]]]:
+    """The role's nodes as this format writes them: the head's entry empty (the role's own lines
+    are the head's), each follower's the lines it sets otherwise or in addition."""
+    entries: list[dict[str, dict[str, str]]] = [{"args": {}, "envs": {}}]
+    for follower in followers:
+        if {k for k, _ in head.args} - {k for k, _ in follower.args} or dict(head.envs).keys() - dict(
+            follower.envs
+        ).keys():
+            raise _NotExpressible("a follower without a line its head has")
+        entries.append(
+            {
+                "args": {k: t for k, t in follower.args if dict(head.args).get(k) != t},
+                "envs": {k: t for k, t in follower.envs if dict(head.envs).get(k) != t},
+            }
+        )
+    return entries
 
 
 def rendered_router(plan: Plan, recipe: Json, checkout: Checkout) -> str | None:
@@ -509,6 +546,10 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
     """The grid of one target: base commands, the axes that express their choices, exclusions."""
     lost: list[str] = []
     base = render(plan, {}, recipe, checkout)
+    nodes = {
+        role: node_entries(base[role], followers)
+        for role, followers in render_followers(plan, {}, recipe, checkout).items()
+    }
     deltas: dict[tuple[str, str], dict[str, tuple[list[str], dict[str, str], list[str], dict[str, str]]]] = {}
     kept_axes: list[Axis] = []
     for axis in plan.axes:
@@ -542,6 +583,16 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
             if not delta:
                 lost.append(f"{where}: {what}: changes nothing in the commands")
                 continue
+            spanned = {
+                (role, kind, key)
+                for role, entries in nodes.items()
+                for entry in entries[1:]
+                for kind in ("args", "envs")
+                for key in entry[kind]
+            }
+            if _touched(delta) & spanned:
+                lost.append(f"{where}: {what}: it changes a line that differs between the nodes of a server")
+                continue
             signature = tuple(
                 sorted(
                     (role, tuple(d[0]), tuple(d[1].items()), tuple(d[2]), tuple(d[3].items()))
@@ -561,10 +612,10 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
     values = {(a.name, v) for a in kept_axes for v in a.values}
     excluded = [e for e in excluded if set(e.items()) <= values]
     deltas = {k: v for k, v in deltas.items() if k in values}
-    _verify(plan, recipe, checkout, base, kept_axes, deltas, excluded)
+    _verify(plan, recipe, checkout, base, kept_axes, deltas, excluded, nodes)
     grid = {
         "model": _served_model(plan, recipe),
-        "base": [_role_json(role, lines) for role, lines in base.items()],
+        "base": [_role_json(role, lines, nodes.get(role)) for role, lines in base.items()],
         "modes": {},
         "options": {a.name: list(a.values) for a in kept_axes},
         "option_base": {a.name: a.values[0] for a in kept_axes},
@@ -669,6 +720,7 @@ def _verify(
     axes: list[Axis],
     deltas: Mapping,
     excluded: list[dict[str, str]],
+    nodes: Mapping[str, list[dict[str, dict[str, str]]]],
 ) -> None:
     """The delta rules give their commands (a wrong import is a bug of the importer: it raises).
     Each value alone gives theirs by construction; the check goes through every value alone, the
@@ -691,6 +743,15 @@ def _verify(
         ours = _compose(base, axes, deltas, selection)
         if _commands(theirs) != _commands(ours):
             raise AssertionError(f"the import of {selection} differs from their commands")
+        for role, followers in render_followers(plan, selection, recipe, checkout).items():
+            for follower, entry in zip(followers, nodes[role][1:], strict=True):
+                laid = Lines(
+                    args=tuple(apply(ours[role].args, [], entry["args"])),
+                    envs=tuple(apply(ours[role].envs, [], entry["envs"])),
+                )
+                # a follower's own lines come after the role's (a node's entry is laid over as a rank is)
+                if sorted(laid.args) != sorted(follower.args) or dict(laid.envs) != dict(follower.envs):
+                    raise AssertionError(f"the import of {selection} differs from their follower's command")
         if (
             not plan.omni
             and syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy).router
@@ -715,8 +776,8 @@ def _served_model(plan: Plan, recipe: Json) -> str:
     )
 
 
-def _role_json(role: str, lines: Lines) -> dict[str, Any]:
-    return {
+def _role_json(role: str, lines: Lines, nodes: list[dict[str, dict[str, str]]] | None = None) -> dict[str, Any]:
+    written: dict[str, Any] = {
         "role": role,
         "launcher": LAUNCHER,
         "args": dict(lines.args),
@@ -725,6 +786,14 @@ def _role_json(role: str, lines: Lines) -> dict[str, Any]:
         "scale": None,
         "varies": None,
     }
+    if nodes:  # a server across nodes: the head's lines, and what each follower sets otherwise
+        varies = {key for entry in nodes for kind in ("args", "envs") for key in entry[kind]}
+        written["nodes"] = [
+            {kind: entry[kind] for kind in ("args", "envs") if entry[kind] or kind == "args"} for entry in nodes
+        ]
+        written["scale"] = f"{len(nodes)} nodes"
+        written["varies"] = sorted(varies)
+    return written
 
 
 def _router_json(plan: Plan, recipe: Json, checkout: Checkout) -> dict[str, Any] | None:
@@ -831,8 +900,34 @@ def plan_targets(recipe: Json, checkout: Checkout, lost: list[str]) -> list[Stra
                 if deploy == "multi_node":
                     if not syn.is_hardware_scalable(profile) or syn.get(profile, "generation") == "xpu":
                         continue
-                    nodes = max(2, syn.nodes_for_strategy(recipe, strategy, gpus, hw_id))
-                    lost.append(f"{where}: {nodes} nodes: one server across nodes, which this format cannot write yet")
+                    for nodes in _node_counts(recipe, strategy, gpus, hw_id):
+                        if not SPANS_NODES:
+                            lost.append(
+                                f"{where}: {nodes} nodes: one server across nodes, which this format cannot write yet"
+                            )
+                            continue
+                        choice = Choice(variant=variant_key, strategy=strategy, hardware=hw_id, node_count=nodes)
+                        plan = Plan(variant=variant_key, hardware=hw_id, strategy=strategy, choice=choice, axes=[])
+                        plan.axes = _feature_axes(recipe, plan, profile, kv_name)
+                        kv = _kv_axis(recipe, plan, profile, checkout, kv_name)
+                        if kv:
+                            plan.axes.append(kv)
+                        key = (strategy, variant_key, nodes)
+                        group = groups.get(key) or groups.setdefault(
+                            key,
+                            StrategyGroup(
+                                _slug(strategy, suffix, "" if nodes == 2 else f"{nodes}n"),
+                                _label(display, vlabel, suffix),
+                                f"{nodes} nodes",
+                                vlabel,
+                                nodes,
+                                [],
+                            ),
+                        )
+                        _add(group, profile, hw_id, plan)
+                    lost.append(
+                        f"{where}: other numbers of nodes than {', '.join(map(str, _node_counts(recipe, strategy, gpus, hw_id)))} (their page's example counts; it says to replicate the follower's command)"
+                    )
                     continue
                 if deploy == "pd_cluster":
                     _plan_pd(
@@ -859,6 +954,20 @@ def plan_targets(recipe: Json, checkout: Checkout, lost: list[str]) -> list[Stra
                 )
                 _add(group, profile, hw_id, plan)
     return list(groups.values())
+
+
+def _node_counts(recipe: Json, strategy: str, gpus: int, hw_id: str) -> list[int]:
+    """The node counts their Nodes row offers a multi-node strategy: the example count 2 (grown to
+    the strategy's GPU floor), and the count another strategy's floor asks for (their pills: 1, 2
+    and that one)."""
+    own = max(2, syn.nodes_for_strategy(recipe, strategy, gpus, hw_id))
+    needed = max(
+        (syn.nodes_for_strategy(recipe, s, gpus, hw_id) for s in syn.effective_compatible_strategies(recipe)), default=1
+    )
+    counts = [own]
+    if needed > own and needed <= syn.MAX_NODES:
+        counts.append(needed)
+    return counts
 
 
 def _label(display: str, vlabel: str, suffix: str) -> str:
