@@ -266,3 +266,24 @@ def test_their_prose_is_made_plain_text_of_this_format(tmp_path):
     out.write_text(json.dumps(recipe), encoding="utf-8")
     loaded, problems = check_file(out)
     assert loaded is not None and problems == [], "\n".join(map(str, problems))
+
+
+def test_the_strategy_note_says_in_both_languages_what_targets_need_beside_their_commands():
+    """Where the commands come from and what a target needs beyond them (the prefill/decode router,
+    a KV offload server, another brand's build of vLLM) is said once, in English and Korean; a
+    target's note, English only in this format, is left empty."""
+    imported = sample.imported("Qwen/Qwen3-235B-A22B-Instruct-2507")
+    recipe = imported.recipe
+    en, ko = recipe["text"]["en"]["strategyNote"], recipe["text"]["ko"]["strategyNote"]
+    commit = sample.oracle()["commit"][:12]
+    for note in (en, ko):
+        assert "models/Qwen/Qwen3-235B-A22B-Instruct-2507.yaml" in note and commit in note
+        assert "<code>vllm-router</code>" in note  # it has prefill/decode targets
+        assert "LMCache" in note  # a KV offload option with a companion server
+        assert "MI300X" in note  # AMD hardware: another build of vLLM
+        assert len(note) <= vllm_recipes.NOTE_LENGTH
+    assert "RBLN" in en and "RBLN" in ko and "가져왔습니다" in ko
+    assert all(t["note"] is None for s in recipe["strategies"] for t in s["options"])
+    # sentences past the length are dropped whole: no tag is cut
+    kept = vllm_recipes._within(["<code>a</code> b.", "<code>" + "c" * 50 + "</code>."], 30)
+    assert kept == "<code>a</code> b."

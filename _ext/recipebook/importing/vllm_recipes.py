@@ -1212,33 +1212,119 @@ def _badges(recipe: Json) -> list[Any]:
     return badges
 
 
-def _texts(recipe: Json, targets: int) -> dict[str, dict[str, str]]:
+def _texts(recipe: Json, notes: Notes) -> dict[str, dict[str, str]]:
     meta = syn.obj(syn.get(recipe, "meta"))
     title = str(syn.either(meta.get("title"), syn.get(recipe, "model", "model_id")))
     description = inline(str(syn.either(meta.get("description"), title)))
     if len(description) > 500:
         description = description[:497].rsplit(" ", 1)[0] + "..."
     provider = str(syn.either(meta.get("provider"), "its provider"))
+    en, ko = notes.sentences()
     return {
         "en": {
             "sub": description,
             "tag": "Imported from vLLM Recipes: the commands their site builds for each strategy, hardware profile and option.",
-            "strategyNote": (
-                "Each tab is one of their strategies for one checkpoint; each target is one hardware profile, with "
-                "that hardware's GPUs per node. The commands are the ones their command builder gives, with its "
-                "shell variables as placeholders; they are not verified on RBLN NPUs."
-            ),
+            "strategyNote": _within(en, NOTE_LENGTH),
         },
         "ko": {
             "sub": inline(f"{provider}의 {title}. vLLM Recipes의 레시피를 가져왔습니다."),
             "tag": "vLLM Recipes에서 가져왔습니다. 전략, 하드웨어 프로필, 옵션마다 그 사이트가 만드는 명령입니다.",
-            "strategyNote": (
-                "탭 하나는 체크포인트 하나에 대한 그쪽 전략 하나이고, 대상 하나는 하드웨어 프로필 하나이며 그 하드웨어의 "
-                "노드당 GPU 수를 씁니다. 명령은 그쪽 명령 빌더가 만드는 그대로이고, 셸 변수는 플레이스홀더로 바꿨습니다. "
-                "RBLN NPU에서 검증한 명령은 아닙니다."
-            ),
+            "strategyNote": _within(ko, NOTE_LENGTH),
         },
     }
+
+
+NOTE_LENGTH = 4000  # the format's longest strategy note
+
+
+def _within(sentences: Sequence[str], length: int) -> str:
+    """Whole sentences, the last ones dropped past ``length`` characters (so no markup is cut)."""
+    kept = list(sentences)
+    while len(" ".join(kept)) > length and len(kept) > 1:
+        kept.pop()
+    return " ".join(kept)
+
+
+@dataclasses.dataclass
+class Notes:
+    """What the page says about an import's targets as a whole, in English and Korean (the
+    strategy note, which the format has in both; a target's note is English only): where the
+    commands come from, and what a target needs beyond its commands."""
+
+    source: str
+    commit: str
+    other_brands: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # brand: target labels
+    nightly: list[str] = dataclasses.field(default_factory=list)  # checkpoints (variant labels)
+    router: bool = False
+    companions: dict[str, tuple[str, str]] = dataclasses.field(default_factory=dict)  # label: (server, install)
+
+    def add(self, recipe: Json, checkout: Checkout, plan: Plan, label: str, grid: Mapping[str, Any]) -> None:
+        """What one target adds: its hardware's brand, its checkpoint, its router, its KV offload."""
+        brand = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware, "brand")
+        if brand != "NVIDIA":
+            targets = self.other_brands.setdefault((plain(brand, 40) if isinstance(brand, str) else "") or "other", [])
+            if label not in targets:
+                targets.append(label)
+        variant = syn.get(recipe, "variants", plan.variant)
+        checkpoint = _variant_label(recipe, plan.variant)
+        if (
+            syn.get(variant, "nightly_required") is True
+            and syn.get(recipe, "model", "nightly_required") is not True
+            and checkpoint not in self.nightly
+        ):
+            self.nightly.append(checkpoint)
+        self.router = self.router or bool(grid.get("router"))
+        offered = {v for axis, values in grid.get("options", {}).items() if axis.startswith("kv") for v in values}
+        for key, option in syn.obj(syn.get(checkout.taxonomy, "kv_offload")).items():
+            if identifier(key, "kv") in offered and syn.truthy(syn.get(option, "companion", "command")):
+                shown = plain(str(syn.either(syn.get(option, "label"), syn.get(option, "display_name"), key)), 60)
+                server = plain(str(syn.get(option, "companion", "label") or key), 60)
+                self.companions.setdefault(shown, (server, plain(str(syn.get(option, "install") or ""), 200)))
+
+    def sentences(self) -> tuple[list[str], list[str]]:
+        """The strategy note's sentences, English and Korean, the ones that matter most first."""
+        e = html.escape
+        at = f" at commit <code>{e(self.commit[:12])}</code>" if self.commit else ""
+        ko_at = f", 커밋 <code>{e(self.commit[:12])}</code>" if self.commit else ""
+        en = [
+            f"Imported from vLLM Recipes (<code>{e(self.source)}</code>{at}). Each tab is one of their strategies for "
+            "one checkpoint; each target is one hardware profile, with that hardware's GPUs per node. The commands are "
+            "the ones their command builder gives, with its shell variables as placeholders; they are not verified on "
+            "RBLN NPUs."
+        ]
+        ko = [
+            f"vLLM Recipes(<code>{e(self.source)}</code>{ko_at})에서 가져왔습니다. 탭 하나는 체크포인트 하나에 대한 그쪽 "
+            "전략 하나이고, 대상 하나는 하드웨어 프로필 하나이며 그 하드웨어의 노드당 GPU 수를 씁니다. 명령은 그쪽 명령 "
+            "빌더가 만드는 그대로이고, 셸 변수는 플레이스홀더로 바꿨습니다. RBLN NPU에서 검증한 명령은 아닙니다."
+        ]
+        if self.router:
+            en.append(
+                "The router of a prefill/decode target is <code>vllm-router</code> "
+                "(<code>uv pip install vllm-router</code>), started after the servers."
+            )
+            ko.append(
+                "prefill/decode 대상의 라우터는 <code>vllm-router</code>(<code>uv pip install vllm-router</code>)이며, "
+                "서버를 모두 띄운 뒤에 시작합니다."
+            )
+        for label, (server, install) in self.companions.items():
+            en.append(
+                f"KV offload {e(label)} needs its server (<code>{e(server)}</code>) running on the same node first"
+                + (f", installed with <code>{e(install)}</code>." if install else ".")
+            )
+            ko.append(
+                f"KV 오프로드 {e(label)}에는 같은 노드에서 먼저 실행 중인 서버(<code>{e(server)}</code>)가 필요합니다"
+                + (f". 설치 명령은 <code>{e(install)}</code>입니다." if install else ".")
+            )
+        for checkpoint in self.nightly:
+            en.append(f"The {e(checkpoint)} checkpoint needs vLLM's nightly wheels.")
+            ko.append(f"{e(checkpoint)} 체크포인트에는 vLLM 나이틀리 휠이 필요합니다.")
+        for brand, targets in self.other_brands.items():
+            names = ", ".join(e(t) for t in targets)
+            en.append(
+                f"On {e(brand)} hardware ({names}) their page installs another build of vLLM than the install line."
+            )
+            ko.append(f"{e(brand)} 하드웨어({names})에서는 그쪽 페이지가 설치 줄과 다른 vLLM 빌드를 설치합니다.")
+        return en, ko
 
 
 def _date(recipe: Json) -> str:
@@ -1251,42 +1337,6 @@ def _date(recipe: Json) -> str:
             continue
         return value
     return "2026-01-01"
-
-
-def _note(recipe: Json, source: str, checkout: Checkout, plan: Plan, grid: Mapping[str, Any]) -> str:
-    profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
-    shown = html.escape(str(syn.either(syn.get(profile, "display_name"), plan.hardware)))
-    commit = f" at commit <code>{checkout.commit[:12]}</code>" if checkout.commit else ""
-    parts = [
-        f"Imported from vLLM Recipes (<code>{html.escape(source)}</code>{commit}): the commands their site builds "
-        f"for {shown}, {syn.gpu_count(profile)} GPUs per node; not verified on RBLN NPUs."
-    ]
-    brand = syn.get(profile, "brand")
-    if brand != "NVIDIA":
-        parts.append(
-            f"On {html.escape(str(brand))} hardware their page installs another build of vLLM than the install line above."
-        )
-    variant = syn.get(recipe, "variants", plan.variant)
-    if syn.get(variant, "nightly_required") is True and syn.get(recipe, "model", "nightly_required") is not True:
-        parts.append("This checkpoint needs vLLM's nightly wheels.")
-    if grid.get("router"):
-        parts.append(
-            "The router is <code>vllm-router</code> (<code>uv pip install vllm-router</code>), started after the servers."
-        )
-    kv = syn.obj(syn.get(checkout.taxonomy, "kv_offload"))
-    offered = {v for axis, values in grid.get("options", {}).items() if axis.startswith("kv") for v in values}
-    for key, option in kv.items():
-        if identifier(key, "kv") in offered and syn.truthy(syn.get(option, "companion", "command")):
-            label = html.escape(str(syn.either(syn.get(option, "label"), syn.get(option, "display_name"), key)))
-            needs = syn.get(option, "install")
-            parts.append(
-                f"KV offload {label} needs its server (<code>{html.escape(str(syn.get(option, 'companion', 'label') or key))}</code>) "
-                "running on the same node first"
-                + (f", installed with <code>{html.escape(str(needs))}</code>." if needs else ".")
-            )
-    while len(" ".join(parts)) > 2000 and len(parts) > 1:
-        parts.pop()  # whole sentences, so no markup is cut
-    return " ".join(parts)
 
 
 def convert(path: Path, checkout: Checkout) -> Imported:
@@ -1310,6 +1360,7 @@ def convert(path: Path, checkout: Checkout) -> Imported:
     strategies = []
     count = 0
     plans: dict[tuple[str, str], Plan] = {}
+    notes = Notes(source=source, commit=checkout.commit or "")
     for group in groups:
         targets = []
         for target_name, label, plan in group.targets:
@@ -1347,12 +1398,13 @@ def convert(path: Path, checkout: Checkout) -> Imported:
                     "attn": None,
                     "features": {},
                     "label": label if label != target_name else None,
-                    "note": _note(recipe, source, checkout, plan, built.grid),
+                    "note": None,  # English only: what a target needs is in the strategy note (both languages)
                     "grid": built.grid,
                 }
             )
             count += 1 if servers else 0
             plans[(group.slug, target_name)] = plan
+            notes.add(recipe, checkout, plan, label, built.grid)
         if targets:
             strategies.append(
                 {
@@ -1376,7 +1428,7 @@ def convert(path: Path, checkout: Checkout) -> Imported:
             label = syn.get(option, "companion", "label") or key
             lost.append(
                 f"KV Offload: {syn.either(syn.get(option, 'label'), syn.get(option, 'display_name'), key)}: its companion process ({label}), run beside vllm serve: "
-                "its flags are offered, the target's note names it"
+                "its flags are offered, the strategy note names it"
             )
     lost += [
         f"KV Offload: {syn.get(spec, 'display_name') or key}: a router, a master (and a store) around the servers, "
@@ -1403,7 +1455,7 @@ def convert(path: Path, checkout: Checkout) -> Imported:
         "installLine": line,
         "client": _client(recipe),
         "axes": document_axes(catalogue),
-        "text": _texts(recipe, count),
+        "text": _texts(recipe, notes),
         "strategies": strategies,
     }
     return Imported(
