@@ -33,6 +33,8 @@ from urllib.parse import quote, urlsplit
 
 from bs4 import BeautifulSoup, SoupStrainer
 
+from recipebook.reading import sharing
+
 ROOT = Path(__file__).resolve().parents[1]
 SETS = Path(__file__).resolve().parent / "search_sets"
 PARTS = ("tuning", "heldback")
@@ -47,8 +49,9 @@ def load(language: str, part: str) -> list[dict[str, Any]]:
 
 
 def _recipes(recipes: Path) -> dict[str, dict[str, Any]]:
+    """Each recipe's data with its grids written out in full (a target may extend a shared grid)."""
     return {
-        path.stem: json.loads(path.read_text(encoding="utf-8"))
+        path.stem: sharing.written_out(json.loads(path.read_text(encoding="utf-8")))
         for path in sorted(recipes.glob("*.json"))
         if path.name != "schema.json"
     }
