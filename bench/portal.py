@@ -166,7 +166,23 @@ def recipe(item: Generated) -> dict[str, Any]:
     for language in data["text"].values():
         for key, value in language.items():
             language[key] = value.replace("RBLN-CR13", item.sku)
+    _template_facts_only(data)
     return data
+
+
+def _template_facts_only(data: dict[str, Any]) -> None:
+    """A generated model was never run: the template's observations go, and with them the
+    checkpoints only they ran and the sources only they named."""
+    facts = data.get("facts")
+    if not facts or "observations" not in facts:
+        return
+    del facts["observations"]
+    served = {data["model"]} | {o["grid"]["model"] for s in data["strategies"] for o in s["options"]}
+    facts["checkpoints"] = [c for c in facts.get("checkpoints", ()) if c["model"] in served]
+    named = set(facts["architecture"]["source"])
+    for kind in ("checkpoints", "drafts"):
+        named |= {source for entry in facts.get(kind, ()) for source in entry["source"]}
+    facts["sources"] = {key: value for key, value in facts["sources"].items() if key in named}
 
 
 def enlarge(data: dict[str, Any], tabs: int, targets: int) -> dict[str, Any]:

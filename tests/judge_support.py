@@ -152,12 +152,18 @@ TAB_LABELS = """gid => {
 # the stylesheet hides, as a reader's copy does); the picker is left as it was.
 SHOWN_COMMANDS = """gid => {
   const commands = [];
+  // the block shown: a role's one block, or the chosen node's of a role that spans nodes
+  const shown = role => {
+    const nodes = role.querySelectorAll('.rb-node');
+    if (!nodes.length) return role.querySelector('pre');
+    const picked = [...role.querySelectorAll('.rb-ranks input[type=radio]')].findIndex(r => r.checked);
+    return nodes[picked].querySelector('pre');
+  };
   for (const role of document.getElementById(gid).querySelectorAll('.rb-cmds .rb-role:not(.rb-router)')) {
-    const pre = role.querySelector('pre');
     const ranks = [...role.querySelectorAll('.rb-ranks input[type=radio]')];
-    if (!ranks.length) { commands.push(pre.innerText); continue; }
+    if (!ranks.length) { commands.push(shown(role).innerText); continue; }
     const before = ranks.find(r => r.checked);
-    for (const rank of ranks) { rank.checked = true; commands.push(pre.innerText); }
+    for (const rank of ranks) { rank.checked = true; commands.push(shown(role).innerText); }
     before.checked = true;
   }
   return commands;

@@ -8,11 +8,16 @@ page holds. Pages are named by what they are, so that another recipe keeps the s
 - ``page:DOC``: a guide page by its document name (``page:install``);
 - ``recipe:NAME``: the page of the recipe ``recipes/NAME.json`` (the model the query names);
 - ``recipes``: every recipe page; ``other-recipes:NAME``: every recipe page but NAME's;
+- ``model:ORG/NAME``: the page of the recipe that serves that Hugging Face model (its ``model``,
+  any letter case), whatever the recipe file is called (an imported portal's names are the
+  importer's); ``other-model:ORG/NAME``: every recipe page but that one;
 - ``recipes:axis=A``, ``recipes:value=A/V``, ``recipes:role=R``, ``recipes:flag=--F``,
   ``recipes:text=T``: the recipe pages whose recipe offers axis A, value V of axis A, has a
   role R, passes flag --F, or holds text T; read from ``recipes/`` each time.
 
-Figures: recall@5 is the share of answerable queries with an acceptable page among the
+Figures: "acceptable" is the share of all queries a reader is served well by: an answerable
+query with an acceptable page among the first three results and no wrong page first, an
+unanswerable one with no result at all (the issue's measure); recall@5 is the share of answerable queries with an acceptable page among the
 first five results; a wrong top result is an answerable query whose first result is one of
 its wrong pages; "no answer" is the share of unanswerable queries that return nothing.
 ``*-tuning.json`` is what the scorer was tuned on; ``*-heldback.json`` was set aside before
@@ -101,6 +106,12 @@ def resolve(expression: str, docnames: set[str], recipes: Path = ROOT / "recipes
         pages = {RECIPE_PAGE.format(name=arg)}
     elif kind == "other-recipes":
         pages = {RECIPE_PAGE.format(name=name) for name in known if name != arg}
+    elif kind in ("model", "other-model"):
+        serving = {name for name, recipe in known.items() if str(recipe.get("model", "")).lower() == arg.lower()}
+        if not serving:
+            raise ValueError(f"{expression}: no recipe serves {arg}")
+        chosen = serving if kind == "model" else set(known) - serving
+        pages = {RECIPE_PAGE.format(name=name) for name in chosen}
     elif kind == "recipes" and not arg:
         pages = {RECIPE_PAGE.format(name=name) for name in known}
     elif kind == "recipes":
@@ -124,6 +135,7 @@ def resolve(expression: str, docnames: set[str], recipes: Path = ROOT / "recipes
 class Figures:
     answerable: int
     found: int  # an acceptable page among the first five
+    top3: int  # an acceptable page among the first three, and no wrong page first
     wrong_top: int
     unanswerable: int
     silent: int  # unanswerable and nothing returned
@@ -135,11 +147,20 @@ class Figures:
         return self.found / self.answerable if self.answerable else 1.0
 
     @property
+    def acceptable(self) -> float:
+        """Queries served well: answerable with an acceptable page in the first three and no wrong
+        page first, or unanswerable with no result."""
+        total = self.answerable + self.unanswerable
+        return (self.top3 + self.silent) / total if total else 1.0
+
+    @property
     def no_answer(self) -> float:
         return self.silent / self.unanswerable if self.unanswerable else 1.0
 
     def line(self) -> str:
+        total = self.answerable + self.unanswerable
         return (
+            f"acceptable {self.top3 + self.silent}/{total} ({self.acceptable:.0%}), "
             f"recall@5 {self.found}/{self.answerable} ({self.recall:.0%}), wrong top {self.wrong_top}, "
             f"no answer {self.silent}/{self.unanswerable} ({self.no_answer:.0%})"
         )
@@ -182,6 +203,8 @@ def page_texts(tree: Path) -> Mapping[str, str]:
             continue
         for chrome in article.select("script, style, button"):  # a button's label is not the page's text
             chrome.decompose()
+        for kept_out in article.select(".no-search, .toctree-wrapper"):  # kept out of the index (a
+            kept_out.decompose()  # table of contents is the other pages' titles, not this page's words)
         texts[docname] = article.get_text(" ")
     return types.MappingProxyType(texts)  # shared by every caller: read-only
 
@@ -200,7 +223,7 @@ def figures(
 ) -> Figures:
     """Score ranked results (docnames, best first) against a set's expectations."""
     docnames = set(texts)
-    answerable = found = wrong_top = unanswerable = silent = 0
+    answerable = found = top3 = wrong_top = unanswerable = silent = 0
     changed, misses = [], []
     for entry in entries:
         query, ranked = entry["query"], results[entry["query"]]
@@ -220,11 +243,13 @@ def figures(
         found += hit
         wrong = bool(ranked) and ranked[0] in bad
         wrong_top += wrong
-        if not hit or wrong:
+        top3 += bool(good & set(ranked[:3])) and not wrong
+        if not hit or wrong or not good & set(ranked[:3]):
             misses.append(f"{query!r}: expected one of {sorted(good)}, got {ranked[:5]}")
     return Figures(
         answerable=answerable,
         found=found,
+        top3=top3,
         wrong_top=wrong_top,
         unanswerable=unanswerable,
         silent=silent,
@@ -237,9 +262,12 @@ def figures(
 
 # Done when searchtools.js has written its status line (after the last result is shown).
 FINISHED = "document.querySelector('#search-results .search-summary')?.innerText.length > 0"
-# Each result's summary is fetched after it is shown; done when every result has one.
+# Each result's summary is fetched after it is shown, the first ten's at once (the others' when
+# they come into view: RecipeSearchResults.EAGER); done when each of those has one.
 SUMMARISED = (
-    "[...document.querySelectorAll('#search-results ul.search > li')].every((li) => li.querySelector('p.context'))"
+    "[...document.querySelectorAll('#search-results ul.search > li')]"
+    ".slice(0, typeof RecipeSearchResults === 'undefined' ? undefined : RecipeSearchResults.EAGER)"
+    ".every((li) => li.querySelector('p.context'))"
 )
 
 

@@ -157,14 +157,14 @@ def test_the_message_names_every_refused_field_until_it_is_fixed(page_at, server
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_tallest_target_fits_in_9500_pixels_at_1280(page_at, server, language):
-    """The multi-node target (ranks shown once, the panel at the top) stays under 9,500 px (9,000 before the memory panel and the Kubernetes note)."""
+def test_the_tallest_target_fits_in_10000_pixels_at_1280(page_at, server, language):
+    """The multi-node target (ranks shown once, the panel at the top) stays under 10,000 px (9,000 before the memory panel and the Kubernetes note, 9,500 before the measured results, the observations and the benchmark script that writes result files)."""
     page = page_at(1280)
     name, target = max(targets(), key=lambda nt: sum(role.ranks or 1 for role in nt[1].table.roles))
     page.goto(deep_link(server, language, name, target))
     settle(page)
     height = page.evaluate("() => document.documentElement.scrollHeight")
-    assert height <= 9500, height
+    assert height <= 10000, height
 
 
 @pytest.mark.parametrize(

@@ -155,8 +155,11 @@ def test_expand_json_shape():
     assert [role["role"] for role in data["roles"]] == ["prefill", "decode"]
     assert [[c["rank"] for c in role["commands"]] for role in data["roles"]] == [[0], list(range(8))]
     for role in data["roles"]:
+        assert list(role) == ["role", "node", "nodes", "commands"]
+        assert role["nodes"] is None  # a role on one node: its node is the role's
         for command in role["commands"]:
-            assert list(command) == ["rank", "launcher", "model", "envs", "args", "shell"]
+            assert list(command) == ["rank", "node", "launcher", "model", "envs", "args", "shell"]
+            assert command["node"] is None
             assert command["launcher"] == "vllm serve" and command["model"] == "skt/A.X-K2-NVFP4"
             assert all(isinstance(t, str) for t in command["envs"] + command["args"])
     assert [step["node"] for step in data["router"]] == ["router-values.yaml", "helm"]

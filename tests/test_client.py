@@ -67,7 +67,10 @@ def test_client_and_bench_go_where_the_selection_serves(case):
     _strategy, target, expansion = case
     group = serving(expansion)
     client_words = words_of(group.client)
-    bench_words = words_of(group.bench)
+    script = page_of(recipe(expansion.recipe)).target(expansion.strategy, expansion.target)
+    text = script.bench_at(script.index(expansion.selection))
+    words = shlex.split(text, comments=True)
+    bench_words = words[words.index("vllm") :]
     url = next(w for w in client_words if w.startswith("http"))
     base = option(bench_words, "--base-url")
     assert url == base + client.CHAT_PATH
@@ -83,8 +86,19 @@ def test_client_and_bench_go_where_the_selection_serves(case):
     assert body["model"] == option(bench_words, "--model") == target.grid.model
     assert bench_words[:3] == ["vllm", "bench", "serve"]
     assert option(bench_words, "--dataset-name") == "random"
-    assert int(option(bench_words, "--random-input-len")) > 0
-    assert int(option(bench_words, "--random-output-len")) > 0
+    assert option(bench_words, "--random-input-len") == "$1" and option(bench_words, "--random-output-len") == "$2"
+    assert "--save-result" in bench_words and option(bench_words, "--max-concurrency") == "$3"
+    metadata = dict(w.split("=", 1) for w in bench_words[bench_words.index("--metadata") + 1 : -1] if "=" in w)
+    assert metadata["recipe"] == expansion.recipe and metadata["strategy"] == expansion.strategy
+    assert metadata["target"] == expansion.target and metadata["sku"] == target.skus[0]
+    assert metadata["selection"] == ",".join(f"{a}={v}" for a, v in expansion.selection.items())
+    assert metadata["commands"] == client.commands_hash(expansion.commands)
+    # the standard workloads: each within --max-model-len, at concurrency 1 and at the capacity
+    calls = [line.split() for line in text.splitlines() if line.startswith(f"{client.BENCH_FUNCTION} ")]
+    lengths = [int(w.split()[1]) for c in expansion.commands for w in c.args if w.startswith("--max-model-len ")]
+    capacity = client.capacity(expansion.commands)
+    assert {int(c[3]) for c in calls} == {1, capacity}
+    assert calls and all(int(c[1]) + int(c[2]) <= min(lengths) for c in calls)
 
 
 @SETTINGS
@@ -135,6 +149,7 @@ def test_client_and_bench_pass_bash_and_shellcheck(tmp_path):
                 texts.add(group.bench)
                 for plan in group.roles:
                     texts.update(plan.wait)
+            texts.add(target.bench_at(target.opening))
     assert texts
     files = []
     for n, text in enumerate(sorted(texts)):

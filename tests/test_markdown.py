@@ -64,8 +64,8 @@ def html_outside_code(text: str) -> list[str]:
 
 def html_outline(page: Path) -> list[tuple[int, str]]:
     """The explorer's sections as the HTML page shows them, in order, each with its depth:
-    a strategy tab (0), its target tabs (1), each target's memory panel, roles, router and serving
-    titles (2)."""
+    a strategy tab (0), its target tabs (1), each target's memory panel, measured results, roles,
+    router and serving titles (2)."""
     soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
     out = []
     for strategies in soup.select("div.rb-strategies"):
@@ -78,8 +78,13 @@ def html_outline(page: Path) -> list[tuple[int, str]]:
                 grid = target.find_next_sibling("div", class_="sd-tab-content").select_one("form.rb-grid")
                 seen = []
                 # a memory panel per set of selections, all with one title; the view shows the opening one
-                for title in grid.select(".rb-fit .rb-fit-title, .rb-cmds .rb-role-title, .rb-serving .rb-role-title"):
-                    copies = title.find_parent(class_="rb-serving") or title.find_parent(class_="rb-fit")
+                selector = ".rb-fit .rb-fit-title, .rb-measured .rb-fit-title, .rb-cmds .rb-role-title, .rb-serving .rb-role-title"
+                for title in grid.select(selector):
+                    copies = (
+                        title.find_parent(class_="rb-serving")
+                        or title.find_parent(class_="rb-fit")
+                        or title.find_parent(class_="rb-measured")
+                    )
                     if not copies or title.get_text() not in seen:
                         seen.append(title.get_text())
                 out += [(2, text) for text in dict.fromkeys(seen)]
@@ -111,10 +116,10 @@ def test_a_recipes_view_nests_and_holds_what_the_page_shows(site: Path, name: st
         for command in target.opening_commands():  # every rank's command of the opening selection
             assert command.shell in blocks
         group = target.serving_at(target.opening)
-        assert group.client in blocks and group.bench in blocks
+        assert group.client in blocks and target.bench_at(target.opening) in blocks
         for _name, step in target.router:
             assert step in blocks
-    assert any(block.startswith("vllm bench serve") for block in blocks)
+    assert any("\n  vllm bench serve \\\n" in block and "--save-result" in block for block in blocks)
     assert html_outside_code(text) == []
 
 

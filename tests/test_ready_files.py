@@ -26,7 +26,11 @@ from recipebook.rendering.files import selection_files
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "_ext" / "recipebook_sphinx" / "static" / "recipebook-files.js"
-PATHS = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
+# the shipped recipes, and a fixture of every shape of a role that spans nodes
+PATHS = [
+    *sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json"),
+    *sorted((ROOT / "tests" / "data" / "multinode").glob("*.json")),
+]
 
 RUNNER = """
 const files = require(process.argv[2]);
@@ -191,21 +195,32 @@ def test_the_published_selection_is_the_opening_selections_expansion(path):
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_each_node_fills_in_its_own_values(path):
     """A placeholder each node fills in takes, in every command, health check and file, the
-    value of the node that runs the command; a shared one the same value everywhere."""
+    value of the node that runs the command (each node of a role that spans nodes its own); a
+    head placeholder the value its node placeholder has on the role's head; a shared one the
+    same value everywhere."""
     recipe = load(path)
     values = _values(recipe)
     for target in page_of(recipe).targets:
         expansion = expansion_at(recipe, target, target.opening)
         written = selection_files(expansion, values)
         for command in expansion.commands:
-            node = target.node_of(command.role)
+            node = command.node or target.node_of(command.role)
+            head = target.node_of(command.role)
             text = written[f"{command.name}.env"] + written[f"{command.name}.yaml"]
-            for placeholder in target.placeholders:
-                if placeholder.text not in command.shell:
-                    continue
+            used = [p for p in target.placeholders if p.text in command.shell]
+            wanted = {}
+            for placeholder in used:
                 own = values.get(f"{placeholder.name}@{node}") if placeholder.scope == "node" else None
-                expected = own or values[placeholder.name]
-                others = {v for k, v in values.items() if k.startswith(placeholder.name) and v != expected}
+                if placeholder.scope == "head":
+                    assert command.node is not None, "a head placeholder outside a role that spans nodes"
+                    own = values[f"{placeholder.of}@{head}"]
+                wanted[placeholder.name] = own or values[placeholder.name]
+            for placeholder in used:
+                expected = wanted[placeholder.name]
+                # no value of this placeholder but the expected one (nor one another placeholder shows)
+                others = {
+                    v for k, v in values.items() if k.split("@")[0] == placeholder.name and v not in wanted.values()
+                }
                 assert expected in text or placeholder.text not in (*command.envs, *command.args)
                 assert not any(other in text for other in others), (command.name, placeholder.name)
 

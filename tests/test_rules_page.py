@@ -14,7 +14,7 @@ import polib
 import pytest
 from bs4 import BeautifulSoup
 
-from recipebook.checking import bounds, characters, commandtext, facts, rules, safety
+from recipebook.checking import bounds, characters, commandtext, facts, rules, safety, sizing
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKERS = (
@@ -25,6 +25,9 @@ CHECKERS = (
     facts.check,
     commandtext.check,
     bounds.check,
+    sizing.facts_bounds,
+    sizing.npus_agree,
+    sizing.served_sizes,
 )
 
 

@@ -94,7 +94,7 @@ UNKNOWN_KEY_PLACES = [
         "/strategies/0/options/1/grid",
         "add_deltas, add_excluded, add_router_steps, base, change_base, del_deltas",
     ),
-    (GPT_NAME, "/strategies/0/options/1/grid/base/0", "args, envs, launcher, ranks, role, scale, varies"),
+    (GPT_NAME, "/strategies/0/options/1/grid/base/0", "args, envs, launcher, nodes, ranks, role, scale, varies"),
     (GPT_NAME, "/strategies/0/options/1/grid/deltas/tool_calling=off/main", "add_args, add_envs, del_args, del_envs"),
     (AXK2_NAME, f"{AXK2_PD}/base/1", "args, envs, launcher"),
     (AXK2_NAME, f"{AXK2_PD}/base/1/ranks/3", "args, envs"),

@@ -68,8 +68,10 @@ def holding(texts: dict[str, str], forms: tuple[str, ...]) -> set[str]:
 
 
 def recall(tree: Path) -> tuple[float, dict[str, set[str]]]:
-    """The share of (query, expected page) pairs found, and the pages each query misses."""
-    texts = page_texts(tree)
+    """The share of (query, expected page) pairs found, and the pages each query misses. The
+    reference pages are left out of the oracle: they write compounds that start with these words
+    (검증기, a validator; 명령줄, the command line), which a prefix search counts as the word."""
+    texts = {name: text for name, text in page_texts(tree).items() if not name.startswith("reference/")}
     found = {query: {hit[0] for hit in result["hits"]} for query, result in pipeline(tree, list(QUERIES)).items()}
     expected = {query: holding(texts, forms) for query, forms in QUERIES.items()}
     missed = {query: pages - found[query] for query, pages in expected.items() if pages - found[query]}

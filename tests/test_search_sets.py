@@ -31,6 +31,7 @@ pytestmark = pytest.mark.browser
 # parts were run.
 MIN_RECALL = 0.85
 MAX_WRONG_TOP_SHARE = 0.10
+MIN_ACCEPTABLE = 0.90  # the issue's measure (43): acceptable in the top three, no-answer queries included
 MIN_NO_ANSWER = 0.75
 
 
@@ -69,6 +70,7 @@ def test_reader_queries_find_their_pages_on_the_search_page(page, server, site, 
     assert figures.recall >= MIN_RECALL, figures.misses
     assert figures.wrong_top <= MAX_WRONG_TOP_SHARE * figures.answerable, figures.misses
     assert figures.no_answer >= MIN_NO_ANSWER, figures.misses
+    assert figures.acceptable >= MIN_ACCEPTABLE, figures.misses
 
 
 # ---------------------------------------------------------------------- summaries
@@ -138,6 +140,24 @@ def test_the_text_a_summary_is_cut_from_reads_as_the_page(page, server, site, la
             )
             checked["terms"] += 1
     assert all(checked.values()), checked
+
+
+def test_each_summary_file_holds_the_text_the_page_shows(page, server, site):
+    """The small file a result's summary is cut from (search/summaries.py, written at build time)
+    holds the same text the search page's own reader makes of the whole page (RecipeSearch.pageText)."""
+    compared = 0
+    for language in ("ko", "en"):
+        page.goto(f"{server}/{language}/search.html")
+        for name in sorted(query_sets.page_texts(site / language)):
+            file = json.loads((site / language / "_search" / f"{name}.json").read_text(encoding="utf-8"))
+            shown = page.evaluate(
+                "async (n) => RecipeSearch.pageText(await (await fetch(n + '.html')).text(), '')", name
+            )
+            assert file["text"] == shown, name
+            for start, end in file["code"]:
+                assert 0 <= start < end <= len(file["text"]), name
+            compared += 1
+    assert compared > 10, compared
 
 
 # Common queries and the words each summary must show (as the page writes them).

@@ -19,8 +19,11 @@ Why the committed snapshots are right (checked by hand against snapshot-model.js
   as modes; tool_calling as a checkbox under Options), the recommended selection in words,
   the server's command (lmcache=rds, prefix_caching=on_sub_block, spec_decode=eagle3,
   tool_calling=on), roles and nodes (one server, one NPU, its health check on localhost),
-  the client request and the benchmark against localhost:8000, then the lines other
-  selections add or change. All text nodes are untranslatable. The Markdown view has the
+  the measured results (nothing measured yet: said, with no figure), the client request and
+  the benchmark script against localhost:8000 (its standard workloads within 131,072 tokens:
+  1,024/128 and 8,192/1,024 at concurrency 1, and at 8 for Throughput's --max-num-seqs 8; its
+  result files named by the selection's metadata line, one per selection, each shown only for
+  its selection), then the lines other selections add or change. All text nodes are untranslatable. The Markdown view has the
   same sections in the same order, headed one level under the target; the HTML the
   selectors, the status, the files link, the command with its lines' classes, the
   Kubernetes panel (closed: the apply line, kubernetes/main.yaml linking the opening

@@ -29,6 +29,25 @@ def _one_line(value: Any) -> Any:
     return value
 
 
+def _keep_facts_of(data: dict) -> None:
+    """The facts of the strategies kept: observations of another strategy go, and with them the
+    checkpoints only they ran and the sources only they named (rules 20 and 24)."""
+    facts = data.get("facts")
+    if not facts:
+        return
+    slugs = {s["slug"] for s in data["strategies"]}
+    facts["observations"] = [o for o in facts.get("observations", ()) if o["strategy"] in slugs]
+    if not facts["observations"]:
+        facts.pop("observations")
+    served = {data["model"]} | {o["grid"]["model"] for s in data["strategies"] for o in s["options"]}
+    served |= {o["model"] for o in facts.get("observations", ()) if o.get("model")}
+    facts["checkpoints"] = [c for c in facts.get("checkpoints", ()) if c["model"] in served]
+    named = set(facts["architecture"]["source"])
+    for kind in ("checkpoints", "drafts", "observations"):
+        named |= {source for entry in facts.get(kind, ()) for source in entry["source"]}
+    facts["sources"] = {key: value for key, value in facts["sources"].items() if key in named}
+
+
 def third_recipe_text() -> str:
     """The recipe file: A.X-K2's prefill/decode strategy only, renamed, one-line JSON values."""
     data = _one_line(json.loads((ROOT / "recipes" / "A.X-K2.json").read_text(encoding="utf-8")))
@@ -36,6 +55,7 @@ def third_recipe_text() -> str:
         s for s in data["strategies"] if any(b["role"] == "decode" for b in s["options"][0]["grid"]["base"])
     ]
     assert data["strategies"], "A.X-K2 has no prefill/decode strategy any more"
+    _keep_facts_of(data)
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     return (
         text.replace("A.X-K2", NAME)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import importing
 from .checking import drift, rules, safety, schema, vocabulary
-from .expanding import expansion, memory, page
+from .expanding import expansion, memory, page, results
 from .pipeline import fix, verdicts
 from .pipeline.load import check_file
 from .problems import Problem, SelectionError, errors, warnings
@@ -248,10 +248,24 @@ def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict:
 
 FIT_MISSING = {
     "facts": "the recipe has no model facts (facts), so there are no memory figures",
-    "sku": "the SKU is not in the engine's table (memory.SKUS: {known}), so there are no memory figures",
+    "sku": "{sku} is not in the engine's table of devices (memory.SKUS: {known}), so there are no memory figures",
     "block-size": "a command sets no --block-size and vllm-rbln's default is not in the sources: no KV cache figure",
-    "max-model-len": "a command sets no --max-model-len: no KV cache figure",
+    "max-model-len": "a command sets no --max-model-len (or leaves it to the model): no KV cache figure",
+    "gpu-memory-utilization": "a command's --gpu-memory-utilization is not a number above 0 and at most 1",
 }
+FIT_CAVEATS = {
+    "no-checkpoint": "no size is given for the served checkpoint: no weights figure and no verdict",
+    "expert-parallel": "weights: the checkpoint split evenly over the expert-parallel ranks; the dense layers are on "
+    "every rank, so the real figure is higher",
+    "sliding-stages": "sliding-window layers are shared out over the pipeline stages in proportion",
+    "fp8-kv": "an fp8 KV cache is supported on RBLN-CR13 only",
+    "draft": "the draft model of speculative decoding has no facts in the recipe: its weights and KV cache are not "
+    "counted, so the figures give no confident 'fits'",
+    "mtp": "MTP speculative decoding runs the model's own MTP layers, which the facts do not size",
+}
+# fit's exit status: 0 every rank fits, 1 a rank does not fit (or the selection was seen to fail),
+# 2 bad input or no figures, 3 open (the verdict turns on an open question or an unknown).
+FIT_EXIT = {True: 0, False: 1, None: 3}
 
 
 def _span(numbers: list[int]) -> str:
@@ -261,48 +275,117 @@ def _span(numbers: list[int]) -> str:
     return ",".join(map(str, numbers))
 
 
-def fit_text(result: expansion.Expansion, figures: memory.Fit) -> str:
+def _bytes(value: int | None) -> str:
+    return "unknown" if value is None else f"{value:,} B ({memory.gib(value)})"
+
+
+def _advice_text(advice: memory.Advice) -> str:
+    reading = " if the KV cache is counted on every chiplet" if advice.replicated else ""
+    if advice.direction == "down":
+        return f"to fit{reading}: {advice.role}: {advice.knob} {advice.value} or less"
+    return f"to fit{reading}: {advice.role}: {advice.knob} {advice.value} ({advice.devices} NPUs)"
+
+
+def _seen_text(seen: memory.Seen) -> str:
+    what = {"verified": "verified", "recorded": "observed", "measured": "measured"}[seen.kind]
+    outcome = "serves" if seen.outcome == "serves" else f"fails ({seen.error})" if seen.error else "fails"
+    length = f" at --max-model-len {seen.max_model_len}" if seen.max_model_len else ""
+    head = f"{what} on {seen.sku}: {seen.model}{length} {outcome}"
+    if seen.agrees is None:
+        return f"{head}; the figures give no verdict for it"
+    if seen.agrees:
+        return f"{head}; the figures agree"
+    if seen.outcome == "serves":
+        return f"{head}; DISAGREES: the figures say it is short of {_bytes(seen.gap)} on a rank"
+    return f"{head}; DISAGREES: the figures leave {_bytes(seen.gap)} free on every rank, yet it failed"
+
+
+def fit_text(result: expansion.Expansion, figures: memory.Fit, seen: tuple[memory.Seen, ...] = ()) -> str:
     head = f"{result.recipe} / {result.strategy} / {result.target} on {figures.sku}"
     if figures.missing:
-        reason = FIT_MISSING[figures.missing].format(known=", ".join(memory.SKUS))
+        reason = FIT_MISSING[figures.missing].format(known=", ".join(memory.SKUS), sku=figures.sku)
         return f"{head}: {reason}\n"
-    lines = [f"{head}, --max-model-len {figures.max_model_len}, --block-size {figures.block_size}"]
+    served = f", serving {figures.model}" if figures.model and figures.model != result.commands[0].model else ""
+    lines = [f"{head}, --max-model-len {figures.max_model_len}, --block-size {figures.block_size}{served}"]
+    for flag, asked, own in figures.what_if:
+        lines.append(f"what if: {flag} {asked} (the commands: {'not set' if own is None else own})")
     for group in memory.groups(figures):
         r = group.figures
         dps = sorted({dp for dp, _pp in group.ranks})
         pps = sorted({pp for _dp, pp in group.ranks})
-        which = f"dp {_span(dps)}, pp {_span(pps)}"
-        weights = "unknown" if r.weights_bytes is None else f"{r.weights_bytes:,} B ({memory.gib(r.weights_bytes)})"
-        free = "unknown" if r.free_bytes is None else f"{r.free_bytes:,} B ({memory.gib(r.free_bytes)})"
         verdict = {True: "fits", False: "does not fit", None: "open"}[r.fits]
         lines += [
-            f"  {r.role} rank(s) {which}: {r.layers} layers, tp {r.tp_size}",
-            f"    weights        {weights}",
-            f"    KV cache       {r.kv_cache_bytes:,} B ({memory.gib(r.kv_cache_bytes)}), {r.kv_blocks} blocks",
-            f"    runtime        {r.runtime_bytes:,} B ({memory.gib(r.runtime_bytes)})",
-            f"    available      {r.available_bytes:,} B ({memory.gib(r.available_bytes)})",
-            f"    free           {free}: {verdict}",
+            f"  {r.role} rank(s) dp {_span(dps)}, pp {_span(pps)}: {r.layers} layers, tp {r.tp_size}",
+            f"    weights        {_bytes(r.weights_bytes)}",
+            f"    KV cache       {_bytes(r.kv_cache_bytes)}, {r.kv_blocks} blocks",
+            f"    runtime        {_bytes(r.runtime_bytes)} ({r.runtimes} runtimes x {r.chiplets} chiplet(s) x 256 MiB)",
+            f"    available      {_bytes(r.available_bytes)}",
+            f"    free           {_bytes(r.free_bytes)}: {verdict}",
         ]
+        if r.draft_bytes:
+            lines.insert(-4, f"    of which draft {_bytes(r.draft_bytes)} (weights and KV cache)")
         if r.kv_replicas > 1 and r.free_if_replicated_bytes is not None:
             lines.append(
-                f"    if the KV cache is kept on each of {r.kv_replicas} chiplets: "
-                f"{r.free_if_replicated_bytes:,} B ({memory.gib(r.free_if_replicated_bytes)}) free"
+                f"    if the KV cache is counted {r.kv_replicas} times ({r.chiplets}-chiplet device): "
+                f"{_bytes(r.free_if_replicated_bytes)} free"
             )
     for question in figures.open_questions:
         lines.append(
-            f"open question: {question} (vllm-rbln's estimator divides the KV memory by max(1, 4 // kv_heads))"
+            f"open question: {question} (vllm-rbln's estimator divides the KV memory by max(1, chiplets // kv_heads))"
+        )
+    for settlement in figures.settled:
+        lines.append(
+            f"settled: {settlement.question} on {settlement.sku}: the KV cache is counted "
+            f"{'once' if settlement.reading == memory.SINGLE else f'{settlement.replicas} times'} "
+            f"(a selection that would not fit otherwise served: {', '.join(settlement.by)})"
         )
     for caveat in figures.caveats:
-        lines.append(f"caveat: {caveat}")
+        lines.append(f"caveat: {FIT_CAVEATS.get(caveat, caveat)}")
     for advice in figures.advice:
-        value = "" if advice.value is None else f" (to {advice.value:,})"
-        reading = " if the KV cache is kept on every chiplet" if advice.replicated else ""
-        lines.append(f"to fit{reading}: {advice.knob} {advice.direction}{value}")
+        lines.append(_advice_text(advice))
+    for item in seen:
+        lines.append(_seen_text(item))
     return "\n".join(lines) + "\n"
 
 
+def _seen_for(recipe: Recipe, result: expansion.Expansion, figures: memory.Fit) -> tuple[memory.Seen, ...]:
+    """The observations of exactly what this fit computed (same selection, SKU, checkpoint, lengths)."""
+    found = []
+    for seen in page.reconciled(recipe)[1]:
+        if (seen.strategy, seen.target, seen.sku) != (result.strategy, result.target, figures.sku):
+            continue
+        if seen.fit.ranks == figures.ranks and seen.fit.model == figures.model:
+            found.append(seen)
+    return tuple(found)
+
+
+def fit_status(figures: memory.Fit, seen: tuple[memory.Seen, ...]) -> int:
+    if figures.missing:
+        return 2
+    if any(s.outcome == "fails" for s in seen):
+        return 1
+    if any(s.agrees is False for s in seen):
+        return 3  # the figures and an observation disagree: no confident answer
+    return FIT_EXIT[figures.fits]
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
-    """The memory figures of one selection, per rank; --max-model-len and --max-num-seqs ask what if."""
+    """The memory figures of one selection, per rank; --max-model-len, --max-num-seqs and
+    --checkpoint ask what if. Exit 0: fits; 1: a rank does not fit, or it was seen to fail;
+    2: bad input or no figures; 3: open."""
+    for name, value in (("--max-model-len", args.max_model_len), ("--max-num-seqs", args.max_num_seqs)):
+        if value is not None and not 1 <= value <= memory.LARGEST_ASK:
+            print(
+                f"{args.file}: {name} must be a whole number from 1 to {memory.LARGEST_ASK:,}, not {value}",
+                file=sys.stderr,
+            )
+            return 2
+    if args.sku is not None and args.sku not in memory.SKUS:
+        print(
+            f"{args.file}: --sku {args.sku!r} is not a device the figures know: {', '.join(memory.SKUS)}",
+            file=sys.stderr,
+        )
+        return 2
     recipe = _load_one(args.file)
     if recipe is None:
         return 1
@@ -312,10 +395,13 @@ def cmd_fit(args: argparse.Namespace) -> int:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
     target = expansion.find(recipe, args.strategy, args.target)[1]
-    for name, value in (("--max-model-len", args.max_model_len), ("--max-num-seqs", args.max_num_seqs)):
-        if value is not None and value < 1:
-            print(f"{args.file}: {name} must be a positive number, not {value}", file=sys.stderr)
-            return 2
+    if args.checkpoint is not None and (recipe.facts is None or recipe.facts.checkpoint(args.checkpoint) is None):
+        known = ", ".join(c.model for c in recipe.facts.checkpoints) if recipe.facts else "none"
+        print(
+            f"{args.file}: --checkpoint {args.checkpoint!r} is not one of the recipe's checkpoints ({known})",
+            file=sys.stderr,
+        )
+        return 2
     figures = memory.fit(
         recipe.facts,
         target.skus,
@@ -323,11 +409,58 @@ def cmd_fit(args: argparse.Namespace) -> int:
         max_model_len=args.max_model_len,
         max_num_seqs=args.max_num_seqs,
         sku=args.sku,
+        model=args.checkpoint,
+        settled=page.reconciled(recipe)[0],
     )
+    seen = _seen_for(recipe, result, figures)
     if args.format == "json":
-        print(json.dumps(fit_json(result, figures), indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {**fit_json(result, figures), "observations": [s.to_json() for s in seen]}, indent=2, ensure_ascii=False
+            )
+        )
     else:
-        sys.stdout.write(fit_text(result, figures))
+        text = fit_text(result, figures, seen)
+        (sys.stderr if figures.missing else sys.stdout).write(text)
+    return fit_status(figures, seen)
+
+
+def cmd_results_add(args: argparse.Namespace) -> int:
+    """Check result files of vllm bench serve and store the accepted ones with their provenance."""
+    recipes, store = Path(args.recipes), Path(args.results)
+    given = results.Given(run=args.run, timezone=args.timezone, vllm=args.vllm, vllm_rbln=args.vllm_rbln)
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for name in args.files:
+        path = Path(name)
+        if not name or str(path.resolve()) in seen:
+            print(f"{name!r}: given twice or empty: each result file once", file=sys.stderr)
+            return 2
+        seen.add(str(path.resolve()))
+    for name in args.files:
+        result, found = results.read_file(name, recipes, lambda path: check_file(path)[0], given)
+        problems += found
+        if result is None:
+            continue
+        try:
+            stored, new = results.store(result, store)
+        except OSError as error:
+            print(f"{store}: cannot store the result: {error.strerror or error}", file=sys.stderr)
+            return 1
+        state = "stored" if new else "already stored"
+        w = result.workload
+        print(
+            f"{name}: {state} as {stored}: {result.recipe} / {result.strategy} / {result.target}, "
+            f"{w.input_len:,} in / {w.output_len:,} out at {w.concurrency}: {result.per_npu:,.1f} output tokens/s per NPU"
+        )
+    if problems:
+        _print_problems(sorted(problems))
+        bad = len({p.file for p in problems})
+        print(
+            f"{len(problems)} problem(s) in {bad} of {len(args.files)} result file(s); those were not stored",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -494,6 +627,9 @@ def build_parser() -> argparse.ArgumentParser:
     sizing.add_argument("--max-model-len", type=int, metavar="N", help="what if the commands served N tokens")
     sizing.add_argument("--max-num-seqs", type=int, metavar="N", help="what if the commands batched N sequences")
     sizing.add_argument("--sku", metavar="SKU", help="the device (default: the target's first SKU)")
+    sizing.add_argument(
+        "--checkpoint", metavar="MODEL", help="what if the commands served this checkpoint of the recipe's facts"
+    )
     sizing.add_argument("--format", choices=("text", "json"), default="text")
     sizing.set_defaults(run=cmd_fit)
     bring = sub.add_parser(
@@ -517,6 +653,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bring.add_argument("--commit", metavar="SHA", help="the checkout's commit, for the notes (default: git rev-parse)")
     bring.set_defaults(run=cmd_import)
+    measured = sub.add_parser("results", help="measured results of vllm bench serve")
+    measured_sub = measured.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    add = measured_sub.add_parser(
+        "add", help="check result files written by the explorer's benchmark and store the accepted ones"
+    )
+    add.add_argument("files", nargs="+", metavar="FILE", help="result files of vllm bench serve --save-result")
+    add.add_argument("--recipes", default=str(RECIPES), metavar="DIR", help="the recipes (default: recipes/)")
+    add.add_argument("--results", default="results", metavar="DIR", help="where results are stored (default: results/)")
+    add.add_argument("--run", metavar="URL", help="a link to the run (a CI job, a log) to store with each result")
+    add.add_argument("--timezone", metavar="+HHMM", help="the run's time zone, when its metadata lacks it")
+    add.add_argument("--vllm", metavar="VERSION", help="the vLLM release that served, when the metadata lacks it")
+    add.add_argument("--vllm-rbln", metavar="VERSION", help="the vllm-rbln release that served, likewise")
+    add.set_defaults(run_=cmd_results_add)
     report = sub.add_parser(
         "drift",
         help="what another vLLM release breaks in the recipes (flags, values, JSON fields, env names)",
@@ -533,6 +682,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        return (getattr(args, "run_", None) or args.run)(args)
     except BrokenPipeError:  # e.g. piped into head
         return 0

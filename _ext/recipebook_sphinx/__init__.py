@@ -15,7 +15,17 @@ from recipebook.problems import Problem, errors
 from . import config, store
 from .i18n import languages as i18n
 from .i18n import untranslated
-from .page import codewrap, directives, explorer_nojs, markup, memory_role, navigation, particles, sidebar
+from .page import (
+    codewrap,
+    directives,
+    explorer_nojs,
+    markup,
+    memory_role,
+    navigation,
+    particles,
+    results_panel,
+    sidebar,
+)
 from .page import nodes as rb_nodes
 from .page import rules as rb_rules
 from .paths import LOCALE, STATIC, TEMPLATES
@@ -34,6 +44,7 @@ ENV_VERSION = 7  # raised when pages written from an unchanged environment would
 
 def _configure(app: Sphinx, conf: Config) -> None:
     conf.recipebook_dir = os.fspath(Path(app.confdir, conf.recipebook_dir).resolve())
+    conf.recipebook_results_dir = os.fspath(Path(app.confdir, conf.recipebook_results_dir).resolve())
     conf.templates_path.append(os.fspath(TEMPLATES))
     i18n.configure(app, conf)
 
@@ -116,6 +127,14 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_node(rb_nodes.recipe_explorer, html=(rb_nodes.visit_explorer_html, None))
     app.add_node(rb_nodes.flag_help, html=(rb_nodes.visit_help_html, rb_nodes.depart_help_html))
     app.add_node(rb_nodes.markdown_link, html=(rb_nodes.visit_markdown_link_html, rb_nodes.depart_markdown_link_html))
+    app.add_node(
+        results_panel.recipe_plot,
+        html=(results_panel.visit_plot_html, None),
+        text=(results_panel.skip, None),
+        latex=(results_panel.skip, None),
+        man=(results_panel.skip, None),
+        texinfo=(results_panel.skip, None),
+    )
     app.add_transform(directives.SectionLinks)
     app.add_search_language(SearchKorean)
     app.add_search_language(SearchEnglishPorter)
@@ -126,6 +145,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-client", directives.ClientDirective)
     app.add_directive("recipe-catalogue", directives.CatalogueDirective)
     app.add_directive("recipe-flags", directives.FlagsDirective)
+    app.add_directive("recipe-results", directives.ResultsDirective)
     app.add_role("recipe-memory", memory_role.MemoryRole())
     app.add_directive("recipe-rules", rb_rules.RulesDirective)
     i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))
@@ -143,6 +163,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-check-consistency", _pages)
     app.connect("env-get-outdated", store.pages_changed)
     app.connect("build-finished", _write_explorer_css)
+    app.connect("build-finished", results_panel.write_plots)
     app.connect("build-finished", _fail)
     env_version = ENV_VERSION << 32 | data_version()  # a word list's edit re-reads every page
     return {"version": "1.0", "env_version": env_version, "parallel_read_safe": True, "parallel_write_safe": True}

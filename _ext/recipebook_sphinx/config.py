@@ -63,6 +63,7 @@ class SiteConfig:
 
 def register(app: Sphinx) -> None:
     app.add_config_value("recipebook_dir", "recipes", "env", types=(str,))
+    app.add_config_value("recipebook_results_dir", "results", "env", types=(str,))
     app.add_config_value("recipebook_render", RENDER_FULL, "env", types=(str,))
     app.add_config_value("recipebook_problems", PROBLEMS_WARN, "", types=(str,))
     # a folder of verdicts that `recipebook validate --verdicts` filed (make html: checked once

@@ -35,6 +35,11 @@ choice; the recommended combination is selected when the page opens.
 ```{{recipe-client}} {name}
 ```
 
+## Measured performance
+
+```{{recipe-results}} {name}
+```
+
 ## Overview
 
 TODO: what the model is and how it is served on RBLN NPUs.

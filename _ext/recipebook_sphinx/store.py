@@ -27,6 +27,7 @@ from sphinx.environment import BuildEnvironment
 from recipebook import check_file
 from recipebook.checking import safety
 from recipebook.checking.schema import SCHEMA_PATH
+from recipebook.expanding import results as measured
 from recipebook.expanding.page import RecipePage, page_of
 from recipebook.expanding.table import Product
 from recipebook.pipeline import verdicts
@@ -36,6 +37,7 @@ from recipebook.reading import vocabulary
 from recipebook.reading.model import Recipe
 
 from .config import RENDER_RECOMMENDED
+from .warnings_ import Subtype, warn
 
 Stamp = tuple[int, int]
 Key = tuple[Stamp, Stamp, Stamp]  # the recipe file, the schema, the vLLM vocabulary
@@ -68,21 +70,24 @@ class RecipebookDomain(Domain):
 
     name = "recipebook"
     label = "Recipes"
-    data_version = 3
+    data_version = 4
     initial_data: dict[str, Any] = {  # noqa: RUF012 - Sphinx copies it for each environment
         "grids": {},  # docname -> {grid id: GridSize}
         "listings": set(),  # docnames that link every recipe's page (catalogue, flags)
-        "explorer_terms": {},  # docname -> search terms only its explorers hold (search/build.py)
+        "explorer_terms": {},  # docname -> {"explorer": terms only its explorers hold, "focus": ...} (search/build.py)
         "checked": {},  # (recipe path, Key: the files as they were when checked) -> Verdict
         "navigation": None,  # the last build's table of contents (navigation.py)
         "recipes": Memo(),  # recipe path -> (key, Recipe, problems)
         "markdown": Memo(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
+        "plots": {},  # docname -> {file name: SVG text} of the result plots it shows (page/results_panel.py)
+        "results": Memo(),  # recipe name -> (stamps, stored results, their files, messages)
     }
 
     def clear_doc(self, docname: str) -> None:
         self.data["grids"].pop(docname, None)
         self.data["listings"].discard(docname)
         self.data["explorer_terms"].pop(docname, None)
+        self.data["plots"].pop(docname, None)
 
     def merge_domaindata(self, docnames: Iterable[str], otherdata: dict[str, Any]) -> None:
         for docname in set(docnames) & otherdata["grids"].keys():
@@ -90,6 +95,8 @@ class RecipebookDomain(Domain):
         self.data["listings"] |= set(docnames) & otherdata["listings"]
         for docname in set(docnames) & otherdata["explorer_terms"].keys():
             self.data["explorer_terms"][docname] = otherdata["explorer_terms"][docname]
+        for docname in set(docnames) & otherdata["plots"].keys():
+            self.data["plots"][docname] = otherdata["plots"][docname]
         for checked, verdict in otherdata["checked"].items():
             self.data["checked"].setdefault(checked, verdict)
 
@@ -201,3 +208,20 @@ def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:
 def dependencies(path: Path) -> list[str]:
     """Files a page built from this recipe depends on."""
     return [os.fspath(path), os.fspath(SCHEMA_PATH), os.fspath(vocabulary.DATA_FILE)]
+
+
+def results(env: BuildEnvironment, name: str) -> tuple[tuple[measured.Result, ...], list[str]]:
+    """A recipe's stored results (``recipebook_results_dir``/NAME/) and their files, read once per
+    change of the folder; a file that is not a stored result is a build warning, once."""
+    folder = Path(env.config.recipebook_results_dir)
+    where = folder / name
+    files = sorted(where.glob("*.json")) if where.is_dir() else []
+    stamps = tuple((os.fspath(f), stamp(f)) for f in files)
+    memo = data(env)["results"]
+    cached = memo.get(name)
+    if cached is None or cached[0] != stamps:
+        found, wrong = measured.load(folder, name)
+        cached = memo[name] = (stamps, found, [os.fspath(f) for f in files], wrong)
+        for message in wrong:
+            warn(message, Subtype.RULE, None)
+    return cached[1], cached[2]

@@ -38,10 +38,15 @@ function load(language, tree) {
     RecipeSearch,
     data,
     index,
-    /** An index of pages given as {docname: {title, body, headings, explorer}}, as Sphinx writes it
-        with the site's search language; the explorer's own terms go where the page's data puts them. */
+    /** An index of pages given as {docname: {title, body, headings, explorer, terms, reference}}, as
+        Sphinx writes it with the site's search language; the explorer's own terms, the page's
+        terms (a definition's, an explorer's headings) and whether it is a reference page go
+        where the page's data puts them. */
     small(pages) {
       const docnames = Object.keys(pages).sort();
+      // the small pages' data beside the built site's (a small page's name is not one of its pages)
+      data.focus = data.focus || {};
+      data.reference = (data.reference || []).filter((name) => !(name in pages)).concat(docnames.filter((name) => pages[name].reference));
       const terms = new Map();
       const titleterms = new Map();
       const alltitles = {};
@@ -53,12 +58,13 @@ function load(language, tree) {
           (alltitles[head] = alltitles[head] || []).push([doc, i === 0 ? null : `h${i}`]);
           stems(head).forEach((s) => add(titleterms, s, doc));
         });
-        const body = stems(page.body);
+        const body = new Set([...stems(page.body), ...stems(page.terms)]);
         const inside = stems(page.explorer);
         new Set([...body, ...inside]).forEach((s) => {
           if (!(titleterms.get(s) || new Set()).has(doc)) add(terms, s, doc);
         });
         data.explorer[name] = [...inside].filter((s) => !body.has(s)).sort();
+        data.focus[name] = [...stems(page.terms)].sort();
       });
       const plain = (map) => Object.fromEntries([...map].map(([t, d]) => [t, [...d].sort((a, b) => a - b)]));
       return {

@@ -49,7 +49,12 @@ def run_judge(python: Path, request: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     pinned = _pinned()
     parser = argparse.ArgumentParser(prog="python -m tools.crosscheck", description=__doc__)
-    parser.add_argument("recipes", nargs="*", type=Path, help="recipe files (default: recipes/*.json)")
+    parser.add_argument(
+        "recipes",
+        nargs="*",
+        type=Path,
+        help="recipe files (default: recipes/*.json and the fixture of every multi-node shape, tests/data/multinode)",
+    )
     parser.add_argument("--vllm", default=pinned["vllm"])
     parser.add_argument("--vllm-rbln", default=pinned["vllm-rbln"])
     parser.add_argument("--venv", type=Path, help="default: .crosscheck/vllm-X-rbln-Y")
@@ -67,7 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     start = time.monotonic()
-    paths = args.recipes or sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
+    paths = args.recipes or [
+        *sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json"),
+        *sorted((ROOT / "tests" / "data" / "multinode").glob("*.json")),  # every node of every shape, judged too
+    ]
     into = args.venv or ROOT / ".crosscheck" / f"vllm-{args.vllm}-rbln-{args.vllm_rbln}"
     python = venv.ensure(into, args.vllm, args.vllm_rbln)
     release = f"vLLM {args.vllm} with vllm-rbln {args.vllm_rbln}"
@@ -135,4 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "crosscheck: router steps not rendered (no chart checkout: ROUTER_CHART=...); make validate checks them against the chart's vocabulary"
         )
-    return 1 if differences or found else 0
+    measured = 0
+    if not args.parse_only and args.vllm == pinned["vllm"]:
+        from . import benchrun
+
+        measured = benchrun.main(["--venv", str(into)])  # the real vllm bench serve writes a result file
+    return 1 if differences or found or measured else 0

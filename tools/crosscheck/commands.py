@@ -22,10 +22,13 @@ from recipebook.checking.vocabulary import _mappings
 from recipebook.problems import Kind, Problem, pointer_join
 from recipebook.reading import sharing, source, vocabulary
 from recipebook.reading.model import Grid, Recipe, Target
+from recipebook.rendering import files
 
-# A placeholder the reader fills in (<POD_IP>) is given to vLLM as a value of its kind; any
-# other placeholder as this word.
+# A placeholder the reader fills in (<POD_IP>) is given to vLLM as a value of its kind: an
+# address (a documentation one, RFC 5737) for a host's (<POD_IP>, <HEAD_IP>: the names
+# files.value_problem takes for hosts), a port for a port's; any other placeholder as this word.
 PLACEHOLDER_SAMPLES = {"POD_IP": "192.0.2.10"}
+HOST_SAMPLE, PORT_SAMPLE = "192.0.2.10", "29500"
 PLACEHOLDER_DEFAULT = "placeholder"
 # The parser names the flag it refuses: "argument --max-model-len: ..."
 _ARGUMENT = re.compile(r"argument (-[-\w.]+)")
@@ -33,8 +36,16 @@ _ARGUMENT = re.compile(r"argument (-[-\w.]+)")
 _FIELD_LINE = re.compile(r"^([a-z_][a-z0-9_]*)$", re.MULTILINE)
 
 
+def _sample(name: str) -> str:
+    if name in PLACEHOLDER_SAMPLES:
+        return PLACEHOLDER_SAMPLES[name]
+    if files.is_host_name(name):
+        return HOST_SAMPLE
+    return PORT_SAMPLE if files.is_port_name(name) else PLACEHOLDER_DEFAULT
+
+
 def fill_placeholders(text: str) -> str:
-    return shell.PLACEHOLDER.sub(lambda m: PLACEHOLDER_SAMPLES.get(m.group(1), PLACEHOLDER_DEFAULT), text)
+    return shell.PLACEHOLDER.sub(lambda m: _sample(m.group(1)), text)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -46,6 +57,7 @@ class Use:
     role: str
     rank: int | None
     selection: Mapping[str, str]
+    node: int | None = None  # a node of a role that spans nodes
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -105,7 +117,14 @@ def collect(recipes: Iterable[tuple[str, Recipe]]) -> Plan:
                 if command.launcher != vocabulary.LAUNCHER:
                     continue
                 plan.total_commands += 1
-                use = Use(path=path, target=target, role=command.role, rank=command.rank, selection=expansion.selection)
+                use = Use(
+                    path=path,
+                    target=target,
+                    role=command.role,
+                    rank=command.rank,
+                    selection=expansion.selection,
+                    node=command.node,
+                )
                 envs = tuple(p for p in (_env_pair(t) for t in command.envs) if p is not None)
                 key = (command.model, command.args, envs)
                 if key not in plan.commands:
@@ -166,7 +185,7 @@ def _field_flags(error: str) -> list[str]:
 
 def _describe(use: Use, count: int) -> str:
     chosen = ", ".join(f"{axis}={value}" for axis, value in use.selection.items())
-    rank = "" if use.rank is None else f" rank {use.rank}"
+    rank = f" on node {use.node}" if use.node is not None else "" if use.rank is None else f" rank {use.rank}"
     more = f", and {count - 1} more command(s)" if count > 1 else ""
     return f"{use.role}{rank} of selection {chosen or '(base)'}{more}"
 

@@ -23,7 +23,7 @@ def check(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     """20. The model facts (`facts`) agree with each other: an attention kind has the widths it
     needs and none of the other kind's, sliding-window layers are no more than the layers, a
     checkpoint gives its bytes by dtype or its size (one of the two), every checkpoint is one
-    a target serves, and every fact names a source that `sources` gives, each source backing
+    a target serves or an observation ran, and every fact names a source that `sources` gives, each source backing
     some fact. A recipe without facts is valid and shows no memory figures."""
     data = doc.data.get("facts")
     if data is None or recipe.facts is None:
@@ -70,6 +70,7 @@ def check(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             key=True,
         )
     served = {recipe.model} | {target.grid.model for _s, target in recipe.targets()}
+    served |= {o["model"] for o in data.get("observations", ()) if o.get("model")}  # a checkpoint seen to run
     seen: set[str] = set()
     for i, checkpoint in enumerate(data.get("checkpoints", ())):
         ptr = pointer_join(FACTS, "checkpoints", i)
@@ -89,6 +90,11 @@ def check(recipe: Recipe, doc: Document) -> Iterator[Problem]:
         *(
             (pointer_join(FACTS, "checkpoints", i, "source"), c["source"])
             for i, c in enumerate(data.get("checkpoints", ()))
+        ),
+        *((pointer_join(FACTS, "drafts", i, "source"), d["source"]) for i, d in enumerate(data.get("drafts", ()))),
+        *(
+            (pointer_join(FACTS, "observations", i, "source"), o["source"])
+            for i, o in enumerate(data.get("observations", ()))
         ),
     ):
         for j, source in enumerate(ids):

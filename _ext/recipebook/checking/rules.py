@@ -36,14 +36,17 @@ from ..expanding.expansion import (
 from ..expanding.page import grid_table
 from ..expanding.table import Table
 from ..problems import Problem, pointer_join
-from ..reading.model import Grid, Recipe, Role, Target
+from ..reading.model import Grid, Recipe, Role
 from ..reading.source import Document, describe_error
 from ..rendering import kubernetes
-from . import bounds, characters, commandtext, facts, helmcharts, inline, safety
+from . import bounds, characters, commandtext, facts, helmcharts, inline, safety, sizing, spanning
 
+# The most nodes a target runs on: the page asks for a node's values once per node (vLLM Recipes
+# offer up to 16 nodes a deployment, and as many again per prefill/decode pool).
+MAX_NODES = 64
 # Option axes the site knows how to title without a catalogue entry.
 KNOWN_OPTION_AXES = frozenset({"tool_calling", "reasoning_parser"})
-_SCALE = re.compile(r"^(\d+) ranks?$")
+_SCALE = re.compile(r"^(\d+) (rank|node)s?$")
 
 
 def _duplicates(items: list[str]) -> set[str]:
@@ -455,10 +458,25 @@ def _rank_keys(role: Role) -> tuple[set[str], set[str]]:
     return {k for r in ranks for k in r.args}, {k for r in ranks for k in r.envs}
 
 
+def _value_at(data: object, pointer: str) -> object:
+    """The value at a JSON pointer of a document's data (None where there is none)."""
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(data, dict):
+            data = data.get(token)
+        elif isinstance(data, list) and token.isdigit() and int(token) < len(data):
+            data = data[int(token)]
+        else:
+            return None
+    return data
+
+
 def ranks(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """8. A role with ranks has a `scale` equal to its number of ranks, and `varies` is
-    exactly the set of keys whose text differs between ranks; a delta does not change a key
-    that the ranks set. A role without ranks has `scale` and `varies` null."""
+    """8. A role with ranks has a `scale` equal to its number of ranks (`"8 ranks"`), a role
+    that spans nodes one equal to its number of nodes (`"2 nodes"`) and no ranks, and `varies`
+    is exactly the set of keys whose text differs between its ranks (or nodes); a delta does
+    not change a key that the ranks (or nodes) set. A role of one command has `scale` and
+    `varies` null."""
     for _, target in recipe.targets():
         grid = target.grid
         for role in grid.base:
@@ -469,17 +487,24 @@ def ranks(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                             pointer_join(role.ptr, field), f"{field} must be null for a role without ranks"
                         )
                 continue
-            match = _SCALE.match(role.scale or "")
-            if match is None:
+            unit = "nodes" if role.span is not None else "ranks"
+            if role.span is not None and _value_at(doc.data, pointer_join(role.ptr, "ranks")) is not None:
                 yield doc.problem(
-                    pointer_join(role.ptr, "scale"), f'a role with ranks needs scale "{len(role.ranks)} ranks"'
+                    pointer_join(role.ptr, "ranks"),
+                    "a role that spans nodes runs one command per node, from its nodes; it has no ranks: "
+                    "write ranks null",
+                )
+            match = _SCALE.match(role.scale or "")
+            if match is None or match.group(2) != unit[:-1]:
+                yield doc.problem(
+                    pointer_join(role.ptr, "scale"), f'a role with {unit} needs scale "{len(role.ranks)} {unit}"'
                 )
             elif int(match.group(1)) != len(role.ranks):
                 yield doc.problem(
                     pointer_join(role.ptr, "scale"),
-                    f"scale says {match.group(1)} but the role has {len(role.ranks)} ranks",
+                    f"scale says {match.group(1)} but the role has {len(role.ranks)} {unit}",
                 )
-            yield from _varies(doc, grid, role, target)
+            yield from _varies(doc, grid, role, unit)
             arg_keys, env_keys = _rank_keys(role)
             for per_role in grid.deltas.values():
                 delta = per_role.get(role.role)
@@ -489,12 +514,12 @@ def ranks(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                     if key in (arg_keys if kind == "args" else env_keys):
                         yield doc.problem(
                             delta.ptr,
-                            f"changes {kind[:-1]} {key!r}, which the ranks of role "
-                            f"{role.role!r} set; the rank's value would always win",
+                            f"changes {kind[:-1]} {key!r}, which the {unit} of role "
+                            f"{role.role!r} set; the {unit[:-1]}'s value would always win",
                         )
 
 
-def _varies(doc: Document, grid: Grid, role: Role, target: Target) -> Iterator[Problem]:
+def _varies(doc: Document, grid: Grid, role: Role, unit: str) -> Iterator[Problem]:
     selection = {axis: values[0] for axis, values in grid.axes.items()}
     commands = reference_role(grid, role, selection)
     texts: dict[str, set[str | None]] = {}
@@ -506,9 +531,9 @@ def _varies(doc: Document, grid: Grid, role: Role, target: Target) -> Iterator[P
     declared = set(role.varies or ())
     pointer = pointer_join(role.ptr, "varies")
     for key in sorted(differing - declared):
-        yield doc.problem(pointer, f"{key!r} differs between ranks but is not listed in varies")
+        yield doc.problem(pointer, f"{key!r} differs between {unit} but is not listed in varies")
     for key in sorted(declared - differing):
-        yield doc.problem(pointer, f"{key!r} is listed in varies but is the same in every rank")
+        yield doc.problem(pointer, f"{key!r} is listed in varies but is the same in every {unit[:-1]}")
 
 
 def markup(recipe: Recipe, doc: Document) -> Iterator[Problem]:
@@ -613,47 +638,97 @@ def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
 
 
 def roles_fill_the_nodes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """23. A strategy spans no more nodes than each of its targets has roles. Each role runs on
-    one node with all its ranks (one role per node in recipe order, the last node taking any
-    further roles): a node beyond the roles would run nothing, and a role meant to spread its
-    ranks over nodes would run them all on one node, in its commands, its health checks and its
-    Kubernetes manifests (one pod); the problem points at the strategy's `nodes`."""
+    """23. The roles of each target run on exactly the strategy's nodes. Roles take nodes in
+    recipe order: a role on one node takes the next node, a role that spans nodes (its
+    `nodes`) the next ones, each of its own; on several nodes, a role on one node beyond the
+    last shares it. So a strategy of one node (`nodes` null) has no role that spans nodes; a
+    target whose roles need fewer nodes than the strategy's would leave a node with nothing to
+    run, and one whose role that spans nodes would reach past the last node (or share one) runs
+    on more. Either is refused at the strategy's `nodes`, with the count its roles need. A target
+    runs on at most 64 nodes (the page asks for a node's values once per node)."""
     for strategy in recipe.strategies:
-        if not strategy.nodes or strategy.nodes < 2:
-            continue
+        total = strategy.nodes if strategy.nodes and strategy.nodes > 1 else 1
         for target in strategy.targets:
-            roles = [role.role for role in target.grid.base]
-            if len(roles) < strategy.nodes:
-                fewer = f'"{len(roles)}"' if len(roles) > 1 else "null (one node)"
+            roles = target.grid.base
+            need = sum(role.nodes for role in roles)
+            spanning = [role for role in roles if role.span is not None]
+            if max(need, total) > MAX_NODES:
                 yield doc.problem(
                     pointer_join(strategy.ptr, "nodes"),
-                    f"the strategy spans {strategy.nodes} nodes but target {target.target!r} has "
-                    f"{len(roles)} role(s) ({', '.join(roles)}), each on one node: a role cannot spread "
-                    f"its ranks over nodes; give each node a role, or set nodes to {fewer}",
+                    f"target {target.target!r} would run on {max(need, total)} nodes; a target runs on at most "
+                    f"{MAX_NODES}",
                 )
                 break
+            where = client.placement([role.nodes for role in roles], strategy.nodes)
+            used = {node for nodes in where for node in nodes}
+            plan = "; ".join(
+                f"{role.role} on node{'s' if len(nodes) > 1 else ''} {_node_range(nodes)}"
+                for role, nodes in zip(roles, where, strict=True)
+            )
+            if spanning and (total == 1 or max(used) > total):
+                words = "null (one node)" if total == 1 else f'"{total}"'
+                yield doc.problem(
+                    pointer_join(strategy.ptr, "nodes"),
+                    f"the strategy's nodes is {words}, but target {target.target!r} needs {need}: "
+                    f"role {spanning[0].role!r} spans {spanning[0].nodes} nodes of its own ({plan}); "
+                    f'set nodes to "{need}"',
+                )
+                break
+            if len(used) < total:
+                fewer = f'"{len(used)}"' if len(used) > 1 else "null (one node)"
+                yield doc.problem(
+                    pointer_join(strategy.ptr, "nodes"),
+                    f"the strategy spans {total} nodes but target {target.target!r} runs on {len(used)} ({plan}): "
+                    f"a node beyond its roles would run nothing; give a role more nodes (its nodes, one entry "
+                    f"per node), another role, or set nodes to {fewer}",
+                )
+                break
+
+
+def _node_range(nodes: tuple[int, ...]) -> str:
+    return str(nodes[0]) if len(nodes) == 1 else f"{nodes[0]}-{nodes[-1]}"
 
 
 def placeholder_scopes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     """14. A placeholder named in `placeholders` appears in some command or router step; one
     that each node fills in (`"scope": "node"`) appears in no router step, which runs on no
-    node."""
+    node. A head placeholder (`"scope": "head"`) names in `of` a node placeholder, and appears
+    only in the commands of roles that span nodes: on each of their nodes it is the value
+    `of` has on the role's head."""
     used: set[str] = set()
+    heads = recipe.placeholder_heads
     for _, target in recipe.targets():
         grid = target.grid
-        for _kind, _pointer, _role, mapping in grid.mappings():
-            for text in mapping.values():
-                used.update(shell.placeholders(text))
+        spanning = {role.role for role in grid.base if role.span is not None}
+        for _kind, pointer, role, mapping in grid.mappings():
+            for key, text in mapping.items():
+                found = shell.placeholders(text)
+                used.update(found)
+                for name in found:
+                    if name in heads and role not in spanning:
+                        yield doc.problem(
+                            pointer_join(pointer, key),
+                            f'<{name}> is the address of a head (placeholders/{name}/scope is "head"), but role '
+                            f"{role!r} spans no nodes: write <{heads[name]}> or a placeholder of its own",
+                        )
         for step in grid.router:
             found = shell.placeholders(step.cmd)
             used.update(found)
             for name in found:
-                if recipe.placeholder_scopes.get(name) == "node":
+                scope = recipe.placeholder_scopes.get(name)
+                if scope in ("node", "head"):
                     yield doc.problem(
                         pointer_join(step.ptr, "cmd"),
-                        f'<{name}> has a value per node (placeholders/{name}/scope is "node"), but a router step '
+                        f'<{name}> has a value per node (placeholders/{name}/scope is "{scope}"), but a router step '
                         "runs on no node of the target; give the router its own placeholder",
                     )
+    for name, of in heads.items():
+        if recipe.placeholder_scopes.get(of) != "node":
+            yield doc.problem(
+                pointer_join("/placeholders", name, "of"),
+                f"<{name}> takes the value of <{of}> on the head node, but <{of}> is not a node placeholder: "
+                f'list it in placeholders with "scope": "node"',
+            )
     for name in recipe.placeholder_scopes:
         if name not in used:
             yield doc.problem(
@@ -680,6 +755,7 @@ RULES = (
     placeholder_scopes,
     router_reaches_servers,
     roles_fill_the_nodes,
+    spanning.check,
 )
 
 
@@ -697,7 +773,7 @@ _NUMBERED = re.compile(r"(\d+)\.\s+")
 def statements() -> tuple[Statement, ...]:
     """Every rule a recipe keeps, numbered ones in order and then the others, each the
     docstring of the function that checks it (rules 15-18 are checked in characters.py and
-    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py)."""
+    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py, 25-27 in sizing.py, 24 in spanning.py)."""
     checkers = (
         *RULES,
         characters.check,
@@ -706,6 +782,9 @@ def statements() -> tuple[Statement, ...]:
         facts.check,
         commandtext.check,
         bounds.check,
+        sizing.facts_bounds,
+        sizing.npus_agree,
+        sizing.served_sizes,
     )
     found = []
     for checker in checkers:

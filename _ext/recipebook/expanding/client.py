@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 import shlex
 import types
@@ -32,10 +33,23 @@ ROUTER_HOST = "<ROUTER_HOST>"
 LOCAL_HOST = "localhost"
 NODE_HOST = "<POD_IP>"
 CHAT_PATH = "/v1/chat/completions"
-# The benchmark's prompts: random tokens (nothing to download), fixed lengths.
-BENCH_INPUT_LEN = 1024
-BENCH_OUTPUT_LEN = 128
-BENCH_PROMPTS = 64
+# The benchmark's prompts: random tokens (nothing to download), fixed lengths; the standard
+# workloads (input and output tokens), each run at concurrency 1 and at the selection's capacity
+# (--max-num-seqs times the data-parallel ranks that decode), with this many prompts per
+# concurrent request.
+WORKLOADS = ((1024, 128), (8192, 1024))
+PROMPTS_PER_REQUEST = 8
+RESULT_DIR = "bench-results"
+BENCH_FUNCTION = "bench"
+# What the metadata records of the run's software and time, as the machine that runs the
+# benchmark (a server node, where vLLM and vllm-rbln are installed) reports them: read once,
+# before the runs.
+RUN_PREAMBLE = (
+    "timezone=$(date +%z)",
+    "vllm_version=$(python3 -c 'import importlib.metadata as m; print(m.version(\"vllm\"))')",
+    "vllm_rbln_version=$(python3 -c 'import importlib.metadata as m; print(m.version(\"vllm-rbln\"))')",
+)
+RUN_METADATA = ('timezone="${timezone}"', 'vllm="${vllm_version}"', 'vllm_rbln="${vllm_rbln_version}"')
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -43,6 +57,7 @@ class Endpoint:
     host: str
     port: int | None  # None: the router's own (HTTP default) port
     router: bool
+    node: int | None = None  # the node whose address the host is: the head of a server that spans nodes
 
     @property
     def base_url(self) -> str:
@@ -61,6 +76,10 @@ SERVING_FLAGS = frozenset(
         "--data-parallel-size",
         "--data-parallel-size-local",
         "--data-parallel-rank",
+        "--nnodes",
+        "--headless",
+        "--max-num-seqs",
+        "--max-model-len",
     }
 )
 
@@ -115,20 +134,31 @@ def npus(command: Command) -> int:
 
     Tensor x pipeline parallel, times the data-parallel replicas this process runs: all of
     --data-parallel-size, unless it is one rank (--data-parallel-rank) or sets
-    --data-parallel-size-local.
+    --data-parallel-size-local. A node of a server that spans --nnodes nodes holds its share
+    (vLLM divides the world size evenly among the nodes).
     """
     per_replica = _int_flag(command, "--tensor-parallel-size", 1) * _int_flag(command, "--pipeline-parallel-size", 1)
     if _flag(command, "--data-parallel-rank") is not None:
-        replicas = 1
-    else:
-        replicas = _int_flag(command, "--data-parallel-size-local", _int_flag(command, "--data-parallel-size", 1))
-    return per_replica * replicas
+        return per_replica
+    if _flag(command, "--data-parallel-size-local") is not None:
+        return per_replica * _int_flag(command, "--data-parallel-size-local", 1)
+    world = per_replica * _int_flag(command, "--data-parallel-size", 1)
+    return max(1, world // max(1, _int_flag(command, "--nnodes", 1)))
+
+
+def serves(command: Command) -> bool:
+    """Whether a server command answers HTTP requests: every one but a --headless follower."""
+    return _flag(command, "--headless") is None
 
 
 def endpoint_of(first: Command, router: bool) -> Endpoint:
-    """Where requests go: the router, else the first server's port on its host."""
+    """Where requests go: the router, else the first server's port on its host; for a server
+    that spans nodes, on its head (its followers answer no requests of their own), at the
+    head's address."""
     if router:
         return Endpoint(host=ROUTER_HOST, port=None, router=True)
+    if first.node is not None:
+        return Endpoint(host=NODE_HOST, port=port(first), router=False, node=first.node)
     return Endpoint(host=LOCAL_HOST, port=port(first), router=False)
 
 
@@ -147,8 +177,62 @@ def client_for(first: Command, router: bool) -> str:
     return shell.CONTINUATION.join([lines[0], *(shell.ARG_INDENT + line for line in lines[1:])])
 
 
-def bench_for(first: Command, router: bool) -> str:
-    """``vllm bench serve`` against the endpoint of a first server command (or the router)."""
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Workload:
+    """One standard benchmark run: prompt and output tokens, and how many requests at once."""
+
+    input_len: int
+    output_len: int
+    concurrency: int
+
+    @property
+    def prompts(self) -> int:
+        return PROMPTS_PER_REQUEST * self.concurrency
+
+
+def capacity(commands: Sequence[Command]) -> int:
+    """How many sequences the servers batch at once: --max-num-seqs times the data-parallel
+    ranks, over the commands of the role that decodes (decode, else every role)."""
+    decoding = [c for c in commands if c.role == "decode"] or list(commands)
+    total = 0
+    for command in decoding:
+        if _flag(command, "--data-parallel-rank") is not None:
+            ranks = 1
+        else:
+            ranks = _int_flag(command, "--data-parallel-size-local", _int_flag(command, "--data-parallel-size", 1))
+        total += _int_flag(command, "--max-num-seqs", 1) * max(1, ranks)
+    return max(1, total)
+
+
+def workloads(commands: Sequence[Command]) -> tuple[Workload, ...]:
+    """The standard workloads that fit the commands' --max-model-len, at concurrency 1 and at
+    the selection's capacity."""
+    lengths = [_int_flag(c, "--max-model-len", 0) for c in commands]
+    longest = min((n for n in lengths if n > 0), default=None)
+    levels = sorted({1, capacity(commands)})
+    return tuple(
+        Workload(input_len=i, output_len=o, concurrency=c)
+        for i, o in WORKLOADS
+        if longest is None or i + o <= longest
+        for c in levels
+    )
+
+
+def commands_hash(commands: Sequence[Command]) -> str:
+    """A short hash of a selection's serve commands as the page shows them (placeholders as
+    written): a stored result names it, and is stale once the commands differ."""
+    digest = hashlib.sha256("\n\n".join(c.shell for c in commands).encode("utf-8")).hexdigest()
+    return f"sha256:{digest[:16]}"
+
+
+def selection_words(selection: Mapping[str, str]) -> str:
+    """A selection as one metadata value: ``axis=value,axis=value``."""
+    return ",".join(f"{axis}={value}" for axis, value in selection.items())
+
+
+def bench_lines(first: Command, router: bool, meta: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The benchmark script around its per-selection metadata line: the lines before it and
+    after it. ``meta``: the KEY=VALUE words every selection of the target shares."""
     args = [
         "--backend openai-chat",
         f"--base-url {shlex.quote(endpoint_of(first, router).base_url)}",
@@ -161,11 +245,36 @@ def bench_for(first: Command, router: bool) -> str:
         args.append("--trust-remote-code")
     args += [
         "--dataset-name random",
-        f"--random-input-len {BENCH_INPUT_LEN}",
-        f"--random-output-len {BENCH_OUTPUT_LEN}",
-        f"--num-prompts {BENCH_PROMPTS}",
+        '--random-input-len "$1"',
+        '--random-output-len "$2"',
+        '--max-concurrency "$3"',
+        f'--num-prompts "$(({PROMPTS_PER_REQUEST} * $3))"',
+        "--ignore-eos",
+        "--save-result",
+        f"--result-dir {RESULT_DIR}",
+        "--metadata",
     ]
-    return "vllm bench serve" + "".join(shell.arg_line(a) for a in args)
+    indent = shell.ARG_INDENT * 2
+    head = [*RUN_PREAMBLE, f"{BENCH_FUNCTION}() {{  # input tokens, output tokens, concurrent requests"]
+    head.append("  vllm bench serve \\")
+    head += [f"{shell.ARG_INDENT}{a} \\" for a in args]
+    # the metadata three to a line: what the target says, what the run says, then the selection
+    head.append(f"{indent}{' '.join(meta)} \\")
+    run_words = ('input_len="$1"', 'output_len="$2"', *RUN_METADATA)
+    head.append(f"{indent}{' '.join(run_words)} \\")
+    return head, ["}"]
+
+
+def selection_line(selection: Mapping[str, str], commands: Sequence[Command]) -> str:
+    """The metadata line that names one selection and the hash of its commands."""
+    words = shlex.quote(f"selection={selection_words(selection)}")
+    return f"{shell.ARG_INDENT * 2}{words} commands={commands_hash(commands)}"
+
+
+def bench_script(head: Sequence[str], line: str, tail: Sequence[str], runs: Sequence[Workload]) -> str:
+    """The whole benchmark: the function, then one call per standard workload."""
+    calls = [f"{BENCH_FUNCTION} {w.input_len} {w.output_len} {w.concurrency}" for w in runs]
+    return "\n".join([*head, line, *tail, *calls])
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -174,44 +283,69 @@ class RolePlan:
 
     step: int  # 1-based start order
     role: str
-    node: int  # 1-based node number
-    servers: int  # processes (ranks) of the role
+    node: int  # 1-based node number (the head's, for a role that spans nodes)
+    servers: int  # processes (ranks) of the role; one per node for a role that spans nodes
     npus_per_server: tuple[int, ...]
-    ports: tuple[int, ...]
+    ports: tuple[int, ...]  # the ports its servers answer on (a spanning role's head only)
     wait: tuple[str, ...]  # commands that succeed once the role is ready
+    nodes: tuple[int, ...] = ()  # every node of a role that spans nodes, the head first; () otherwise
 
     @property
     def npus(self) -> int:
         return sum(self.npus_per_server)
 
+    @property
+    def spans(self) -> bool:
+        return len(self.nodes) > 1
 
-def node_of(index: int, nodes: int | None) -> int:
-    """The node (from 1) the index-th role runs on: with several nodes, one role per node in
-    recipe order (the last node takes any further roles); else node 1."""
-    return 1 if not nodes or nodes < 2 else min(index + 1, nodes)
+
+def placement(spans: Sequence[int], nodes: int | None) -> tuple[tuple[int, ...], ...]:
+    """The nodes (from 1) each role runs on, given how many nodes each spans (1 for a role on
+    one node) and the strategy's nodes.
+
+    Roles take nodes in recipe order: a role on one node the next node, a role that spans N
+    nodes the next N, each of its own. With several nodes, a role on one node beyond the last
+    shares the last; with one node, every role on one node runs on node 1 (rule 23 refuses a
+    role that spans nodes there, and any plan whose nodes do not come out as the strategy's).
+    """
+    total = nodes if nodes and nodes > 1 else 1
+    out, cursor = [], 1
+    for span in spans:
+        if span > 1:
+            out.append(tuple(range(cursor, cursor + span)))
+        else:
+            out.append((min(cursor, total),))
+        cursor += max(span, 1)
+    return tuple(out)
 
 
 def roles_for(grouped: Sequence[tuple[str, Sequence[Command]]], nodes: int | None) -> list[RolePlan]:
-    """The roles in start order, each with its node, NPUs, ports and health checks.
+    """The roles in start order, each with its nodes, NPUs, ports and health checks.
 
     A role is ready when every one of its servers answers ``/health``; start the next role
     (and at last the router) only then. A check runs where the reader is: on a single node
-    against localhost, across nodes against the node's own address.
+    against localhost, across nodes against the node's own address. A role that spans nodes
+    is one server: its head, started first, answers for it once every node has joined, so it
+    is checked there only.
     """
+    spans = [len(commands) if commands[0].node is not None else 1 for _role, commands in grouped]
+    where = placement(spans, nodes)
+    host = NODE_HOST if nodes and nodes > 1 else LOCAL_HOST
     plans = []
     for index, (role, commands) in enumerate(grouped):
-        node = node_of(index, nodes)
-        host = NODE_HOST if nodes and nodes > 1 else LOCAL_HOST
-        ports = tuple(port(c) for c in commands)
+        spanning = commands[0].node is not None
+        answering = [c for c in commands if serves(c)][:1] if spanning else list(commands)
+        ports = tuple(port(c) for c in answering)
         plans.append(
             RolePlan(
                 step=index + 1,
                 role=role,
-                node=node,
+                node=where[index][0],
                 servers=len(commands),
                 npus_per_server=tuple(npus(c) for c in commands),
                 ports=ports,
                 wait=tuple(f"curl -sf {shlex.quote(f'http://{host}:{p}/health')}" for p in ports),
+                nodes=where[index] if spanning else (),
             )
         )
     return plans

@@ -50,10 +50,12 @@ class Command:
     """One command of one role (and rank) for one selection: its lines and its text.
 
     Immutable. A command read from a line table keeps which of the role's lines it holds
-    (a selector byte per line) and makes the tuples of its lines only when asked.
+    (a selector byte per line) and makes the tuples of its lines only when asked. A command
+    of a role that spans nodes is one node's: ``rank`` is its place in the role (0: the head)
+    and ``node`` the node (from 1) of the target it runs on; ``node`` is None for any other.
     """
 
-    __slots__ = ("_arg_lines", "_env_lines", "launcher", "model", "rank", "role", "shell")
+    __slots__ = ("_arg_lines", "_env_lines", "launcher", "model", "node", "rank", "role", "shell")
 
     def __init__(
         self,
@@ -65,10 +67,12 @@ class Command:
         env_lines: tuple[Line, ...] | tuple[tuple[Line, ...], bytes],
         arg_lines: tuple[Line, ...] | tuple[tuple[Line, ...], bytes],
         shell: str | None = None,
+        node: int | None = None,
     ) -> None:
         setattr_ = object.__setattr__
         setattr_(self, "role", role)
         setattr_(self, "rank", rank)
+        setattr_(self, "node", node)
         setattr_(self, "launcher", launcher)
         setattr_(self, "model", model)
         setattr_(self, "_env_lines", env_lines)
@@ -89,10 +93,10 @@ class Command:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"Command(role={self.role!r}, rank={self.rank!r}, shell={self.shell!r})"
+        return f"Command(role={self.role!r}, rank={self.rank!r}, node={self.node!r}, shell={self.shell!r})"
 
     def _key(self) -> tuple:
-        return (self.role, self.rank, self.launcher, self.model, self.env_lines, self.arg_lines)
+        return (self.role, self.rank, self.node, self.launcher, self.model, self.env_lines, self.arg_lines)
 
     @staticmethod
     def _lines(source: tuple) -> tuple[Line, ...]:
@@ -118,12 +122,15 @@ class Command:
 
     @property
     def name(self) -> str:
-        """``decode-rank3``, ``main``: how files and headings name the command."""
+        """``decode-rank3``, ``main-node2``, ``main``: how files and headings name the command."""
+        if self.node is not None:
+            return f"{self.role}-node{self.node}"
         return self.role if self.rank is None else f"{self.role}-rank{self.rank}"
 
     def to_json(self) -> dict:
         return {
             "rank": self.rank,
+            "node": self.node,
             "launcher": self.launcher,
             "model": self.model,
             "envs": list(self.envs),
@@ -153,9 +160,15 @@ class Expansion:
     router: tuple[tuple[str, str], ...]
     nodes: Mapping[str, int] = dataclasses.field(default_factory=dict)  # role -> the node (from 1) it runs on
     skus: tuple[str, ...] = ()  # the devices the target is verified on (kubernetes.py schedules by them)
+    heads: Mapping[str, str] = dataclasses.field(default_factory=dict)  # head placeholder -> the node one it takes
 
     def roles(self) -> list[tuple[str, list[Command]]]:
         return by_role(self.commands)
+
+    def node_of(self, command: Command) -> int | None:
+        """The node (from 1) a command runs on: its own, for a node of a role that spans nodes,
+        else its role's."""
+        return command.node if command.node is not None else self.nodes.get(command.role)
 
     def to_json(self) -> dict:
         return {
@@ -165,7 +178,12 @@ class Expansion:
             "selection": dict(self.selection),
             "recommended": self.recommended,
             "roles": [
-                {"role": role, "node": self.nodes.get(role, 1), "commands": [c.to_json() for c in commands]}
+                {
+                    "role": role,
+                    "node": self.nodes.get(role, 1),
+                    "nodes": [c.node for c in commands] if commands[0].node is not None else None,
+                    "commands": [c.to_json() for c in commands],
+                }
                 for role, commands in self.roles()
             ],
             "router": [{"node": node, "cmd": cmd} for node, cmd in self.router],
@@ -175,7 +193,10 @@ class Expansion:
         """Every command and router step as one text, in order, with a comment before each."""
         blocks = []
         for command in self.commands:
-            rank = "" if command.rank is None else f", rank {command.rank}"
+            if command.node is not None:
+                rank = f", node {command.node}" + (" (head)" if command.rank == 0 else "")
+            else:
+                rank = "" if command.rank is None else f", rank {command.rank}"
             blocks.append(f"# {command.role}{rank}\n{command.shell}")
         blocks += [f"# router: {node}\n{cmd}" for node, cmd in self.router]
         return "\n\n".join(blocks) + "\n"
@@ -323,7 +344,22 @@ def reference_role(grid: Grid, role: Role, selection: Selection) -> list[Command
     return _commands(grid, role, args, envs)
 
 
+def first_node(grid: Grid, role: Role) -> int | None:
+    """The node (from 1) a role that spans nodes starts on: the nodes of the roles before it,
+    each taking its own (``client.placement``); None for a role on one node."""
+    if role.span is None:
+        return None
+    before = 0
+    for other in grid.base:
+        if other is role:
+            break
+        before += other.nodes
+    return before + 1
+
+
 def _commands(grid: Grid, role: Role, args: Lines, envs: Lines) -> list[Command]:
+    start = first_node(grid, role)
+
     def command(rank: int | None, args: Lines, envs: Lines) -> Command:
         return Command(
             role=role.role,
@@ -332,6 +368,7 @@ def _commands(grid: Grid, role: Role, args: Lines, envs: Lines) -> list[Command]
             model=grid.model,
             env_lines=tuple(Line(kind="env", slot=s, key=k, text=t) for k, (s, t) in envs.items()),
             arg_lines=tuple(Line(kind="arg", slot=s, key=k, text=t) for k, (s, t) in args.items()),
+            node=None if start is None or rank is None else start + rank,
         )
 
     if role.ranks is None:

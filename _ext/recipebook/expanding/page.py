@@ -19,15 +19,25 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import shlex
 import types
 from collections.abc import Iterator, Mapping, Sequence
 
 from .. import shell
 from ..problems import SelectionError
 from ..reading import vocabulary
-from ..reading.model import Grid, Recipe, Strategy, Target
+from ..reading.model import Grid, Recipe, Role, Strategy, Target
 from . import client, memory, table
-from .expansion import Command, Expansion, base_selection, by_role, default_selection, find, resolve
+from .expansion import (
+    Command,
+    Expansion,
+    base_selection,
+    by_role,
+    default_selection,
+    find,
+    is_excluded,
+    resolve,
+)
 from .provenance import Provenance, provenance
 from .table import Product, Table
 
@@ -61,7 +71,8 @@ class Placeholder:
 
     name: str  # without angle brackets: POD_IP
     meaning: str  # a value of PLACEHOLDER_MEANINGS, or "deployment"
-    scope: str  # "node": a value per node of a multi-node target; "shared": one value
+    scope: str  # "node": a value per node of a multi-node target; "head": see of; "shared": one value
+    of: str | None = None  # scope "head": the node placeholder whose value on a role's head node it takes
 
     @property
     def text(self) -> str:
@@ -91,8 +102,11 @@ class Serving:
     when: tuple[Product, ...]  # the selections it is for; () for every selection of the target
     endpoint: client.Endpoint
     client: str  # a chat request
-    bench: str  # a vllm bench serve command
+    bench: str  # the benchmark script of the group's first selection (bench_head, its line, bench_tail)
     roles: tuple[client.RolePlan, ...]  # start order, nodes, NPUs, health checks
+    bench_head: tuple[str, ...] = ()  # the benchmark script's lines before the selection's metadata line
+    bench_tail: tuple[str, ...] = ()  # and after it: the end of the function, one call per workload
+    runs: tuple[client.Workload, ...] = ()  # the standard workloads of these selections
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -136,8 +150,17 @@ class TargetPage:
 
     @functools.cached_property
     def role_nodes(self) -> Mapping[str, int]:
-        """Each role's node (from 1), read-only: every expansion of the target shares it."""
-        return types.MappingProxyType({role: node.number for node in self.nodes for role in node.roles})
+        """Each role's node (from 1; the head's, for a role that spans nodes), read-only: every
+        expansion of the target shares it."""
+        first: dict[str, int] = {}
+        for node in self.nodes:
+            for role in node.roles:
+                first.setdefault(role, node.number)
+        return types.MappingProxyType(first)
+
+    def nodes_of(self, role: str) -> tuple[int, ...]:
+        """Every node a role runs on, in order (its head first)."""
+        return tuple(node.number for node in self.nodes if role in node.roles)
 
     def index(self, selection: Mapping[str, str]) -> tuple[int, ...]:
         return self.table.index(selection)
@@ -165,6 +188,19 @@ class TargetPage:
     def serving_at(self, chosen: Sequence[int]) -> Serving:
         """The serving group of an offered selection."""
         return next(s for s in self.serving if not s.when or any(table.admits(p, chosen) for p in s.when))
+
+    def commands_hash(self, chosen: Sequence[int]) -> str:
+        """The hash of an offered selection's serve commands (what a stored result names)."""
+        return client.commands_hash(self.commands_at(chosen))
+
+    def bench_line(self, chosen: Sequence[int]) -> str:
+        """The metadata line of the benchmark that names an offered selection and its commands."""
+        return client.selection_line(self.selection(chosen), self.commands_at(chosen))
+
+    def bench_at(self, chosen: Sequence[int]) -> str:
+        """The whole benchmark script of an offered selection."""
+        group = self.serving_at(chosen)
+        return "\n".join([*group.bench_head, self.bench_line(chosen), *group.bench_tail])
 
     @functools.cached_property
     def other_lines(self) -> tuple[str, ...]:
@@ -238,6 +274,8 @@ class RecipePage:
     flags: tuple[Flag, ...]  # every engine flag any command can carry, sorted
     catalogue: CatalogueEntry
     strategies: tuple[StrategyPage, ...]
+    observations: tuple[memory.Seen, ...] = ()  # every observation held against the memory figures
+    settled: tuple[memory.Settlement, ...] = ()  # the open questions the observations settle
 
     @property
     def targets(self) -> tuple[TargetPage, ...]:
@@ -326,14 +364,28 @@ def subtitle(strategy: Strategy) -> str | None:
     return None if not tag or tag.casefold() in strategy.label.casefold() else tag
 
 
-def _nodes(roles: tuple[str, ...], count: int | None) -> tuple[Node, ...]:
+def _nodes(roles: tuple[Role, ...], count: int | None) -> tuple[Node, ...]:
+    """The target's nodes and what runs on each (``client.placement``)."""
     numbers: dict[int, list[str]] = {}
-    for index, role in enumerate(roles):
-        numbers.setdefault(client.node_of(index, count), []).append(role)
+    for role, where in zip(roles, client.placement([role.nodes for role in roles], count), strict=True):
+        for number in where:
+            numbers.setdefault(number, []).append(role.role)
     return tuple(Node(number=n, roles=tuple(r)) for n, r in sorted(numbers.items()))
 
 
-def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ...]:
+def bench_meta(recipe: Recipe, strategy: Strategy, target: Target) -> tuple[str, ...]:
+    """The metadata every selection of a target gives its benchmark results (KEY=VALUE words)."""
+    pairs = (
+        ("recipe", recipe.name),
+        ("strategy", strategy.slug),
+        ("target", target.target),
+        ("sku", target.skus[0]),
+        ("npus", str(target.npus)),
+    )
+    return tuple(shlex.quote(f"{key}={value}") for key, value in pairs)
+
+
+def _serving(lines: Table, router: bool, nodes: int | None, meta: tuple[str, ...] = ()) -> tuple[Serving, ...]:
     """The serving groups: the client, benchmark and role texts read only the lines of
     ``client.SERVING_FLAGS``, so selections that agree on the axes those lines depend on
     share them; each distinct set of texts is computed once."""
@@ -342,6 +394,7 @@ def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ..
     )
     groups: dict[tuple[int, ...], int] = {}
     first: dict[tuple[int, ...], tuple[int, ...]] = {}
+    firsts: dict[tuple, tuple[int, ...]] = {}
     for bit, chosen in enumerate(lines.offered):
         key = tuple(chosen[a] for a in read)
         groups[key] = groups.get(key, 0) | 1 << bit
@@ -349,26 +402,44 @@ def _serving(lines: Table, router: bool, nodes: int | None) -> tuple[Serving, ..
     merged: dict[tuple, int] = {}
     for key, bits in groups.items():
         commands = lines.commands(first[key])
+        head, tail = client.bench_lines(commands[0], router, meta)
+        runs = client.workloads(commands)
+        calls = [f"{client.BENCH_FUNCTION} {w.input_len} {w.output_len} {w.concurrency}" for w in runs]
         texts = (
             client.endpoint_of(commands[0], router),
             client.client_for(commands[0], router),
-            client.bench_for(commands[0], router),
+            (tuple(head), tuple([*tail, *calls]), runs),
             tuple(client.roles_for(by_role(commands), nodes)),
         )
         merged[texts] = merged.get(texts, 0) | bits
+        firsts.setdefault(texts, first[key])
     return tuple(
         Serving(
             when=() if len(merged) == 1 else lines.products(bits),
             endpoint=endpoint,
             client=client_text,
-            bench=bench_text,
+            bench="\n".join(
+                [
+                    *bench[0],
+                    client.selection_line(
+                        lines.selection(firsts[(endpoint, client_text, bench, plans)]),
+                        lines.commands(firsts[(endpoint, client_text, bench, plans)]),
+                    ),
+                    *bench[1],
+                ]
+            ),
             roles=plans,
+            bench_head=bench[0],
+            bench_tail=bench[1],
+            runs=bench[2],
         )
-        for (endpoint, client_text, bench_text, plans), bits in merged.items()
+        for (endpoint, client_text, bench, plans), bits in merged.items()
     )
 
 
-def _memory(recipe: Recipe, target: Target, lines: Table) -> tuple[MemoryGroup, ...]:
+def _memory(
+    recipe: Recipe, target: Target, lines: Table, settled: Mapping[tuple[str, int], memory.Settlement] | None = None
+) -> tuple[MemoryGroup, ...]:
     """The memory figures of every offered selection, grouped: selections whose commands agree
     on what the figures read share one computation and one group."""
     if recipe.facts is None:
@@ -379,7 +450,7 @@ def _memory(recipe: Recipe, target: Target, lines: Table) -> tuple[MemoryGroup, 
         commands = lines.commands(chosen)
         key = tuple((c.role, c.launcher, c.model, memory.Flags.of(c)) for c in commands)
         if key not in figures:
-            figures[key] = memory.fit(recipe.facts, target.skus, commands)
+            figures[key] = memory.fit(recipe.facts, target.skus, commands, settled=settled)
         fit = figures[key]
         bits[fit] = bits.get(fit, 0) | 1 << bit
     return tuple(
@@ -388,19 +459,90 @@ def _memory(recipe: Recipe, target: Target, lines: Table) -> tuple[MemoryGroup, 
 
 
 def _placeholders(
-    recipe: Recipe, lines: Table, router: tuple[tuple[str, str], ...], serving: tuple[Serving, ...]
+    recipe: Recipe,
+    lines: Table,
+    router: tuple[tuple[str, str], ...],
+    serving: tuple[Serving, ...],
+    nodes: int,
 ) -> tuple[Placeholder, ...]:
+    """The placeholders of a target's commands, router steps, client and health checks, in
+    order of appearance; a head placeholder brings the node placeholder it takes its value
+    from (the reader fills that one in). On several nodes the nodes' own address, which the
+    health checks use, has a value per node unless the recipe says otherwise."""
     texts = [line.text for role in lines.roles for line in role.lines] + [cmd for _name, cmd in router]
     for group in serving:
         texts += [group.client, group.bench, *(check for plan in group.roles for check in plan.wait)]
+    names = shell.placeholders("\n".join(texts))
+    names += [of for name in names if (of := recipe.placeholder_heads.get(name)) and of not in names]
+    default = {client.NODE_HOST[1:-1]: "node"} if nodes > 1 else {}
     return tuple(
         Placeholder(
             name=name,
             meaning=PLACEHOLDER_MEANINGS.get(name, "deployment"),
-            scope=recipe.placeholder_scopes.get(name, "shared"),
+            scope=recipe.placeholder_scopes.get(name, default.get(name, "shared")),
+            of=recipe.placeholder_heads.get(name),
         )
-        for name in shell.placeholders("\n".join(texts))
+        for name in names
     )
+
+
+def observation_selection(grid: Grid, given: Mapping[str, str] | None) -> dict[str, str] | None:
+    """The selection an observation ran: the given axis values over the base selection (the
+    recommended one when the base is not offered); None when it names an unknown or excluded
+    choice (rule 24 says which)."""
+    start = base_selection(grid) or default_selection(grid)
+    chosen = {**start, **(given or {})}
+    if set(chosen) != set(grid.axes) or any(v not in grid.axes[a] for a, v in chosen.items()):
+        return None
+    return None if is_excluded(grid, chosen) else chosen
+
+
+def observation_runs(recipe: Recipe) -> list[memory.Run]:
+    """Every observation of a recipe as a run of commands: each target's verified date (its
+    opening selection served on each SKU it names) and the recipe's recorded observations."""
+    if recipe.facts is None:
+        return []
+    runs = []
+    for s, strategy in enumerate(recipe.strategies):
+        for t, target in enumerate(strategy.targets):
+            lines = grid_table(target.grid)[0]
+            commands = lines.commands(lines.index(default_selection(target.grid)))
+            for sku in target.skus:
+                if sku in memory.SKUS:
+                    runs.append(
+                        memory.Run(
+                            key=f"/strategies/{s}/options/{t}/verified",
+                            kind="verified",
+                            outcome="serves",
+                            strategy=strategy.slug,
+                            target=target.target,
+                            sku=sku,
+                            commands=commands,
+                            model=None,
+                            max_model_len=None,
+                            max_num_seqs=None,
+                            date=target.verified,
+                        )
+                    )
+    for observation in recipe.facts.observations:
+        strategy_ = recipe.strategy(observation.strategy)
+        target_ = strategy_.target(observation.target) if strategy_ else None
+        if target_ is None or observation.sku not in memory.SKUS:
+            continue
+        chosen = observation_selection(target_.grid, observation.selection)
+        if chosen is None:
+            continue
+        lines = grid_table(target_.grid)[0]
+        runs.append(memory.Run.of(observation, lines.commands(lines.index(chosen))))
+    return runs
+
+
+def reconciled(recipe: Recipe) -> tuple[dict[tuple[str, int], memory.Settlement], tuple[memory.Seen, ...]]:
+    """The recipe's observations held against the figures, once per recipe object."""
+    slot = "_reconciled"
+    if slot not in recipe.__dict__:
+        recipe.__dict__[slot] = memory.reconcile(recipe.facts, observation_runs(recipe))
+    return recipe.__dict__[slot]
 
 
 def target_page(
@@ -416,7 +558,8 @@ def target_page(
     index = lines.index
     base = base_selection(grid)
     router = tuple((step.node, step.cmd) for step in grid.router)
-    serving = _serving(lines, bool(router), strategy.nodes)
+    serving = _serving(lines, bool(router), strategy.nodes, bench_meta(recipe, strategy, target))
+    nodes = _nodes(grid.base, strategy.nodes)
     conflicts = tuple(
         Conflict(choices=tuple(entry.items()), product=product)
         for entry, product in zip(grid.excluded, lines.excluded, strict=True)
@@ -433,10 +576,10 @@ def target_page(
         conflicts=conflicts,
         serving=serving,
         router=router,
-        nodes=_nodes(tuple(role.role for role in grid.base), strategy.nodes),
-        placeholders=_placeholders(recipe, lines, router, serving),
+        nodes=nodes,
+        placeholders=_placeholders(recipe, lines, router, serving, len(nodes)),
         provenance=provenance(target, pinned),
-        memory=_memory(recipe, target, lines),
+        memory=_memory(recipe, target, lines, reconciled(recipe)[0]),
     )
 
 
@@ -476,6 +619,8 @@ def build_page(recipe: Recipe, *, only_default: bool = False, pinned: Mapping[st
             features=tuple(key for key, flag in CATALOGUE_FEATURES.items() if flag in flags_in_use(recipe)),
         ),
         strategies=strategies,
+        observations=reconciled(recipe)[1],
+        settled=tuple(reconciled(recipe)[0].values()),
     )
 
 
@@ -512,6 +657,7 @@ def expansion_at(recipe: Recipe, target: TargetPage, chosen: Sequence[int]) -> E
         router=target.router,
         nodes=target.role_nodes,
         skus=target.target.skus,
+        heads=recipe.placeholder_heads,
     )
 
 

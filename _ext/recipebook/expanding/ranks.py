@@ -50,9 +50,11 @@ def _rank_value(text: str | None, key: str, role: RoleTable, rank: int) -> str |
     if text is None:
         return None
     try:
-        _flag, values = shell.flag_values(text)
+        flag, values = shell.flag_values(text)
     except ValueError:
         return text
+    if not values:
+        return flag  # a switch (--headless): the rank that sets it shows it
     value = " ".join(values)
     try:
         data = json.loads(value)

@@ -23,7 +23,18 @@ from itertools import compress, islice, pairwise
 
 from .. import shell
 from ..reading.model import Grid, Role
-from .expansion import Command, Line, Lines, Slot, apply_delta, base_lines, default_selection, offered, role_axes
+from .expansion import (
+    Command,
+    Line,
+    Lines,
+    Slot,
+    apply_delta,
+    base_lines,
+    default_selection,
+    first_node,
+    offered,
+    role_axes,
+)
 
 _DIGITS = bytes.maketrans(b"01", b"\x00\x01")
 
@@ -104,12 +115,23 @@ class RoleTable:
     relevant: tuple[int, ...]  # the axes (indices) some delta of the role names: its lines depend on no other
     sizes: tuple[int, ...]  # how many values each axis has
     lines: tuple[TableLine, ...]
+    first_node: int | None = None  # a role that spans nodes: the node of its head (its ranks are its nodes)
     _known: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
     _parts: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @property
     def rank_numbers(self) -> tuple[int | None, ...]:
         return (None,) if self.ranks is None else tuple(range(self.ranks))
+
+    @property
+    def spans(self) -> bool:
+        """Whether the role spans nodes: one command per node, its ranks."""
+        return self.first_node is not None
+
+    @property
+    def nodes(self) -> tuple[int, ...]:
+        """The nodes (from 1) of a role that spans nodes, the head first; () otherwise."""
+        return () if self.first_node is None else tuple(self.first_node + k for k in range(self.ranks or 0))
 
     @functools.cached_property
     def _masks(self) -> tuple[tuple[tuple[TableLine, ...], tuple[str, ...], int, dict[int, list[int]], list[int]], ...]:
@@ -190,6 +212,7 @@ class RoleTable:
                     env_lines=(envs, env[0]),
                     arg_lines=(args, arg[0]),
                     shell=env[1] + arg[1],
+                    node=None if self.first_node is None or rank is None else self.first_node + rank,
                 )
             commands.append(command)
         return tuple(commands)
@@ -415,6 +438,7 @@ def _role_table(
         relevant=relevant,
         sizes=tuple(len(values) for _axis, values in axes),
         lines=tuple(lines),
+        first_node=first_node(grid, role),
     )
     return table, wrong
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..checking import bounds, characters, commandtext, facts, rules, safety, schema, vocabulary
+from ..checking import bounds, characters, commandtext, facts, rules, safety, schema, sizing, vocabulary
 from ..problems import Problem, RecipeError, errors
 from ..reading import sharing, source
 from ..reading.model import Recipe
@@ -38,11 +38,26 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
     problems = sharing.finish(
         written,
         _instead(
-            [*rules.check(recipe, written), *facts.check(recipe, written), *careless, *typed, *shown, *bounded], named
+            [
+                *rules.check(recipe, written),
+                *facts.check(recipe, written),
+                *sizing.facts_bounds(recipe, written),
+                *sizing.served_sizes(recipe, written),
+                *careless,
+                *typed,
+                *shown,
+                *bounded,
+            ],
+            named,
         ),
     )
     if not errors(problems):  # what serve.sh runs, joined (needs a recipe whose commands expand)
-        problems = sorted({*problems, *sharing.finish(written, commandtext.joined_scripts(recipe, written))})
+        later = [
+            *commandtext.joined_scripts(recipe, written),
+            *sizing.npus_agree(recipe, written),
+            *sizing.observations(recipe, written),
+        ]
+        problems = sorted({*problems, *sharing.finish(written, sorted(set(later)))})
     return (None if errors(problems) else recipe), problems
 
 

@@ -88,10 +88,55 @@ class Checkpoint:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class Draft:
+    """The draft model of speculative decoding (``--speculative-config``'s ``model``): its
+    layers and the widths its KV cache and LM head need, and its checkpoint's size."""
+
+    ptr: str
+    model: str
+    layers: int
+    kv_heads: int
+    head_dim: int
+    hidden_size: int
+    vocab_size: int
+    bytes_by_dtype: Mapping[str, int] | None
+    size: int | None
+    sources: tuple[str, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(self.bytes_by_dtype.values()) if self.bytes_by_dtype else (self.size or 0)
+
+
+OUTCOMES = ("serves", "fails")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Observation:
+    """What is known to have happened when a selection ran: it served, or it failed (with the
+    error the server gave). The memory figures must agree with it (``memory.reconcile``)."""
+
+    ptr: str
+    outcome: str  # of OUTCOMES
+    strategy: str
+    target: str
+    selection: Mapping[str, str] | None  # None: the target's base selection, else its opening one
+    model: str | None  # the checkpoint served, when not the target's own
+    sku: str
+    max_model_len: int | None  # when the run served another length than the commands
+    max_num_seqs: int | None
+    error: str | None
+    disagrees: bool  # the recipe says the figures disagree with it (shown with the size)
+    sources: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Facts:
     architecture: Architecture
     checkpoints: tuple[Checkpoint, ...]
     sources: Mapping[str, Source]
+    drafts: tuple[Draft, ...] = ()
+    observations: tuple[Observation, ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Facts:
@@ -105,13 +150,50 @@ class Facts:
             )
             for i, c in enumerate(data.get("checkpoints", ()))
         )
+        drafts = tuple(
+            Draft(
+                ptr=pointer_join(FACTS, "drafts", i),
+                model=d["model"],
+                layers=d["layers"],
+                kv_heads=d["kvHeads"],
+                head_dim=d["headDim"],
+                hidden_size=d["hiddenSize"],
+                vocab_size=d["vocabSize"],
+                bytes_by_dtype=None if d.get("bytes") is None else MappingProxyType(dict(d["bytes"])),
+                size=d.get("size"),
+                sources=tuple(d["source"]),
+            )
+            for i, d in enumerate(data.get("drafts", ()))
+        )
+        observations = tuple(
+            Observation(
+                ptr=pointer_join(FACTS, "observations", i),
+                outcome=o["outcome"],
+                strategy=o["strategy"],
+                target=o["target"],
+                selection=None if o.get("selection") is None else MappingProxyType(dict(o["selection"])),
+                model=o.get("model"),
+                sku=o["sku"],
+                max_model_len=o.get("maxModelLen"),
+                max_num_seqs=o.get("maxNumSeqs"),
+                error=o.get("error"),
+                disagrees=bool(o.get("disagrees", False)),
+                sources=tuple(o["source"]),
+            )
+            for i, o in enumerate(data.get("observations", ()))
+        )
         return cls(
             architecture=Architecture.from_json(data["architecture"], ARCHITECTURE),
             checkpoints=checkpoints,
             sources=MappingProxyType(
                 {key: Source(id=key, title=s["title"], url=s["url"]) for key, s in data["sources"].items()}
             ),
+            drafts=drafts,
+            observations=observations,
         )
 
     def checkpoint(self, model: str) -> Checkpoint | None:
         return next((c for c in self.checkpoints if c.model == model), None)
+
+    def draft(self, model: str) -> Draft | None:
+        return next((d for d in self.drafts if d.model == model), None)

@@ -59,7 +59,13 @@ class Rank:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Role:
-    """The base command of one role, with its ranks if it has any."""
+    """The base command of one role, with its ranks if it has any.
+
+    A role that spans nodes (``nodes`` in the recipe: one server run across machines) keeps
+    one entry per node, the head first, as its ranks: each node runs one command, the role's
+    laid over with the node's entry, exactly as a rank's is. ``span`` is then the number of
+    nodes (None for a role on one node), and each entry's pointer names ``nodes``.
+    """
 
     ptr: str
     role: str
@@ -69,11 +75,18 @@ class Role:
     ranks: tuple[Rank, ...] | None
     scale: str | None
     varies: tuple[str, ...] | None
+    span: int | None = None  # nodes the role spans (its ranks are then its nodes); None: one node
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], ptr: str) -> Role:
-        ranks = None
-        if data["ranks"] is not None:
+        ranks, span = None, None
+        if data.get("nodes") is not None:
+            ranks = tuple(
+                Rank(ptr=pointer_join(ptr, "nodes", i), args=_frozen(n["args"]), envs=_frozen(n.get("envs", {})))
+                for i, n in enumerate(data["nodes"])
+            )
+            span = len(ranks)
+        elif data["ranks"] is not None:
             ranks = tuple(
                 Rank(ptr=pointer_join(ptr, "ranks", i), args=_frozen(r["args"]), envs=_frozen(r["envs"]))
                 for i, r in enumerate(data["ranks"])
@@ -88,7 +101,13 @@ class Role:
             ranks=ranks,
             scale=data["scale"],
             varies=varies,
+            span=span,
         )
+
+    @property
+    def nodes(self) -> int:
+        """How many nodes the role runs on."""
+        return self.span or 1
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -260,11 +279,12 @@ class Recipe:
     badges: tuple[Badge, ...]
     install_line: str
     client: str
-    placeholder_scopes: Mapping[str, str]  # placeholder name -> "node" or "shared" (given ones only)
+    placeholder_scopes: Mapping[str, str]  # placeholder name -> "node", "head" or "shared" (given ones only)
     axes: Mapping[str, AxisInfo]
     text: Mapping[str, Texts]
     strategies: tuple[Strategy, ...]
     facts: Facts | None = None  # model facts for the memory figures (facts.py); None: no figures
+    placeholder_heads: Mapping[str, str] = dataclasses.field(default_factory=dict)  # "head" name -> its "of"
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], path: str) -> Recipe:
@@ -306,6 +326,9 @@ class Recipe:
                 Strategy.from_json(s, pointer_join("", "strategies", i)) for i, s in enumerate(data["strategies"])
             ),
             facts=None if data.get("facts") is None else Facts.from_json(data["facts"]),
+            placeholder_heads=_frozen(
+                {name: p["of"] for name, p in data.get("placeholders", {}).items() if p["scope"] == "head"}
+            ),
         )
 
     def strategy(self, slug: str) -> Strategy | None:

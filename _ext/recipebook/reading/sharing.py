@@ -7,7 +7,8 @@ A recipe may name grid parts in ``grids``; a target's grid (or another part) tha
    ``deltas``, ``excluded``, ``recommended``, ``router``) replaces that field whole;
 2. then its changes, in this order: ``change_base`` (per role: ``del_args``/``del_envs``
    remove keys, ``add_args``/``add_envs`` set keys, replaced where they stand or appended,
-   as a delta changes a command), ``del_deltas`` and ``add_deltas`` (whole ``axis=value``
+   as a delta changes a command; ``nodes``, ``scale`` and ``varies`` replace the role's own
+   whole), ``del_deltas`` and ``add_deltas`` (whole ``axis=value``
    entries), ``del_excluded`` and ``add_excluded`` (entries), ``del_router_steps`` (by
    ``node``) and ``add_router_steps`` (appended).
 
@@ -38,6 +39,8 @@ CHANGES = (
     "del_router_steps",
     "add_router_steps",
 )
+# Fields of a role that change_base replaces whole when it gives them.
+WHOLE_ROLE_FIELDS = ("nodes", "scale", "varies")
 _TARGET = re.compile(r"^/strategies/(\d+)/options/(\d+)(?=/|$)")
 
 Origin = dict[str, str]  # a pointer inside the written-out grid ("/base/0/args/--x") -> where it was written
@@ -117,6 +120,11 @@ def merge(parent: _Grid, part: Mapping[str, Any], ptr: str, parent_ptr: str, nam
                 role[kind][key] = text  # replaced where it stands, or appended
                 _drop(grid.origin, pointer_join(inner, kind, key))
                 grid.origin[pointer_join(inner, kind, key)] = pointer_join(where, f"add_{kind}", key)
+        for field in WHOLE_ROLE_FIELDS:  # a target that spans another number of nodes
+            if field in change:
+                role[field] = copy.deepcopy(change[field])
+                _drop(grid.origin, pointer_join(inner, field))
+                grid.origin[pointer_join(inner, field)] = pointer_join(where, field)
     if "del_deltas" in part or "add_deltas" in part:
         deltas = data.setdefault("deltas", {})
         for i, key in enumerate(part.get("del_deltas", ())):

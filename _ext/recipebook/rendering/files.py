@@ -46,6 +46,16 @@ VALUE_PROBLEMS = {
 }
 
 
+def is_host_name(name: str) -> bool:
+    """Whether a placeholder's name says it is a host (<POD_IP>, <EPP_HOST>): its value is an address."""
+    return bool(_HOST_NAME.fullmatch(name))
+
+
+def is_port_name(name: str) -> bool:
+    """Whether a placeholder's name says it is a port (<PORT>, <RPC_PORT>)."""
+    return bool(_PORT_NAME.fullmatch(name))
+
+
 def value_problem(name: str, value: object) -> str:
     """Why a value may not stand in for a placeholder: "plain", "host", "port", or "" when it may."""
     if not isinstance(value, str) or not _PLAIN.fullmatch(value):
@@ -108,6 +118,25 @@ def value_for(values: Mapping[str, str], name: str, node: int | None) -> str | N
     return values.get(name)
 
 
+def head_values(values: Mapping[str, str] | None, expansion: Expansion) -> Mapping[str, str] | None:
+    """The reader's values with those of the head placeholders added: on each node of a role
+    that spans nodes, a head placeholder (``"scope": "head"``) takes the value its node
+    placeholder has on the role's head (``HEAD_IP@2`` = ``POD_IP@1``)."""
+    if not values or not expansion.heads:
+        return values
+    out = dict(values)
+    for _role, commands in expansion.roles():
+        if commands[0].node is None:
+            continue
+        head = commands[0].node
+        for command in commands:
+            for name, of in expansion.heads.items():
+                value = values.get(f"{of}@{head}")
+                if value is not None:
+                    out[f"{name}@{command.node}"] = value
+    return out
+
+
 def substitute(text: str, values: Mapping[str, str] | None, node: int | None = None) -> str:
     """Put a reader's values in for their placeholders (<NAME> -> value); others stay."""
     if not values:
@@ -120,15 +149,38 @@ def substitute(text: str, values: Mapping[str, str] | None, node: int | None = N
     return shell.PLACEHOLDER.sub(fill, text)
 
 
+def _choice(command: Command) -> str:
+    """How serve.sh names a command on its command line: ``main``, ``decode 3``, ``main node2``."""
+    if command.node is not None:
+        return f"{command.role} node{command.node}"
+    return command.role if command.rank is None else f"{command.role} {command.rank}"
+
+
+def _start_order(expansion: Expansion) -> list[str]:
+    """A comment per role that spans nodes: where each of its commands runs, the head first."""
+    lines = []
+    for role, commands in expansion.roles():
+        if commands[0].node is None:
+            continue
+        head, *followers = commands
+        lines.append(
+            f"# {role} spans nodes {head.node}-{commands[-1].node}: start ./serve.sh {_choice(head)} on node "
+            f"{head.node} (the head) first, then "
+            + ", ".join(f"./serve.sh {_choice(c)} on node {c.node}" for c in followers)
+        )
+    return lines
+
+
 def serve_sh(expansion: Expansion, values: Mapping[str, str] | None = None) -> str:
     """A script that runs any one command of the selection, or the router steps."""
     pairs = " ".join(f"{a}={v}" for a, v in expansion.selection.items())
+    values = head_values(values, expansion)
     parts = [
         "#!/usr/bin/env bash",
         f"# {expansion.recipe}: {expansion.strategy} / {expansion.target}",
         f"# selection: {pairs}",
-        "# Generated from the recipe; run one command per server, e.g. ./serve.sh "
-        + expansion.commands[0].name.replace("-rank", " "),
+        "# Generated from the recipe; run one command per server, e.g. ./serve.sh " + _choice(expansion.commands[0]),
+        *_start_order(expansion),
         "set -euo pipefail",
         "",
     ]
@@ -136,14 +188,14 @@ def serve_sh(expansion: Expansion, values: Mapping[str, str] | None = None) -> s
     for command in expansion.commands:
         name = "serve_" + command.name.replace("-", "_")
         names.append((command, name))
-        text = substitute(command.shell, values, expansion.nodes.get(command.role))
+        text = substitute(command.shell, values, expansion.node_of(command))
         parts.append(_function(name, _fill_placeholders(text), shell.placeholders(text)))
     if expansion.router:
         steps = "\n".join(substitute(cmd, values) for _node, cmd in expansion.router)  # verbatim: heredocs stay intact
         parts.append(_function("router", steps, []))
     choices = []
     for command, name in names:
-        pattern = command.role if command.rank is None else f"{command.role}:{command.rank}"
+        pattern = _choice(command).replace(" ", ":")
         choices.append(f"  {shlex.quote(pattern)}) {name} ;;")
     if expansion.router:
         choices.append("  router) router ;;")
@@ -281,8 +333,9 @@ def archive(folder: str, files: Mapping[str, str]) -> bytes:
 def selection_files(expansion: Expansion, values: Mapping[str, str] | None = None) -> dict[str, str]:
     """Every file of one selection, by file name; with values, the reader's in place of placeholders."""
     files = {"serve.sh": serve_sh(expansion, values)}
+    values = head_values(values, expansion)
     for command in expansion.commands:
-        name, node = command.name, expansion.nodes.get(command.role)
+        name, node = command.name, expansion.node_of(command)
         files[f"{name}.yaml"] = config_yaml(command, values, node)
         files[f"{name}.env"] = env_file(command, values, node)
     where = kubernetes.Where(

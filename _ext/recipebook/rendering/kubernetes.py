@@ -18,16 +18,12 @@ each to the decode rank on the matching port. Rule 19 (``checking/rules.router_p
 refuses a target whose servers the router would not reach; the router's values file and its
 Helm steps come with the manifests.
 
-Why a Deployment and never a LeaderWorkerSet: no role spans nodes. The recipe format's only
-fact about nodes is a strategy's ``nodes`` count; the page model gives each role one node
-(``client.node_of``: one role per node in recipe order, the last node taking any further
-roles), every rank of the role inherits it (``Expansion.nodes`` maps a role to one node;
-``Command`` has none of its own), and its commands, health checks and per-node placeholder
-values all follow. A recipe could mean a role over nodes only by a strategy spanning more nodes
-than its roles; rule 23 (``rules.roles_fill_the_nodes``) refuses that at the strategy's
-``nodes``, so such a role never becomes one pod silently. Should the format come to say which
-node each rank runs on, that role is a ``leaderworkerset.x-k8s.io/v1`` LeaderWorkerSet (size:
-its nodes; the pinned CRD the tests hold takes this module's pod template as leader and worker).
+A role that spans nodes (the recipe's ``nodes``: one command per node, ``Command.node``, rule
+24) is one server across pods on several machines: a ``leaderworkerset.x-k8s.io/v1``
+LeaderWorkerSet (size: its nodes; the leader runs the head's command, the workers the
+followers'; the pinned CRD the tests hold takes this module's pod template). Until that lands
+with the rewrite of this module (issue 38), such a role is written like any other, one
+Deployment whose pod runs every node's command: not what a cluster should run.
 
 One implementation for the command line and the page: a role's manifest is rendered with PyYAML
 around a marker line per container's args and env (``skeleton``), and each command line has its

@@ -13,8 +13,9 @@ each target opens on.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+from ..expanding import results
 from ..expanding.expansion import API_VERSION
 from ..expanding.page import RecipePage, TargetPage
 from ..expanding.table import Product, TableLine
@@ -35,7 +36,22 @@ def _line(line: TableLine) -> dict:
     return entry
 
 
-def target_document(target: TargetPage, files: str | None = None, recipe: str = "") -> dict:
+def _measured(target: TargetPage, measured: Sequence[results.Result], pinned: Mapping[str, str]) -> list[dict]:
+    """The target's stored results as the page shows them, each with what makes it stale."""
+    found = []
+    for group in results.evidence(target, measured, pinned):
+        for item in group.measured:
+            found.append({**item.result.to_json(), "stale": list(item.stale)})
+    return sorted(found, key=lambda r: (r["date"], r["file"]))
+
+
+def target_document(
+    target: TargetPage,
+    files: str | None = None,
+    recipe: str = "",
+    measured: Sequence[results.Result] = (),
+    pinned: Mapping[str, str] | None = None,
+) -> dict:
     """One strategy and target: its axes, selections, line tables, nodes and serving groups,
     and with which releases it was verified (``verified.current`` false: not yet re-verified
     with the pinned ones)."""
@@ -48,10 +64,14 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
         "recommended": None if grid.recommended is None else dict(grid.recommended),
         "excluded": [dict(conflict.choices) for conflict in target.conflicts],
         "selections": target.table.selections,
+        # the hash of each offered selection's serve commands, in the table's order of selections:
+        # the benchmark's metadata names it, and a stored result is stale once it differs
+        "commands_hashes": [target.commands_hash(chosen) for chosen in target.table.offered],
         "roles": [
             {
                 "role": role.role,
                 "node": target.node_of(role.role),
+                "nodes": list(role.nodes) if role.spans else None,  # a role that spans nodes: rank k on nodes[k]
                 "launcher": role.launcher,
                 "model": role.model,
                 "ranks": role.ranks,
@@ -61,12 +81,27 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
         ],
         "router": [{"node": name, "cmd": cmd} for name, cmd in target.router],
         "nodes": [{"node": node.number, "roles": list(node.roles)} for node in target.nodes],
-        "placeholders": [{"name": p.name, "scope": p.scope, "meaning": p.meaning} for p in target.placeholders],
+        "placeholders": [
+            {"name": p.name, "scope": p.scope, "meaning": p.meaning, **({"of": p.of} if p.of else {})}
+            for p in target.placeholders
+        ],
         "serving": [
             {
                 "when": [_product(p) for p in group.when],
                 "client": group.client,
                 "bench": group.bench,
+                # the benchmark script around each selection's metadata line (TargetPage.bench_line)
+                "bench_head": list(group.bench_head),
+                "bench_tail": list(group.bench_tail),
+                "workloads": [
+                    {
+                        "input_len": w.input_len,
+                        "output_len": w.output_len,
+                        "concurrency": w.concurrency,
+                        "prompts": w.prompts,
+                    }
+                    for w in group.runs
+                ],
                 "roles": [
                     {
                         "step": plan.step,
@@ -76,6 +111,7 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
                         "npus": list(plan.npus_per_server),
                         "ports": list(plan.ports),
                         "wait": list(plan.wait),
+                        "nodes": list(plan.nodes),
                     }
                     for plan in group.roles
                 ],
@@ -84,6 +120,7 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
         ],
         "verified": target.provenance.to_json(),
         "memory": [{"when": [_product(p) for p in group.when], **group.fit.to_json()} for group in target.memory],
+        "measured": _measured(target, measured, pinned or {}),
         "files": files,
         # the Kubernetes files of each set of selections, with a marker line per container's args
         # and env lines, which the lines' "k8s" fragments fill (kubernetes.fill)
@@ -93,13 +130,23 @@ def target_document(target: TargetPage, files: str | None = None, recipe: str = 
     }
 
 
-def recipe_document(page: RecipePage, files: Mapping[tuple[str, str], str] | None = None) -> dict:
-    """The API document of one recipe (see the module's docstring)."""
+def recipe_document(
+    page: RecipePage,
+    files: Mapping[tuple[str, str], str] | None = None,
+    *,
+    measured: Sequence[results.Result] = (),
+    pinned: Mapping[str, str] | None = None,
+) -> dict:
+    """The API document of one recipe (see the module's docstring): with its observations held
+    against the memory figures and the stored results of its selections."""
     files = files or {}
     return {
         "version": API_VERSION,
         "recipe": page.recipe.name,
+        "observations": [seen.to_json() for seen in page.observations],
+        "settled": [settled.to_json() for settled in page.settled],
         "targets": [
-            target_document(t, files.get((t.strategy.slug, t.target.target)), page.recipe.name) for t in page.targets
+            target_document(t, files.get((t.strategy.slug, t.target.target)), page.recipe.name, measured, pinned)
+            for t in page.targets
         ],
     }

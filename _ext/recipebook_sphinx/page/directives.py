@@ -9,6 +9,7 @@ the same content.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx_design.shared import create_component
 
 from recipebook.checking import inline
+from recipebook.expanding import results
 from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage
 from recipebook.expanding.provenance import PACKAGES, Provenance
 from recipebook.reading import vocabulary
@@ -31,6 +33,7 @@ from .. import config, store
 from ..i18n import untranslated
 from ..warnings_ import Subtype, warn
 from . import nodes as rb_nodes
+from . import results_panel
 from .explorer_view import explorer_view
 
 _ = get_translation("recipebook")
@@ -385,8 +388,12 @@ class ExplorerDirective(RecipeDirective):
 
     def _target_facts(self, page: TargetPage) -> nodes.Element:
         target, found = page.target, page.provenance
+        spanning = any(role.spans for role in page.table.roles)
         parts = [
-            _("NPUs per node: {count}").format(count=target.npus),
+            # a server that spans nodes uses its NPUs on several nodes: Roles and nodes gives each node's
+            _("NPUs per server: {count}, across its nodes").format(count=target.npus)
+            if spanning
+            else _("NPUs per node: {count}").format(count=target.npus),
             ", ".join(target.skus),
             _("verified {date} with {releases}").format(date=found.date, releases=found.releases_text()),
             _("model implementation: {impl}").format(impl=target.model_impl),
@@ -420,8 +427,14 @@ class ExplorerDirective(RecipeDirective):
             ),
         )
         up = "../" * (self.env.docname.count("/") + 1)  # from the language tree to the site root
+        found, files = store.results(self.env, recipe.name)
+        for file in files:
+            self.env.note_dependency(file)
+        evidence = results.evidence(target, found, dict(self.config.recipebook_versions))
         view = explorer_view(
             target,
+            measured=evidence,
+            observations=store.page(self.env, recipe).observations,
             recipe=recipe.name,
             gid=gid,
             axis_text=axis_text,
@@ -524,3 +537,77 @@ class FlagsDirective(SphinxDirective):
             rows.append([_para(nodes.literal(flag, flag)), _para(rb_nodes.make_flag_help(help_text)), used])
         table = _table([_("Flag"), _("What it does (vLLM help)"), _("Used by")], rows, classes=("rb-flags",))
         return _untranslatable([intro, table])
+
+
+class ResultsDirective(RecipeDirective):
+    """``recipe-results NAME``: the recipe's measured results: the plot and the same figures in
+    a table, or that nothing was measured (and how to measure it)."""
+
+    def run(self) -> list[nodes.Node]:
+        recipe = self.load()
+        if recipe is None:
+            return []
+        name = recipe.name
+        measured, files = store.results(self.env, name)
+        for file in files:
+            self.env.note_dependency(file)
+        page = store.page(self.env, recipe)
+        pinned = dict(self.config.recipebook_versions)
+        label = lambda text: str(label_(text))  # noqa: E731
+        if not measured:
+            text = _(
+                "No results have been measured for this recipe yet, so this page shows no throughput or latency. "
+                "Each explorer above shows the benchmark that measures its selection; python -m recipebook results "
+                "add stores what it writes, and this section then plots it."
+            )
+            return _untranslatable([nodes.paragraph(text, text, classes=["rb-results-empty"])])
+        out: list[nodes.Node] = []
+        svg = results_panel.plot_svg(page, measured, label, _)
+        if svg is not None:
+            lang = self.lang
+            file = f"recipebook-{hashlib.sha256((name + lang + svg).encode()).hexdigest()[:12]}.svg"
+            store.data(self.env)["plots"].setdefault(self.env.docname, {})[file] = svg
+            alt = _(
+                "Output tokens/s per NPU against the median time per output token, per strategy and target; "
+                "the table below gives the same figures."
+            )
+            out.append(results_panel.recipe_plot("", file=file, alt=alt, depth=self.env.docname.count("/")))
+        table = nodes.table(classes=["rb-table", "rb-results-table"])
+        group = nodes.tgroup(cols=6)
+        table += group
+        for _n in range(6):
+            group += nodes.colspec(colwidth=1)
+        headers = (
+            _("Strategy / target"),
+            _("Workload"),
+            _("Output tokens/s per NPU"),
+            _("TTFT p50 / p99 (ms)"),
+            _("TPOT p50 / p99 (ms)"),
+            _("Measured"),
+        )
+        head = nodes.thead()
+        head += nodes.row("", *(nodes.entry("", nodes.paragraph(h, h)) for h in headers))
+        group += head
+        body = nodes.tbody()
+        for target in page.targets:
+            current = {}
+            for r in results.of_target(measured, target.strategy.slug, target.target.target):
+                try:
+                    chosen = target.index(r.selection)
+                    current[r.key] = target.commands_hash(chosen) if target.offers(chosen) else None
+                except (KeyError, ValueError):
+                    current[r.key] = None
+                why = results.stale(r, current[r.key], pinned)
+                cells = (
+                    f"{label(target.strategy.label)} / {target.target.target}",
+                    results_panel.workload_text(r.workload, _),
+                    results_panel.number(r.per_npu),
+                    f"{results_panel.number(r.ttft_ms['p50'])} / {results_panel.number(r.ttft_ms['p99'])}",
+                    f"{results_panel.number(r.tpot_ms['p50'], 2)} / {results_panel.number(r.tpot_ms['p99'], 2)}",
+                    f"{r.date.replace('T', ' ')}, {r.npus} × {r.sku}, vLLM {r.vllm}, vllm-rbln {r.vllm_rbln}"
+                    + ("; " + results_panel.stale_text(why, _) if why else ""),
+                )
+                body += nodes.row("", *(nodes.entry("", nodes.paragraph(c, c)) for c in cells))
+        group += body
+        out.append(table)
+        return _untranslatable(out)

@@ -75,6 +75,8 @@ def explorer_css(
             )
             rules.append(f"#{gid}{has} .rb-cmds{{display:none}}")
             # no link to files that do not exist, no client or report for a selection not offered
-            rules.append(f"#{gid}{has} .rb-files,#{gid}{has} .rb-serving,#{gid}{has} .rb-fit{{display:none}}")
+            rules.append(
+                f"#{gid}{has} .rb-files,#{gid}{has} .rb-serving,#{gid}{has} .rb-fit,#{gid}{has} .rb-measured{{display:none}}"
+            )
             rules.append(f"#{gid}{has} #{gid}-x{k}{{display:block}}")
     return "\n".join(rules) + "\n"

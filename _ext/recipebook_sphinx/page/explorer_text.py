@@ -12,6 +12,7 @@ from docutils import nodes
 
 from .explorer_view import ExplorerView, RankTable
 from .memory_panel import FitView
+from .results_panel import EvidenceView
 
 
 def _para(*texts: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
@@ -40,16 +41,32 @@ def _list(items: Sequence[str]) -> nodes.bullet_list:
     return listing
 
 
+ABSENT = "—"  # a rank's cell without a line of that key (explorer_view)
+
+
+def _literal_para(text: str) -> nodes.paragraph:
+    """A key or value of a command as code: no typography (``--node-rank`` keeps both dashes)."""
+    return nodes.paragraph("", "", nodes.literal(text, text))
+
+
 def _table(caption: str, table: RankTable) -> list[nodes.Node]:
     grid = nodes.table(classes=["rb-ranks-text"])
     group = nodes.tgroup(cols=len(table.headers))
     grid += group
     group.extend(nodes.colspec(colwidth=1) for _h in table.headers)
     head = nodes.thead()
-    head += nodes.row("", *[nodes.entry("", _para(h)) for h in table.headers])
+    head += nodes.row(
+        "", *[nodes.entry("", _para(h) if not i else _literal_para(h)) for i, h in enumerate(table.headers)]
+    )
     body = nodes.tbody()
     for row in table.rows:
-        body += nodes.row("", *[nodes.entry("", _para(cell)) for cell in row])
+        body += nodes.row(
+            "",
+            *[
+                nodes.entry("", _para(cell) if not i or cell == ABSENT else _literal_para(cell))
+                for i, cell in enumerate(row)
+            ],
+        )
     group += [head, body]
     return [_para(caption), grid]
 
@@ -71,6 +88,7 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
         )
     out.append(_para(v.opening))
     out += _memory_text(v.memory)
+    out += _measured_text(v.measured)
     if v.inputs:
         out.append(_para(v.inputs_title))
         out.append(_list([f"{item.label}: {item.text}" for item in v.inputs]))
@@ -102,7 +120,7 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
             out.append(_para(step.title))
             out.append(_code(step.text))
     for sv in (s for s in v.serving if s.opening):
-        roles_title, wait_title, client_title, bench_title, bench_note = v.serving_titles
+        roles_title, wait_title, client_title, bench_title, _note = v.serving_titles
         out.append(_heading(roles_title))
         for title, npus, _code_view, checks in sv.steps:
             out.append(_para(f"{title}: {npus}.", wait_title))
@@ -111,7 +129,7 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
         out.append(_heading(client_title))
         out.append(_code(sv.client_text))
         out.append(_heading(bench_title))
-        out.append(_para(bench_note))
+        out.append(_para(sv.bench_note))
         out.append(_code(sv.bench_text))
         break
     if v.report:
@@ -153,5 +171,24 @@ def _memory_text(views: Sequence[FitView]) -> list[nodes.Element]:
             )
         if view.notes:
             out.append(_list(view.notes))
+        if view.observations:
+            out.append(_list(view.observations))
+        return [_plain(node) for node in out]
+    return []
+
+
+def _measured_text(views: Sequence[EvidenceView]) -> list[nodes.Element]:
+    """The opening selection's measured results as text: heading, summary, one line per run."""
+    for view in views:
+        if not view.opening:
+            continue
+        out: list[nodes.Element] = [_heading(view.title), _para(view.summary)]
+        if view.rows:
+            h = view.headers
+            out.append(
+                _list(
+                    [f"{r.workload}: {h[1]} {r.per_npu}; {h[2]} {r.ttft}; {h[3]} {r.tpot}; {r.when}" for r in view.rows]
+                )
+            )
         return [_plain(node) for node in out]
     return []

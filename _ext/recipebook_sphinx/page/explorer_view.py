@@ -27,7 +27,7 @@ from recipebook.expanding.table import Axes, Product, RoleTable, admits
 from recipebook.rendering import kubernetes
 from recipebook.rendering.files import selection_key
 
-from . import memory_panel
+from . import memory_panel, results_panel
 from .explorer_nojs import hide_classes, rank_classes, removed_copies
 from .roles import role_title
 
@@ -54,6 +54,7 @@ class Code:
     lines: tuple[CodeLine, ...]
     node: int | None = None  # the node whose values fill its placeholders (None: values shared by all)
     long: bool = False  # shown in a box of its own height that scrolls (a long router values file)
+    head: int | None = None  # a node of a role that spans nodes: its head, whose values fill head placeholders
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -87,13 +88,22 @@ class RankTable:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class NodeCode:
+    """The command of one node of a role that spans nodes, shown while its tab is chosen."""
+
+    classes: tuple[str, ...]  # hidden while another node of the role is chosen (explorer_nojs.rank_classes)
+    code: Code
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RoleView:
     title: str  # "Decode server, on node 2"
-    note: str | None  # what the ranks share and how to pick one
-    picker: Selector | None  # the rank picker (radio), for a role with several ranks
-    ranks: RankTable | None  # what differs between ranks, one row per rank
-    code: Code  # the command (the chosen rank's, for a role with ranks)
-    commands: tuple[tuple[str | None, str], ...]  # text form: (rank title, command at the opening selection)
+    note: str | None  # what the ranks (or nodes) share and how to pick one
+    picker: Selector | None  # the rank (or node) picker (radio), for a role with several
+    ranks: RankTable | None  # what differs between ranks (or nodes), one row each
+    code: Code | None  # the command (the chosen rank's, for a role with ranks); None for a role that spans nodes
+    commands: tuple[tuple[str | None, str], ...]  # text form: (rank or node title, command at the opening selection)
+    nodes: tuple[NodeCode, ...] = ()  # a role that spans nodes: each node's command, in a tab of its own
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -113,6 +123,7 @@ class ServingView:
     client_text: str
     bench: Code
     bench_text: str
+    bench_note: str = ""  # what the benchmark runs (the standard workloads) and where its results go
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -123,6 +134,7 @@ class Input:
     node: int | None
     label: str  # "<POD_IP> on node 2 (decode server)"
     text: str  # what it stands for
+    of: str | None = None  # a head placeholder: the node placeholder it is filled from (no field of its own)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -179,6 +191,7 @@ class ExplorerView:
     other_lines_title: str
     other_lines: tuple[str, ...]
     memory: tuple = ()  # memory_panel.FitView per set of selections sharing figures; () without facts
+    measured: tuple = ()  # results_panel.EvidenceView per set of selections sharing measured results
 
 
 # -- code blocks ---------------------------------------------------------------------------
@@ -237,6 +250,31 @@ def role_code(
     return Code(pre_id=pre_id, lines=tuple(out), node=node)
 
 
+def node_codes(
+    role: RoleTable, role_index: int, axes: Axes, gid: str, base: tuple[int, ...] | None
+) -> tuple[NodeCode, ...]:
+    """Each node's command of a role that spans nodes, in a <pre> of its own (its placeholders take
+    that node's values): the role's lines that node holds, each with its axis classes; the block
+    is hidden while another node of the role is chosen."""
+    out = []
+    whole = role_code(role, role_index, axes, "", None, base)
+    count = role.ranks or 0
+    for k, number in enumerate(role.nodes):
+        hidden = {f"q-{role_index}-{k}"}
+        lines = tuple(
+            dataclasses.replace(line, classes=tuple(c for c in line.classes if not c.startswith("q-")))
+            for line in whole.lines
+            if not hidden & set(line.classes)
+        )
+        out.append(
+            NodeCode(
+                classes=tuple(f"q-{role_index}-{j}" for j in range(count) if j != k),
+                code=Code(pre_id=f"{gid}-c{role_index}-n{k}", lines=lines, node=number, head=role.nodes[0]),
+            )
+        )
+    return tuple(out)
+
+
 # -- words ---------------------------------------------------------------------------------
 
 
@@ -251,6 +289,13 @@ def placeholder_text(placeholder: Placeholder, _: Translate) -> str:
 
 
 def npus_text(plan: RolePlan, _: Translate) -> str:
+    if plan.spans:
+        per = set(plan.npus_per_server)
+        if len(per) == 1:
+            return _("{npus} NPUs on each of its {count} nodes, {total} in all").format(
+                count=len(plan.nodes), npus=per.pop(), total=plan.npus
+            )
+        return _("{total} NPUs on its {count} nodes").format(count=len(plan.nodes), total=plan.npus)
     if plan.servers == 1 and plan.npus == 1:
         return _("one server process using one NPU")
     if plan.servers == 1:
@@ -270,7 +315,16 @@ def npus_text(plan: RolePlan, _: Translate) -> str:
 
 def _node_roles(target: TargetPage, node: int, _: Translate) -> str:
     roles = next(n.roles for n in target.nodes if n.number == node)
-    return ", ".join(role_title(role, _) for role in roles)
+    words = []
+    for role in roles:
+        spans = target.nodes_of(role)
+        if len(spans) < 2:
+            words.append(role_title(role, _))
+        elif node == spans[0]:
+            words.append(_("{role}, its head").format(role=role_title(role, _)))
+        else:
+            words.append(_("{role}, a follower").format(role=role_title(role, _)))
+    return ", ".join(words)
 
 
 def inputs(target: TargetPage, _: Translate) -> tuple[Input, ...]:
@@ -280,6 +334,17 @@ def inputs(target: TargetPage, _: Translate) -> tuple[Input, ...]:
     several = len(target.nodes) > 1
     for placeholder in target.placeholders:
         text = placeholder_text(placeholder, _)
+        if placeholder.scope == "head" and placeholder.of:
+            heads = [
+                _("{of} on node {node} (the head of the {role})").format(
+                    of=f"<{placeholder.of}>", node=role.nodes[0], role=role_title(role.role, _).lower()
+                )
+                for role in target.table.roles
+                if role.spans and any(placeholder.text in line.text for line in role.lines)
+            ]
+            text = _("the address of the head node: filled in from {heads}.").format(heads=", ".join(heads))
+            items.append(Input(name=placeholder.name, node=None, label=placeholder.text, text=text, of=placeholder.of))
+            continue
         if placeholder.scope == "node" and several:
             for node in target.nodes:
                 label = _("{name} on node {node} ({roles})").format(
@@ -324,7 +389,17 @@ def _selector(
 
 
 def _rank_view(role: RoleTable, role_index: int, gid: str, _: Translate) -> tuple[Selector, RankTable]:
-    """The rank picker and the table of what differs between ranks."""
+    """The rank picker and the table of what differs between ranks; for a role that spans
+    nodes, the node tabs and what differs between its nodes."""
+    if role.spans:
+        names = tuple(
+            _("Node {node} (head)").format(node=number) if k == 0 else _("Node {node}").format(node=number)
+            for k, number in enumerate(role.nodes)
+        )
+        title, caption = _("Node"), _("What differs between the {count} nodes").format(count=role.ranks)
+    else:
+        names = tuple(str(k) for k in range(role.ranks or 0))
+        title, caption = _("Rank"), _("What differs between the {count} ranks").format(count=role.ranks)
     choices = tuple(
         Choice(
             id=f"{gid}-k{role_index}-{k}",
@@ -332,17 +407,66 @@ def _rank_view(role: RoleTable, role_index: int, gid: str, _: Translate) -> tupl
             classes=f"k-{role_index}-{k}",
             value=str(k),
             checked=k == 0,
-            label=str(k),
+            label=label,
         )
-        for k in range(role.ranks or 0)
+        for k, label in enumerate(names)
     )
-    picker = Selector(kind="radio", axis=f"rank:{role.role}", title=_("Rank"), choices=choices)
+    picker = Selector(
+        kind="radio", axis=f"{'node' if role.spans else 'rank'}:{role.role}", title=title, choices=choices
+    )
     differences = rank_differences(role)
     rows = tuple(
-        (str(k), *("—" if value is None else value for value in values)) for k, values in enumerate(differences.values)
+        (names[k], *("—" if value is None else value for value in values))
+        for k, values in enumerate(differences.values)
     )
-    caption = _("What differs between the {count} ranks").format(count=role.ranks)
-    return picker, RankTable(caption=caption, headers=(_("Rank"), *differences.keys), rows=rows)
+    return picker, RankTable(caption=caption, headers=(title, *differences.keys), rows=rows)
+
+
+def _spanning_role_view(role: RoleTable, r: int, target: TargetPage, gid: str, _: Translate) -> RoleView:
+    """A role that spans nodes: a tab per node, each with that node's own command, and the order
+    to start them in."""
+    first, last = role.nodes[0], role.nodes[-1]
+    picker, table = _rank_view(role, r, gid, _)
+    note = _(
+        "One server runs across nodes {first}–{last}, each node with its own command; they differ only in the "
+        "highlighted lines. Start node {first}, the head, first, then the others: the server answers on the head "
+        "once every node has joined. Pick a node to see and copy its command."
+    ).format(first=first, last=last)
+    commands = role.commands(target.opening)
+    titles = [
+        _("Node {node}, the head: start it first").format(node=c.node)
+        if c.rank == 0
+        else _("Node {node}").format(node=c.node)
+        for c in commands
+    ]
+    return RoleView(
+        title=_("{role}, on nodes {first}–{last}").format(role=role_title(role.role, _), first=first, last=last),
+        note=note,
+        picker=picker,
+        ranks=table,
+        code=None,
+        commands=tuple(zip(titles, (c.shell for c in commands), strict=True)),
+        nodes=node_codes(role, r, target.table.axes, gid, target.base),
+    )
+
+
+def bench_code(target: TargetPage, group: Serving, product: Product, pre_id: str) -> tuple[Code, str]:
+    """The benchmark script of a serving group: its shared lines, and one metadata line per
+    selection the group's product admits, each shown only for its selection (the no-JS
+    classes); and the script's text at the first of them (the opening selection when admitted)."""
+    axes = target.table.axes
+    chosen = [c for c in target.table.offered if admits(product, c) and target.serving_at(c) is group]
+    # each line after the first starts with its line break, inside the element the no-JS classes hide
+    lines = [
+        CodeLine(classes=(), parts=code_parts(text), lead="\n" if n else "") for n, text in enumerate(group.bench_head)
+    ]
+    for selection in chosen:
+        full = tuple(frozenset({v}) for v in selection)
+        text = target.bench_line(selection)
+        lines.append(CodeLine(classes=tuple(hide_classes(full, axes)), parts=code_parts(text), lead="\n"))
+    lines += [CodeLine(classes=(), parts=code_parts(text), lead="\n") for text in group.bench_tail]
+    first = target.opening if target.opening in chosen else chosen[0]
+    return Code(pre_id=pre_id, lines=tuple(lines), node=group.endpoint.node), target.bench_at(first)
 
 
 def _serving_view(
@@ -355,7 +479,11 @@ def _serving_view(
         classes = tuple(hide_classes(product, axes))
         steps = tuple(
             (
-                _("Step {n}: {role}, on node {node}").format(
+                _("Step {n}: {role}, on nodes {first}–{last} (start node {first}, the head, first)").format(
+                    n=plan.step, role=role_title(plan.role, _), first=plan.nodes[0], last=plan.nodes[-1]
+                )
+                if plan.spans
+                else _("Step {n}: {role}, on node {node}").format(
                     n=plan.step, role=role_title(plan.role, _), node=plan.node
                 ),
                 npus_text(plan, _),
@@ -369,16 +497,30 @@ def _serving_view(
             if router
             else _("Step {n}: send requests to the server.")
         ).format(n=len(group.roles) + 1)
+        bench, bench_text = bench_code(target, group, product, f"{gid}-b{index}-{c}")
+        runs = "; ".join(
+            _("{input} tokens in, {output} out, {concurrency} at a time").format(
+                input=f"{w.input_len:,}", output=f"{w.output_len:,}", concurrency=w.concurrency
+            )
+            for w in group.runs
+        )
+        note = _(
+            "The script runs vllm bench serve against the same endpoint once per standard workload ({runs}), "
+            "with {per} prompts of random tokens per request at a time (nothing is downloaded). Each run writes a "
+            "result file to {folder}/ that names the selection and the hash of its commands; python -m recipebook "
+            "results add checks those files and stores them for the site."
+        ).format(runs=runs, per=client.PROMPTS_PER_REQUEST, folder=client.RESULT_DIR)
         out.append(
             ServingView(
                 classes=classes,
                 opening=admits(product, target.opening),
                 steps=steps,
                 final=final,
-                client=plain_code(f"{gid}-q{index}-{c}", group.client),
+                client=plain_code(f"{gid}-q{index}-{c}", group.client, group.endpoint.node),
                 client_text=group.client,
-                bench=plain_code(f"{gid}-b{index}-{c}", group.bench),
-                bench_text=group.bench,
+                bench=bench,
+                bench_text=bench_text,
+                bench_note=note,
             )
         )
     return tuple(out)
@@ -440,6 +582,8 @@ def explorer_view(
     files_href: str = "",
     repository_url: str = "",
     versions: dict[str, str] | None = None,
+    measured: tuple = (),
+    observations: tuple = (),
 ) -> ExplorerView:
     """The explorer's view: the target's page model in words."""
     axes = target.table.axes
@@ -464,6 +608,9 @@ def explorer_view(
     opening = opening_words.format(choices="; ".join(choice(a, v) for a, v in target.opening_selection().items()))
     roles = []
     for r, role in enumerate(target.table.roles):
+        if role.spans:
+            roles.append(_spanning_role_view(role, r, target, gid, _))
+            continue
         node = target.node_of(role.role)
         several = len(target.nodes) > 1
         title = (
@@ -573,15 +720,13 @@ def explorer_view(
             _("Before the next step, wait until each of these succeeds:"),
             _("Send a request"),
             _("Benchmark"),
-            _(
-                "vllm bench serve sends {prompts} prompts of random tokens ({input} tokens in, up to {output} out) "
-                "to the same endpoint; nothing is downloaded."
-            ).format(prompts=client.BENCH_PROMPTS, input=client.BENCH_INPUT_LEN, output=client.BENCH_OUTPUT_LEN),
+            "",
         ),
         report=_report(target, recipe, repository_url, versions or {}, _),
         copy_texts=(_("Copied!"), _("Copy to clipboard"), _("Copy")),
         long_code_label=_("A long step, in a box that scrolls; the copy button copies all of it"),
         other_lines_title=_("Other selections add or change these lines:"),
         other_lines=target.other_lines,
-        memory=memory_panel.fit_views(target, _),
+        memory=memory_panel.fit_views(target, _, observations),
+        measured=results_panel.evidence_views(target, measured, _),
     )

@@ -38,6 +38,7 @@ class FitView:
     headers: tuple[str, str, str, str, str]
     rows: tuple[FitRow, ...]
     notes: tuple[str, ...]  # open question, caveats, which knob to turn
+    observations: tuple[str, ...] = ()  # what is known to have run on this target, held against the figures
 
 
 def _span(numbers: Sequence[int]) -> str:
@@ -70,26 +71,43 @@ def _verdict_words(_: Translate) -> dict[str | None, str]:
     return {"ok": _("fits"), "no": _("does not fit"), "open": _("open")}
 
 
-def _free(rank: memory.RankFit, _: Translate) -> str:
+def _free(rank: memory.RankFit, fit: memory.Fit, _: Translate) -> str:
     if rank.free_bytes is None:
         return "—"
     text = memory.gib(rank.free_bytes)
-    if rank.kv_replicas > 1 and rank.free_if_replicated_bytes is not None:
-        text += " " + _("({free} if on every chiplet)").format(free=memory.gib(rank.free_if_replicated_bytes))
+    settled = next((s for s in fit.settled if s.replicas == rank.kv_replicas), None)
+    if settled is not None and settled.reading == memory.REPLICATED:
+        return memory.gib(rank.free_if_replicated_bytes or 0)
+    if rank.kv_replicas > 1 and rank.free_if_replicated_bytes is not None and settled is None:
+        text += " " + _("({free} if counted {n} times)").format(
+            free=memory.gib(rank.free_if_replicated_bytes), n=rank.kv_replicas
+        )
     return text
 
 
 def _notes(fit: memory.Fit, _: Translate) -> list[str]:
     notes = []
     replicas = max((r.kv_replicas for r in fit.ranks), default=1)
+    chiplets = max((r.chiplets for r in fit.ranks), default=1)
     if "rsd-replication" in fit.open_questions:
         notes.append(
             _(
-                "Open question: vllm-rbln's memory estimate divides what is left for the KV cache by {n}, as if a "
-                "model with fewer than four KV heads (MLA counts as one) kept its KV cache on each of the {n} chiplets. "
-                "Nothing measured confirms it, so the figures in brackets count the KV cache {n} times and the "
-                "verdict says open where the two readings disagree."
-            ).format(n=replicas)
+                "Open question: on this device of {chiplets} chiplets, vllm-rbln's memory estimate divides what is left "
+                "for the KV cache by {n}, as if the KV cache of a model with fewer KV heads per rank than chiplets (MLA "
+                "counts as one) were kept {n} times. Nothing observed settles it, so the figures in brackets count the "
+                "KV cache {n} times and the verdict says open where the two readings disagree."
+            ).format(n=replicas, chiplets=chiplets)
+        )
+    for settled in fit.settled:
+        notes.append(
+            (
+                _(
+                    "Settled by what ran: a selection of this shape served that would not fit with the KV cache "
+                    "counted {n} times on {sku}, so the figures count it once."
+                )
+                if settled.reading == memory.SINGLE
+                else _("Settled by what ran: on {sku} the KV cache is counted {n} times.")
+            ).format(n=settled.replicas, sku=settled.sku)
         )
     caveats = {
         "expert-parallel": _(
@@ -99,18 +117,27 @@ def _notes(fit: memory.Fit, _: Translate) -> list[str]:
         "no-checkpoint": _("No size is given for this checkpoint: no weights figure and no verdict."),
         "sliding-stages": _("Sliding-window layers are shared out over the pipeline stages in proportion."),
         "fp8-kv": _("An fp8 KV cache is supported on RBLN-CR13 only."),
+        "draft": _(
+            "The draft model of speculative decoding has no facts in the recipe: its weights and KV cache are not "
+            "counted, so the figures cannot say that it fits."
+        ),
+        "mtp": _("MTP speculative decoding runs the model's own MTP layers, which the facts do not size."),
     }
     notes += [caveats[c] for c in fit.caveats if c in caveats]
     for advice in fit.advice:
+        role = role_title(advice.role, _)
         if advice.knob == "--max-model-len":
             # the value as the flag takes it (212992, not 212,992): a reader pastes it
-            text = _("To fit, serve a shorter context: --max-model-len {value} or less.").format(value=advice.value)
+            text = _("To fit, serve a shorter context: --max-model-len {value} or less ({role}).").format(
+                value=advice.value, role=role
+            )
         elif advice.knob == "--max-num-seqs":
-            text = _("To fit, batch fewer sequences: --max-num-seqs {value} or less.").format(value=advice.value)
+            text = _("To fit, batch fewer sequences: --max-num-seqs {value} or less ({role}).").format(
+                value=advice.value, role=role
+            )
         else:
-            text = _(
-                "To fit, spread the model over more devices: a larger --pipeline-parallel-size, or "
-                "--data-parallel-size with expert parallelism."
+            text = _("To fit, spread it over more devices: {knob} {value}, {devices} NPUs ({role}).").format(
+                knob=advice.knob, value=advice.value, devices=advice.devices, role=role
             )
         if advice.replicated:
             text = _("If the KV cache is on every chiplet: {advice}").format(advice=text)
@@ -126,6 +153,8 @@ def _summary(fit: memory.Fit, _: Translate) -> str:
     }[fit.fits]
     if any(r.weights_bytes is None for r in fit.ranks):
         verdict = _("No verdict: the weights are not known.")
+    elif fit.fits is None and "draft" in fit.caveats and not fit.open_questions:
+        verdict = _("No confident verdict: the draft model's memory is not known (below).")
     rank = fit.ranks[0]
     assumed = _(
         "{length} tokens (--max-model-len), blocks of {block}; each device may use {available} of its {device}."
@@ -149,11 +178,50 @@ def _missing_text(fit: memory.Fit, _: Translate) -> str:
     }[fit.missing]
 
 
-def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
+def observation_text(seen: memory.Seen, _: Translate) -> str:
+    """One observation in words: what ran, what happened, and whether the figures agree (and by
+    how much they disagree: never a verdict of their own then)."""
+    length = f"{seen.max_model_len:,}" if seen.max_model_len else "—"
+    if seen.kind == "verified":
+        head = _("Verified on {sku} ({date}): the opening selection serves {model} at {length} tokens.").format(
+            sku=seen.sku, date=seen.date, model=seen.model, length=length
+        )
+    elif seen.outcome == "serves":
+        head = _("Seen on {sku}: {model} served at {length} tokens.").format(
+            sku=seen.sku, model=seen.model, length=length
+        )
+    else:
+        head = _("Seen on {sku}: {model} failed at {length} tokens ({error}).").format(
+            sku=seen.sku, model=seen.model, length=length, error=seen.error or _("no error given")
+        )
+    if seen.agrees is None:
+        return head + " " + _("The figures give no verdict for it.")
+    if seen.agrees:
+        return head + " " + _("The figures agree.")
+    if seen.outcome == "serves":
+        gap = _("they say a rank is {gap} short").format(gap=memory.gib(seen.gap or 0))
+    else:
+        gap = _("they leave {gap} free on every rank").format(gap=memory.gib(seen.gap or 0))
+    return (
+        head
+        + " "
+        + _(
+            "The figures disagree: {gap}. No sourced fact explains the difference, so take neither as the answer "
+            "for this case."
+        ).format(gap=gap)
+    )
+
+
+def fit_views(target: TargetPage, _: Translate, seen: Sequence[memory.Seen] = ()) -> tuple[FitView, ...]:
     """One view per set of selections that share figures."""
     axes = target.table.axes
     views = []
     headers = (_("Ranks"), _("Weights"), _("KV cache"), _("Free"), _("Verdict"))
+    here = [s for s in seen if (s.strategy, s.target) == (target.strategy.slug, target.target.target)]
+    mine = tuple(observation_text(s, _) for s in here)
+    # the opening selection was verified, yet the figures say it does not fit: they give no verdict
+    # for it, nor for the selections whose figures are the same
+    disputed = any(s.kind == "verified" and s.agrees is False for s in here)
     words = _verdict_words(_)
     for group in target.memory:
         fit = group.fit
@@ -178,12 +246,23 @@ def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
                         label=_label(ranks, role_title(ranks.role, _), dp, pp, _),
                         weights="—" if r.weights_bytes is None else memory.gib(r.weights_bytes),
                         kv_cache=memory.gib(r.kv_cache_bytes),
-                        free=_free(r, _),
+                        free=_free(r, fit, _),
                         verdict=verdict,
                         verdict_text=words[verdict],
                     )
                 )
             rows, summary, notes = tuple(rows), _summary(fit, _), tuple(_notes(fit, _))
+            if disputed and target.memory_at(target.opening) is fit:
+                summary = _(
+                    "The figures say it does not fit, but this selection was verified to serve: they disagree "
+                    "(below), so take neither as the answer."
+                )
+                rows = tuple(
+                    dataclasses.replace(row, verdict="open", verdict_text=_("disagrees with what ran"))
+                    if row.verdict == "no"
+                    else row
+                    for row in rows
+                )
         for product in products:
             views.append(
                 FitView(
@@ -194,6 +273,7 @@ def fit_views(target: TargetPage, _: Translate) -> tuple[FitView, ...]:
                     headers=headers,
                     rows=rows,
                     notes=notes,
+                    observations=mine,
                 )
             )
     return tuple(views)

@@ -13,6 +13,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxRole
 
 from recipebook.expanding import memory
+from recipebook.expanding.page import reconciled
 
 from .. import store
 from ..warnings_ import Subtype, warn
@@ -34,6 +35,7 @@ def figure(recipe, model, slug: str, target_name: str, name: str, what_if: dict[
         page.opening_commands(),
         max_model_len=what_if.get("max-model-len"),
         max_num_seqs=what_if.get("max-num-seqs"),
+        settled=reconciled(recipe)[0],
     )
     values = [getattr(rank, FIGURES[name]) for rank in fit.ranks]
     if fit.missing or not values or None in values:

@@ -121,6 +121,8 @@ def code_html(view: ExplorerView, block: Code) -> Markup:
     out = [f'<div class="rb-code"><div class="highlight"><pre id="{html.escape(block.pre_id)}"']
     if block.node:
         out.append(f' data-node="{block.node}"')
+    if block.head:
+        out.append(f' data-head="{block.head}"')
     if block.long:  # it scrolls: a keyboard reaches it, a screen reader names it
         label = html.escape(view.long_code_label)
         out.append(f' class="rb-long" tabindex="0" role="region" aria-label="{label}"')

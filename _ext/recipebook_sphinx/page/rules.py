@@ -20,12 +20,12 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from recipebook.checking import characters, rules, safety
+from recipebook.checking import characters, rules, safety, spanning
 
 from ..warnings_ import Subtype, warn
 
 # The modules whose docstrings the list is made of: an edit there rebuilds the page.
-_SOURCES = (rules, characters, safety)
+_SOURCES = (rules, characters, safety, spanning)
 
 
 def rule_id(number: int) -> str:

@@ -23,7 +23,7 @@ import gettext
 import json
 import os
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
@@ -35,6 +35,7 @@ from recipebook.checking import inline
 from recipebook.checking.schema import SCHEMA_PATH
 from recipebook.expanding.expansion import API_VERSION, Expansion
 from recipebook.expanding.page import RecipePage, expansion_at
+from recipebook.expanding.results import Result
 from recipebook.reading.model import Recipe
 from recipebook.rendering import portable
 from recipebook.rendering.files import selection_files, selection_key
@@ -43,7 +44,7 @@ from .. import store
 from ..config import language as config_language
 from ..config import site_config
 from ..i18n import languages as i18n
-from ..page import memory_panel
+from ..page import memory_panel, results_panel
 from ..page.directives import label_
 from ..paths import LOCALE
 from ..paths import TEMPLATES as TEMPLATE_ROOT
@@ -98,7 +99,14 @@ def files_dir(recipe: Recipe, strategy: str, target: str) -> str:
     return f"api/recipes/{recipe.name}/{strategy}/{target}"
 
 
-def write_api(site: SiteWriter, pages: list[RecipePage], languages: Iterable[str], recipe_page: str) -> None:
+def write_api(
+    site: SiteWriter,
+    pages: list[RecipePage],
+    languages: Iterable[str],
+    recipe_page: str,
+    measured: Mapping[str, Sequence[Result]] | None = None,
+    pinned: Mapping[str, str] | None = None,
+) -> None:
     """The API, and the static ready-to-run files of the selection each target opens on.
 
     Any other selection's files are written in the browser from the recipe's document
@@ -135,7 +143,9 @@ def write_api(site: SiteWriter, pages: list[RecipePage], languages: Iterable[str
             site.write(f"{target_dir}/{key}/index.html", file_index(recipe, expansion.selection, list(files)))
             site.write(f"{target_dir}/index.html", listing(recipe, expansion, target.table.selections))
             static[(expansion.strategy, expansion.target)] = f"{key}/"
-        document = portable.recipe_document(model, static)
+        document = portable.recipe_document(
+            model, static, measured=(measured or {}).get(recipe.name, ()), pinned=pinned or {}
+        )
         site.write(
             f"api/recipes/{recipe.name}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
         )
@@ -233,6 +243,8 @@ def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[
             sub = escape(inline.plain(inline.parse(texts.sub)[0]))
             lines.append(f"- [{title(page)}]({page}.md): {sub}")
             lines += memory_panel.llms_lines(models[page], lambda label: escape(str(label_(label))), _)
+            found = store.results(env, models[page].recipe.name)[0]
+            lines += results_panel.llms_lines(models[page], found, lambda label: escape(str(label_(label))), _)
     guides = [d for d in docnames if d not in recipe_pages and d in views]
     lines += ["", f"## {escape(str(_('Guides')))}"]
     lines += [f"- [{title(d)}]({d}.md)" for d in guides]
@@ -276,7 +288,8 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         favicon = icon.name
         site.write(favicon, icon.read_bytes())
     site.write("index.html", landing(config.title, languages, favicon))
-    write_api(site, pages, languages, config.pages["recipe"])
+    measured = {page.recipe.name: store.results(app.env, page.recipe.name)[0] for page in pages}
+    write_api(site, pages, languages, config.pages["recipe"], measured, dict(app.config.recipebook_versions))
     if config.site_url:
         site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))
     else:

@@ -1,10 +1,13 @@
 """The search page's own pipeline in a build: what it needs from the pages, and its scripts.
 
 - :func:`note_explorer_terms` (``doctree-read``) keeps, per page, the index terms that only
-  its command explorer holds (a flag of a command, a selector's label), read from the
-  doctree the way Sphinx's indexer reads it, in the recipebook domain's per-page state. The
-  scorer counts a word found only there below the same word in the page's text, so the
-  guide that explains a feature ranks above the recipe pages that merely offer it.
+  its command explorer holds (a flag of a command, a selector's label), and the terms the
+  page names in the places that say what a part of it is about (a definition's term, an
+  explorer's heading, a caption, a field's name), read from the doctree the way Sphinx's
+  indexer reads it, in the recipebook domain's per-page state. The scorer counts a word
+  found only in an explorer below the same word in the page's text, and a word in one of
+  those places above it: the guide that defines a flag, or the recipe whose explorer has a
+  heading for a strategy, ranks above a page that mentions it in passing.
 - On the search page only, :func:`page_context` writes ``_static/recipebook-search-data.js``
   (those terms, the scorer's numbers of :data:`PARAMS`, the page's translated strings) and
   adds it and ``recipebook-search.js`` (the query pipeline and scorer, whose head comment
@@ -28,6 +31,7 @@ from sphinx.search import SearchLanguage, languages
 from .. import store
 from ..config import language as current_language
 from ..page.nodes import recipe_explorer
+from . import summaries
 
 _ = get_translation("recipebook")
 
@@ -35,13 +39,17 @@ _ = get_translation("recipebook")
 PARAMS: Final[dict[str, Any]] = {
     # how much a word found in each place counts: towards showing the page at all (cover), and
     # towards its rank (rank)
-    "cover": {"title": 1.0, "heading": 1.0, "body": 1.0, "explorer": 0.75},
-    "rank": {"title": 1.0, "heading": 0.85, "body": 0.7, "explorer": 0.5},
+    "cover": {"title": 1.0, "heading": 1.0, "term": 1.0, "body": 1.0, "explorer": 0.75},
+    "rank": {"title": 1.0, "heading": 0.85, "term": 0.8, "body": 0.7, "explorer": 0.5},
     "quality": {"exact": 1.0, "prefix": 0.7, "typo": 0.8, "title": 0.9},
+    # an unknown word weighs as a word on one page (as much as the rarest word a page holds): a
+    # page must hold more than that to be shown, so a query about what the site lacks is not
+    # answered by a page that shares one word of it
     "unknownDocs": 1,
-    # an unknown word weighs as a word on one page times this: it lowers a result, not vetoes it
-    "unknown": 0.7,
-    "threshold": 0.5,
+    "unknown": 1.0,
+    "threshold": 0.5,  # a page is shown if it holds more than this share of the query's weight
+    # what a reference page's headings, terms and text hold counts this much (its title in full)
+    "referenceText": 0.5,
     "phraseTitle": 0.5,
     "phraseHeading": 0.3,
     "minHangul": 2,  # syllables, for a prefix or a typo
@@ -90,9 +98,16 @@ def _search_language(code: str, options: tuple[tuple[str, str], ...]) -> SearchL
     return found(dict(options))
 
 
-def _words(node: nodes.Node, explorer: bool) -> Iterator[tuple[str, bool]]:
-    """Every text of the doctree the indexer reads, and whether it is inside an explorer
-    (the walk of ``sphinx.search._feed_visit_nodes``)."""
+#: Where a page says what one of its parts is about: a definition's term (a flag the guide
+#: explains), a heading inside an explorer (a strategy, a role), a caption, a field's name
+#: (and the first sentence of each section, :func:`_leads`).
+FOCUS_NODES: Final = (nodes.term, nodes.rubric, nodes.caption, nodes.field_name)
+
+
+def _words(node: nodes.Node, explorer: bool, focus: bool = False) -> Iterator[tuple[str, bool, bool]]:
+    """Every text of the doctree the indexer reads, whether it is inside an explorer, and
+    whether it names what a part of the page is about (the walk of
+    ``sphinx.search._feed_visit_nodes``)."""
     if isinstance(node, nodes.comment):
         return
     if isinstance(node, nodes.Element) and "no-search" in node["classes"]:
@@ -100,13 +115,14 @@ def _words(node: nodes.Node, explorer: bool) -> Iterator[tuple[str, bool]]:
     if isinstance(node, nodes.raw):
         if "html" in node.get("format", "").split():
             text = re.sub(r"<(style|script).*?</\1>", "", node.astext(), flags=re.IGNORECASE | re.DOTALL)
-            yield re.sub(r"<[^<]+?>", "", text), explorer
+            yield re.sub(r"<[^<]+?>", "", text), explorer, focus
         return
     if isinstance(node, nodes.Text):
-        yield node.astext(), explorer
+        yield node.astext(), explorer, focus
     explorer = explorer or isinstance(node, recipe_explorer)
+    focus = focus or isinstance(node, FOCUS_NODES)
     for child in node.children:
-        yield from _words(child, explorer)
+        yield from _words(child, explorer, focus)
 
 
 def _terms(lang: SearchLanguage) -> Callable[[str], str | None]:
@@ -128,24 +144,48 @@ def _terms(lang: SearchLanguage) -> Callable[[str], str | None]:
 _TERMS: dict[int, dict[str, str | None]] = {}
 
 
-def explorer_terms(document: nodes.Node, lang: SearchLanguage) -> Set[str]:
-    """Index terms the page holds only inside its command explorers."""
+_SENTENCE_END = re.compile(r"(?<=[.!?\u3002])\s")
+
+
+def _leads(document: nodes.Node) -> Iterator[str]:
+    """The first sentence of each section: where a page says what the section is about ("The
+    model list: every recipe of the site...")."""
+    for section in document.findall(nodes.section):
+        if "no-search" in section["classes"]:
+            continue
+        first = next((child for child in section.children if isinstance(child, nodes.paragraph)), None)
+        if first is not None and "no-search" not in first["classes"]:
+            yield _SENTENCE_END.split(first.astext(), maxsplit=1)[0]
+
+
+def page_terms(document: nodes.Node, lang: SearchLanguage) -> tuple[Set[str], Set[str]]:
+    """Index terms the page holds only inside its command explorers, and the terms it names
+    where it says what a part of it is about (:data:`FOCUS_NODES`)."""
     term = _terms(lang)
     known = _TEXTS.setdefault(id(lang), {})
     if len(known) > _TEXTS_KEPT:  # a very large site: start again rather than grow without end
         known.clear()
     inside: set[str] = set()
     outside: set[str] = set()
-    texts: tuple[set[str], set[str]] = (set(), set())  # outside, inside: each text is split once
-    for text, explorer in _words(document, False):
+    focus: set[str] = set()
+    texts: tuple[set[str], set[str], set[str]] = (set(), set(), set())  # outside, inside, focus: each split once
+    for text, explorer, focused in _words(document, False):
         texts[explorer].add(text)
-    for place, found in ((outside, texts[0]), (inside, texts[1])):
+        if focused:
+            texts[2].add(text)
+    texts[2].update(_leads(document))
+    for place, found in ((outside, texts[0]), (inside, texts[1]), (focus, texts[2])):
         for text in found:
             words = known.get(text)
             if words is None:
                 words = known[text] = frozenset(t for word in lang.split(text) if (t := term(word)) is not None)
             place.update(words)
-    return inside - outside
+    return inside - outside, focus
+
+
+def explorer_terms(document: nodes.Node, lang: SearchLanguage) -> Set[str]:
+    """Index terms the page holds only inside its command explorers."""
+    return page_terms(document, lang)[0]
 
 
 _TEXTS: dict[int, dict[str, frozenset[str]]] = {}  # per language: a text's index terms
@@ -153,19 +193,25 @@ _TEXTS_KEPT = 200_000
 
 
 def note_explorer_terms(app: Sphinx, document: nodes.document) -> None:
-    """doctree-read: the terms only the page's explorers hold, kept with the page's state."""
+    """doctree-read: the terms only the page's explorers hold, and those it names where it says
+    what a part of it is about, kept with the page's state."""
     env = app.env
-    if not any(True for _ in document.findall(recipe_explorer)):
-        return
     config = env.config
     code = config.html_search_language or current_language(config)
     lang = _search_language(code, tuple(sorted(config.html_search_options.items())))
-    store.data(env)["explorer_terms"][env.docname] = sorted(explorer_terms(document, lang))
+    inside, focus = page_terms(document, lang)
+    tier = str(env.metadata.get(env.docname, {}).get("search", ""))
+    store.data(env)["explorer_terms"][env.docname] = {"explorer": sorted(inside), "focus": sorted(focus), "tier": tier}
 
 
-def data_script(explorer: dict[str, list[str]]) -> str:
+def data_script(terms: dict[str, dict[str, list[str]]]) -> str:
+    pages = sorted(terms.items())
     data = {
-        "explorer": dict(sorted(explorer.items())),
+        "explorer": {name: found["explorer"] for name, found in pages if found["explorer"]},
+        "focus": {name: found["focus"] for name, found in pages if found["focus"]},
+        # pages whose front matter says `search: reference`: found by what their titles and
+        # headings name, their text ranked below the guides' and the recipes'
+        "reference": [name for name, found in pages if found.get("tier") == "reference"],
         "params": PARAMS,
         "confusable": CONFUSABLE_JAMO,
         "strings": {
@@ -176,6 +222,7 @@ def data_script(explorer: dict[str, list[str]]) -> str:
             )
         },
         "sphinxNoResults": SPHINX_NO_RESULTS,
+        "summaries": summaries.FOLDER,
     }
     return f"var RecipeSearchData = {json.dumps(data, ensure_ascii=False, sort_keys=True)};\n"
 
@@ -195,3 +242,4 @@ def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[st
 def setup(app: Sphinx) -> None:
     app.connect("doctree-read", note_explorer_terms)
     app.connect("html-page-context", page_context)
+    app.connect("html-page-context", summaries.write, priority=900)  # the body as the page shows it

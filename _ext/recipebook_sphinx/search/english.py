@@ -22,6 +22,7 @@ from .words import (
     DATA,
     PORTER_JS_CLASS,
     TOKEN_JS,
+    UNSTEMMED,
     SiteSearchLanguage,
     fill,
     glossary_keys,
@@ -71,12 +72,13 @@ var EnglishSearch = (function () {
   "use strict";
   var GLOSSARY = new Map(Object.entries(@GLOSSARY@));
   var STOPWORDS = new Set(@STOPWORDS@);
+  var UNSTEMMED = new Set(@UNSTEMMED@);
   var TOKEN_RE = new RegExp(@TOKENS@, "gu");
   var porter = new @PORTER@();
 
   function stemWord(word) {
     var lower = word.normalize("NFC").toLowerCase();
-    var stem = porter.stemWord(lower) || lower;
+    var stem = UNSTEMMED.has(lower) ? lower : porter.stemWord(lower) || lower;
     return GLOSSARY.has(stem) ? GLOSSARY.get(stem) : stem;
   }
 
@@ -109,6 +111,7 @@ def js_stemmer_code() -> str:
         {
             "GLOSSARY": json.dumps(GLOSSARY),
             "STOPWORDS": json.dumps(sorted(STOPWORDS)),
+            "UNSTEMMED": json.dumps(sorted(UNSTEMMED)),
             "TOKENS": json.dumps(TOKEN_JS),
             "PORTER": PORTER_JS_CLASS,
         },

@@ -40,6 +40,7 @@ from .words import (
     SYLLABLE_FIRST,
     SYLLABLE_LAST,
     TOKEN_JS,
+    UNSTEMMED,
     SiteSearchLanguage,
     fill,
     glossary_keys,
@@ -568,6 +569,7 @@ var KoreanSearch = (function () {
   var VERB_ENDINGS = new Set(@VERB_ENDINGS@);
   var GLOSSARY = new Map(Object.entries(@GLOSSARY@));
   var STOPWORDS = new Set(@STOPWORDS@);
+  var UNSTEMMED = new Set(@UNSTEMMED@);
   var HANGUL = @HANGUL_CLASS@;
   var TOKEN_RE = new RegExp(@TOKENS@, "gu");
   var HANGUL_WORD_RE = new RegExp("^" + HANGUL + "+$", "u");
@@ -616,7 +618,7 @@ var KoreanSearch = (function () {
     word = normalize(word);
     if (HANGUL_WORD_RE.test(word)) return stemKorean(word);
     if (HAS_HANGUL_RE.test(word)) return [word, false];
-    return [english.stemWord(word) || word, false];
+    return [UNSTEMMED.has(word) ? word : english.stemWord(word) || word, false];
   }
 
   function stemInfo(word) {
@@ -661,6 +663,7 @@ def js_stemmer_code() -> str:
         "VERB_ENDINGS": json.dumps(sorted(VERB_ENDINGS)),
         "GLOSSARY": json.dumps(GLOSSARY, ensure_ascii=False),
         "STOPWORDS": json.dumps(sorted(STOPWORDS)),
+        "UNSTEMMED": json.dumps(sorted(UNSTEMMED)),
         "HANGUL_CLASS": json.dumps(HANGUL_CLASS),
         "TOKENS": json.dumps(TOKEN_JS),
         "ENGLISH_CLASS": PORTER_JS_CLASS,

@@ -66,8 +66,16 @@ def tokens(text: str) -> list[str]:
     return TOKEN_RE.findall(unicodedata.normalize("NFC", text))
 
 
+UNSTEMMED_FILE: Final = DATA / "search_unstemmed.json"
+#: Names the stemmer keeps as typed (Windows is not a window); both languages, both sides.
+UNSTEMMED: Final = frozenset(json.loads(UNSTEMMED_FILE.read_text(encoding="utf-8"))["words"])
+
+
 def porter(word: str) -> str:
-    """Porter stem of a lower-case word; never empty (Porter turns "s" into "")."""
+    """Porter stem of a lower-case word; never empty (Porter turns "s" into ""); a name of
+    :data:`UNSTEMMED` as it is."""
+    if word in UNSTEMMED:
+        return word
     return _porter.stemWord(word) or word
 
 
@@ -128,6 +136,7 @@ var RecipeSearchLanguage = {
   glossary: @GLOSSARY@,
   stopwords: new Set(@STOPWORDS@),
   fillers: new Set(@FILLERS@),
+  unstemmed: new Set(@UNSTEMMED@),
 };
 """
 
@@ -176,5 +185,6 @@ def js_language(code: str, stem_info: str, glossary: str, stopwords: frozenset[s
         "GLOSSARY": glossary,
         "STOPWORDS": json.dumps(sorted(stopwords), ensure_ascii=False),
         "FILLERS": json.dumps(sorted(fillers(code)), ensure_ascii=False),
+        "UNSTEMMED": json.dumps(sorted(UNSTEMMED)),
     }
     return fill(_LANGUAGE_JS, values)

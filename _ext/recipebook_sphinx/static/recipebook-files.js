@@ -78,6 +78,26 @@
     return own(values, name);
   }
 
+  // The values with those of the head placeholders added: on each node of a role that spans
+  // nodes, a head placeholder takes the value its node placeholder has on the role's head
+  // (files.py head_values)
+  function headValues(values, target, commands) {
+    var heads = (target.placeholders || []).filter(function (p) { return p.scope === "head" && p.of; });
+    if (!values || !heads.length) { return values; }
+    var out = {};
+    Object.keys(values).forEach(function (key) { out[key] = values[key]; });
+    var first = {};
+    commands.forEach(function (command) {
+      if (!command.spans) { return; }
+      if (!Object.prototype.hasOwnProperty.call(first, command.role)) { first[command.role] = command.node; }
+      heads.forEach(function (p) {
+        var value = own(values, p.of + "@" + first[command.role]);
+        if (value !== undefined) { out[p.name + "@" + command.node] = value; }
+      });
+    });
+    return out;
+  }
+
   function substitute(text, values, node) {
     if (!values) { return text; }
     return text.replace(PLACEHOLDER, function (match, name) {
@@ -93,7 +113,32 @@
   }
 
   function commandName(command) {
+    if (command.spans) { return command.role + "-node" + command.node; }
     return command.rank === null ? command.role : command.role + "-rank" + command.rank;
+  }
+
+  // How serve.sh names a command on its command line (files.py _choice)
+  function choiceName(command) {
+    if (command.spans) { return command.role + " node" + command.node; }
+    return command.rank === null ? command.role : command.role + " " + command.rank;
+  }
+
+  // A comment per role that spans nodes: where each of its commands runs, the head first
+  function startOrder(commands) {
+    var roles = [];
+    var byRole = {};
+    commands.forEach(function (command) {
+      if (!command.spans) { return; }
+      if (!byRole[command.role]) { byRole[command.role] = []; roles.push(command.role); }
+      byRole[command.role].push(command);
+    });
+    return roles.map(function (role) {
+      var list = byRole[role];
+      var head = list[0];
+      return "# " + role + " spans nodes " + head.node + "-" + list[list.length - 1].node + ": start ./serve.sh " +
+        choiceName(head) + " on node " + head.node + " (the head) first, then " +
+        list.slice(1).map(function (c) { return "./serve.sh " + choiceName(c) + " on node " + c.node; }).join(", ");
+    });
   }
 
   // <NAME> becomes a reference to $NAME, keeping the shell quoting valid (files.py)
@@ -145,7 +190,8 @@
         var args = lines.filter(function (l) { return l.kind === "arg"; });
         var envLines = lines.filter(function (l) { return l.kind === "env"; });
         commands.push({
-          role: role.role, rank: rank, node: role.node, launcher: role.launcher, model: role.model,
+          role: role.role, rank: rank, node: role.nodes ? role.nodes[rank] : role.node, spans: Boolean(role.nodes),
+          launcher: role.launcher, model: role.model,
           envs: lines.filter(function (l) { return l.kind === "env"; }).map(function (l) { return l.text; }),
           args: args.map(function (l) { return l.text; }), argLines: args, envLines: envLines,
         });
@@ -156,15 +202,16 @@
 
   function serveSh(recipe, target, selection, commands, values) {
     var pairs = target.axes.map(function (axis) { return axis[0] + "=" + selection[axis[0]]; }).join(" ");
+    values = headValues(values, target, commands);
     var parts = [
       "#!/usr/bin/env bash",
       "# " + recipe + ": " + target.strategy + " / " + target.target,
       "# selection: " + pairs,
-      "# Generated from the recipe; run one command per server, e.g. ./serve.sh " +
-        commandName(commands[0]).replace("-rank", " "),
+      "# Generated from the recipe; run one command per server, e.g. ./serve.sh " + choiceName(commands[0]),
+    ].concat(startOrder(commands), [
       "set -euo pipefail",
       "",
-    ];
+    ]);
     var names = commands.map(function (command) {
       var name = "serve_" + commandName(command).replace(/-/g, "_");
       var text = substitute(command.shell, values, command.node);
@@ -172,8 +219,7 @@
       return name;
     });
     var choices = commands.map(function (command, k) {
-      var pattern = command.rank === null ? command.role : command.role + ":" + command.rank;
-      return "  " + quote(pattern) + ") " + names[k] + " ;;";
+      return "  " + quote(choiceName(command).replace(" ", ":")) + ") " + names[k] + " ;;";
     });
     if (target.router.length) {
       var steps = target.router.map(function (step) { return substitute(step.cmd, values, null); }).join("\n");
@@ -250,6 +296,7 @@
     });
     var files = {};
     files["serve.sh"] = serveSh(data.recipe, target, selection, commands, usable);
+    usable = headValues(usable, target, commands);
     commands.forEach(function (command) {
       var name = commandName(command);
       files[name + ".yaml"] = configYaml(command, usable);

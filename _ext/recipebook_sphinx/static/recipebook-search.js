@@ -53,6 +53,8 @@ var RecipeSearch = (function () {
   var LOOSE_SPLIT = /[._-]+/;
   var DIGITS = /^[0-9]+$/;
   var NOT_ALNUM = /[^a-z0-9]+/g;
+  var ALNUM = /[a-z0-9]+/g;
+  var HAS_DIGIT = /[0-9]/;
   var HAS_LETTER = /[a-z]/;
   var HANGUL_WORD = new RegExp("^" + L.hangul + "+$", "u");
   var LATIN_EDITS = "abcdefghijklmnopqrstuvwxyz";
@@ -129,16 +131,20 @@ var RecipeSearch = (function () {
         return byCodePoint(a[0], b[0]) || byCodePoint(a[1], b[1]);
       });
     });
-    var terms = new Map(
-      Object.entries(raw.terms).map(function (e) {
-        return [e[0], files(e[1])];
-      }),
-    );
-    var titleterms = new Map(
-      Object.entries(raw.titleterms).map(function (e) {
-        return [e[0], files(e[1])];
-      }),
-    );
+    // a term no page holds any more (an incremental build keeps it, with no pages) is not a word
+    var held = function (table) {
+      return new Map(
+        Object.entries(table)
+          .map(function (e) {
+            return [e[0], files(e[1])];
+          })
+          .filter(function (e) {
+            return e[1].size;
+          }),
+      );
+    };
+    var terms = held(raw.terms);
+    var titleterms = held(raw.titleterms);
     var vocabulary = new Set([].concat(Array.from(terms.keys()), Array.from(titleterms.keys())));
     var size = docnames.map(function () {
       return 0;
@@ -172,6 +178,13 @@ var RecipeSearch = (function () {
       explorer: docnames.map(function (name) {
         return new Set(RecipeSearchData.explorer[name] || []);
       }),
+      focus: docnames.map(function (name) {
+        return new Set((RecipeSearchData.focus || {})[name] || []);
+      }),
+      chunks: raw.titles.map(titleChunks),
+      reference: docnames.map(function (name) {
+        return (RecipeSearchData.reference || []).includes(name);
+      }),
       searchable: raw.titles
         .map(function (title, doc) {
           return title ? doc : -1;
@@ -197,15 +210,40 @@ var RecipeSearch = (function () {
         );
       }),
     };
+    index.nameParts = new Set();
+    index.chunks.forEach(function (chunks) {
+      chunks.forEach(function (chunk) {
+        if (chunk.length > 1)
+          chunk.forEach(function (token) {
+            if (HAS_LETTER.test(token)) index.nameParts.add(token);
+          });
+      });
+    });
     prepared.set(raw, index);
     return index;
+  }
+
+  /** A title's names as runs of Latin letters and digits: "Serving Qwen3.5-0.8B on RBLN NPU" gives
+      [serving], [qwen3, 5, 0, 8b], [on], [rbln], [npu] (Hangul left out: "NPU에서" gives [npu]). */
+  function titleChunks(title) {
+    return (title || "")
+      .split(/\s+/)
+      .map(function (chunk) {
+        return chunk.toLowerCase().match(ALNUM) || [];
+      })
+      .filter(function (chunk) {
+        return chunk.length;
+      });
   }
 
   function field(index, doc, term, pageStems) {
     var t = index.titleterms.get(term);
     if (t && t.has(doc)) return pageStems.has(term) ? "title" : "heading";
     var b = index.terms.get(term);
-    if (b && b.has(doc)) return index.explorer[doc].has(term) ? "explorer" : "body";
+    if (b && b.has(doc)) {
+      if (index.focus[doc].has(term)) return "term";
+      return index.explorer[doc].has(term) ? "explorer" : "body";
+    }
     return null;
   }
 
@@ -322,10 +360,20 @@ var RecipeSearch = (function () {
       one page, times params.unknown: it lowers every result, and only a query that is mostly
       such words (a question about something the site lacks) finds nothing. */
   function weightOf(index, matches) {
-    var pages = index.searchable.length;
-    var holding = matches.size || P.unknownDocs;
-    var weight = Math.log(1 + (pages - holding + 0.5) / (holding + 0.5));
+    var weight = idf(index, matches.size || P.unknownDocs);
     return matches.size ? weight : weight * P.unknown;
+  }
+
+  function idf(index, holding) {
+    var pages = index.searchable.length;
+    return Math.log(1 + (pages - holding + 0.5) / (holding + 0.5));
+  }
+
+  /** A word's weight on a page: more where it is much of the page's title and few titles hold it
+      ("Benchmarks", "Rules": what the page is about, however many pages mention the word). */
+  function weightOn(index, doc, word, match) {
+    if (match[1] !== "title") return word.weight;
+    return Math.max(word.weight, word.titleWeight / Math.max(1, new Set(index.page[doc]).size));
   }
 
   function makeWord(index, text, how, stems, alternatives, titleKey, keyQuality) {
@@ -336,7 +384,20 @@ var RecipeSearch = (function () {
         terms.add(term);
       });
     });
-    return { text: text, how: how, stems: stems, terms: terms, matches: matches, weight: weightOf(index, matches) };
+    var titled = 0;
+    matches.forEach(function (match) {
+      if (match[1] === "title") titled++;
+    });
+    return {
+      text: text,
+      how: how,
+      stems: stems,
+      terms: terms,
+      matches: matches,
+      weight: weightOf(index, matches),
+      // the weight of a word by the page titles that hold it (weightOn)
+      titleWeight: titled ? idf(index, titled) : 0,
+    };
   }
 
   function skipped(lower, s) {
@@ -442,8 +503,18 @@ var RecipeSearch = (function () {
         var e = stem(edit);
         if (index.vocabulary.has(e)) near.add(e);
       });
+      // a letter typed twice or once too few, however often (dissagregated, disaggregated)
+      var single = singled(s);
+      if (!near.size && single.length >= P.minLatin)
+        index.sortedTerms.forEach(function (term) {
+          if (singled(term) === single) near.add(term);
+        });
     }
     return Array.from(near).sort(byCodePoint);
+  }
+
+  function singled(word) {
+    return word.replace(/(.)\1+/g, "$1");
   }
 
   function tokenWords(index, token) {
@@ -455,6 +526,7 @@ var RecipeSearch = (function () {
     if (index.vocabulary.has(s)) return [exact(index, token, s)];
     var hangul = isHangul(s);
     if (fillersOnly(index, lower, s)) return [];
+    if ((L.unstemmed || new Set()).has(lower)) return [makeWord(index, token, "unknown", [s], [])]; // a name as typed
     if (hangul) {
       var parts = compound(index, lower);
       if (!parts.length) parts = compound(index, s);
@@ -581,29 +653,277 @@ var RecipeSearch = (function () {
     return false;
   }
 
-  function rank(words, raw) {
+  // ------------------------------------------------------------------------ names
+
+  // How a Hangul spelling of a Latin name sounds, as consonants: a Korean reader writes Qwen
+  // 큐웬, DeepSeek 딥시크, Llama 라마, Paddle 패들. Both spellings are reduced to the same coarse
+  // sounds (K: ㄱㅋ / c g k q, T: ㄷㅌ / d t, P: ㅂㅍ / b p f v, S: ㅅㅈㅊ / s z j ch, L: ㄹ / l r,
+  // M, N, H), every vowel to V (Korean's ㅡ, the vowel it puts between consonants English
+  // joins, to nothing), repeats to one, and a last vowel dropped (플래시 for flash).
+  var H_INITIAL = "K K N T T L M P P S S - S S S K T P H".split(" ");
+  var H_FINAL = ["", "K", "K", "K", "N", "N", "N", "T", "L", "L", "L", "L", "L", "L", "L", "L", "M", "P", "P", "T", "T", "N", "T", "T", "K", "T", "P", ""];
+  var H_EU = 18; // ㅡ
+  var LATIN_SOUND = { b: "P", p: "P", f: "P", v: "P", d: "T", t: "T", k: "K", q: "K", j: "S", s: "S", z: "S", l: "L", m: "M", n: "N" };
+  var VOWELS = "aeiou";
+
+  function squeeze(sounds) {
+    var out = [];
+    sounds.forEach(function (sound) {
+      if (sound && out[out.length - 1] !== sound) out.push(sound);
+    });
+    if (out[out.length - 1] === "V") out.pop();
+    return out.join("");
+  }
+
+  /** The sounds of a word of Hangul syllables, or "" (another letter in it). */
+  function hangulSounds(word) {
+    var sounds = [];
+    for (var i = 0; i < word.length; i++) {
+      var code = word.charCodeAt(i) - SYLLABLE_FIRST;
+      if (code < 0 || code > SYLLABLE_LAST - SYLLABLE_FIRST) return "";
+      var initial = H_INITIAL[Math.floor(code / 588)];
+      if (initial !== "-") sounds.push(initial);
+      if (Math.floor((code % 588) / 28) !== H_EU) sounds.push("V");
+      sounds.push(H_FINAL[code % 28]);
+    }
+    return squeeze(sounds);
+  }
+
+  /** The ways a Korean reader may hear a word of Latin letters: with and without its silent final
+      e, its r after a vowel (water, 워터), its soft g (gemma, 젬마). */
+  function latinSounds(word) {
+    var found = new Set();
+    [false, true].forEach(function (silentE) {
+      [false, true].forEach(function (dropR) {
+        [false, true].forEach(function (softG) {
+          found.add(latinSound(word, silentE, dropR, softG));
+        });
+      });
+    });
+    return Array.from(found);
+  }
+
+  function latinSound(word, silentE, dropR, softG) {
+    var sounds = [];
+    var vowel = function (ch) {
+      return ch !== "" && VOWELS.includes(ch);
+    };
+    for (var i = 0; i < word.length; i++) {
+      var c = word[i];
+      var next = word[i + 1] || "";
+      var before = word[i - 1] || "";
+      var pair = c + next;
+      if (pair === "ph") sounds.push("P");
+      else if (pair === "sh" || pair === "ch") sounds.push("S");
+      else if (pair === "th") sounds.push("S");
+      else if (pair === "ck") sounds.push("K");
+      else if (pair === "ng" && !vowel(word[i + 2] || "")) sounds.push("N");
+      else if (pair === "wh") sounds.push("");
+      else {
+        if (vowel(c)) {
+          if (c === "e" && silentE && i === word.length - 1 && i > 1 && !vowel(before)) continue;
+          sounds.push("V");
+        } else if (c === "y") sounds.push(vowel(next) && (i === 0 || !vowel(before)) ? "" : "V");
+        else if (c === "w") sounds.push("");
+        else if (c === "h") sounds.push(vowel(next) || next === "y" ? "H" : "");
+        else if (c === "r") sounds.push(dropR && !vowel(next) && next !== "y" ? "" : "L");
+        else if (c === "c") sounds.push("eiy".includes(next || "-") ? "S" : "K");
+        else if (c === "g") sounds.push(softG && "eiy".includes(next || "-") ? "S" : "K");
+        else if (c === "x") sounds.push(i === 0 ? "S" : "KS");
+        else sounds.push(LATIN_SOUND[c] || "");
+        continue;
+      }
+      i++; // a pair of letters
+    }
+    return squeeze(sounds.join("").split(""));
+  }
+
+  function consonants(sound) {
+    return sound.replace(/V/g, "").length;
+  }
+
+  /** The Latin words a Hangul word may be spelling, by sound: the names in the titles (a model's,
+      whose start is enough: 패들 for PaddleOCR), each with the pages whose titles hold it. Only
+      names: a common word that sounds alike (German for 제미나이, Gemini) is not what a reader
+      spells in Hangul. */
+  function soundsOf(index) {
+    if (index.sounds) return index.sounds;
+    var sounds = new Map();
+    var add = function (word, letters, pages, name) {
+      latinSounds(letters).forEach(function (sound) {
+        if (consonants(sound) < 2) return;
+        if (!sounds.has(sound)) sounds.set(sound, []);
+        sounds.get(sound).push({ word: word, pages: pages });
+      });
+    };
+    var names = new Map();
+    index.chunks.forEach(function (chunks, doc) {
+      chunks.forEach(function (chunk) {
+        chunk.forEach(function (token) {
+          var letters = (token.match(/^[a-z]+/) || [""])[0];
+          if (letters.length < 3) return;
+          if (!names.has(letters)) names.set(letters, new Set());
+          names.get(letters).add(doc);
+        });
+      });
+    });
+    Array.from(names.keys())
+      .sort(byCodePoint)
+      .forEach(function (letters) {
+        add(letters, letters, names.get(letters));
+      });
+    index.sounds = sounds;
+    return sounds;
+  }
+
+  /** The Latin spelling of a Hangul word the index lacks, read by its sound (큐웬 → qwen), or "". */
+  function spelling(index, word) {
+    var s = stem(word);
+    if (index.vocabulary.has(s) || isFiller(word) || L.stopwords.has(s) || split(index, word) !== null) return "";
+    var sound = hangulSounds(s);
+    if (word.length < 2 || consonants(sound) < 2) return "";
+    var sounds = soundsOf(index);
+    var pages = new Map();
+    sounds.forEach(function (candidates, latin) {
+      var exact = latin === sound;
+      if (!exact && !(consonants(sound) >= 3 && latin.startsWith(sound))) return;
+      candidates.forEach(function (candidate) {
+        var held = pages.get(candidate.word) || new Set();
+        candidate.pages.forEach(function (doc) {
+          held.add(doc);
+        });
+        pages.set(candidate.word, held);
+      });
+    });
+    var best = "";
+    Array.from(pages.keys())
+      .sort(byCodePoint)
+      .forEach(function (latin) {
+        if (!best || pages.get(latin).size > pages.get(best).size) best = latin;
+      });
+    return best;
+  }
+
+  /** The query with each Hangul word the index lacks that spells a Latin name by sound written
+      in Latin letters (큐웬3 8b → qwen3 8b, 딥시크 → deepseek); the rest as typed. */
+  function readNames(index, query) {
+    return query.normalize("NFC").replace(new RegExp(L.hangul + "+", "gu"), function (word) {
+      return spelling(index, word) || word;
+    });
+  }
+
+  /** The runs of the query that name a model as its titles write it: adjacent words of letters and
+      digits, starting with a part of a title's name (qwen3 of "Qwen3-8B") and going on with parts
+      of names or words with digits (qwen3 8b, llama 3.3 70b, deepseek v3, kimi k2 thinking).
+      A page holds such a run only if one name of its title holds its words in order. */
+  function nameRuns(index, query) {
+    var found = [];
+    var re = /[A-Za-z0-9]+/g;
+    var m;
+    while ((m = re.exec(query)) !== null) found.push([m.index, m.index + m[0].length, m[0].toLowerCase()]);
+    var runs = [];
+    var run = [];
+    var close = function () {
+      if (run.length > 1)
+        runs.push(
+          run.map(function (t) {
+            return t[2];
+          }),
+        );
+      run = [];
+    };
+    var held = function (tokens) {
+      var words = tokens.map(function (t) {
+        return t[2];
+      });
+      return index.searchable.some(function (doc) {
+        return nameScore(index, doc, [words]) > 0;
+      });
+    };
+    found.forEach(function (token, i) {
+      var joined = i > 0 && !/[^\s._\-/]/.test(query.slice(found[i - 1][1], token[0]));
+      // a part of a name goes on the run; another word with digits only if a title names the
+      // longer run (A.X-K2 NVFP4: NVFP4 is a format, not part of the name)
+      var part = index.nameParts.has(token[2]);
+      if (run.length && joined && (part || (HAS_DIGIT.test(token[2]) && held(run.concat([token]))))) run.push(token);
+      else {
+        close();
+        if (part) run = [token];
+      }
+    });
+    close();
+    return runs;
+  }
+
+  /** Whether a word of a title's name is the word of the query, or the query's word with the
+      version a name writes after it (qwen for Qwen2.5, llama for Llama3). */
+  function namePart(part, word) {
+    return part === word || (!HAS_DIGIT.test(word) && part.startsWith(word) && DIGITS.test(part.slice(word.length)));
+  }
+
+  /** How well a page's title names the runs: for each run, the best name of the title that holds
+      its words in order, as the share of the name they make (1 for "qwen3 8b" and "Qwen3-8B",
+      2/3 for "minimax m2" and "MiniMax-M2.1"), halved when other words come between; 0 when
+      a run is in none of its names. */
+  function nameScore(index, doc, runs) {
+    var score = 1;
+    runs.forEach(function (run) {
+      var best = 0;
+      index.chunks[doc].forEach(function (chunk) {
+        for (var start = 0; start < chunk.length; start++) {
+          if (!namePart(chunk[start], run[0])) continue;
+          var at = start + 1;
+          var gaps = 0;
+          for (var i = 1; i < run.length && at <= chunk.length; i++) {
+            while (at < chunk.length && !namePart(chunk[at], run[i])) {
+              at++;
+              gaps++;
+            }
+            if (at >= chunk.length) {
+              at = chunk.length + 1;
+              break;
+            }
+            at++;
+          }
+          if (at <= chunk.length) best = Math.max(best, (run.length / chunk.length) * (gaps ? 0.5 : 1));
+        }
+      });
+      score = Math.min(score, best);
+    });
+    return score;
+  }
+
+  function rank(words, raw, runs) {
     var index = prepare(raw);
+    runs = runs || [];
     var total = 0;
     words.forEach(function (word) {
       total += word.weight;
     });
     if (!words.length || total <= 0) return [];
-    var threshold = round(P.threshold);
+    var threshold = round(P.threshold); // a page must hold more than this share
     var scored = [];
     index.searchable.forEach(function (doc) {
       var covered = 0;
       var score = 0;
+      var own = 0; // the query's weight on this page
       words.forEach(function (word) {
         var match = word.matches.get(doc) || [0, ""];
-        covered += word.weight * match[0] * (P.cover[match[1]] || 0);
+        var weight = weightOn(index, doc, word, match);
+        own += weight;
+        if (match[0] > 0) covered += weight * (P.cover[match[1]] || 0); // where, not how: a typo covers as its word does
       });
-      var coverage = covered / total;
-      if (round(coverage) < threshold) return;
+      var coverage = covered / own;
+      var named = runs.length ? nameScore(index, doc, runs) : 0;
+      if (runs.length && !named) return;
+      if (round(coverage) <= threshold) return;
+      var text = index.reference[doc] ? P.referenceText : 1;
       words.forEach(function (word) {
         var match = word.matches.get(doc) || [0, ""];
-        score += word.weight * match[0] * (P.rank[match[1]] || 0);
+        var where = match[1] === "title" ? 1 : text;
+        score += weightOn(index, doc, word, match) * match[0] * (P.rank[match[1]] || 0) * where;
       });
-      score /= total;
+      score /= own;
       if (phrase(index.page[doc], words)) score += P.phraseTitle;
       else if (
         index.sectionStems[doc].some(function (section) {
@@ -611,25 +931,32 @@ var RecipeSearch = (function () {
         })
       )
         score += P.phraseHeading;
-      scored.push([round(score), round(coverage), round(focus(index, doc, words)), index.size[doc], doc]);
+      scored.push([round(named), round(score), round(coverage), round(focus(index, doc, words)), doc]);
     });
-    // equal scores: the page whose headings hold more of the query, then the shorter page (the
-    // words make more of it); the order of the index (by name) only between equal pages
+    // a model the query names: the page whose title names it most exactly first; then the score;
+    // equal scores: the page whose headings and terms hold more of the query (the most specific
+    // page, not the smallest); the order of the index (by name) only between equal pages
     scored.sort(function (a, b) {
-      return b[0] - a[0] || b[1] - a[1] || b[2] - a[2] || a[3] - b[3] || a[4] - b[4];
+      return b[0] - a[0] || b[1] - a[1] || b[2] - a[2] || b[3] - a[3] || a[4] - b[4];
     });
     return scored.map(function (s) {
-      return hit(index, words, s[4], s[0], s[1]);
+      return hit(index, words, s[4], s[1], s[2]);
     });
   }
 
   /** How much of the query the page's section headings hold, each heading counted (the page is
-      about what many of its sections are about). */
+      about what many of its sections are about), and its terms (a definition's, an explorer's
+      headings) half as much. */
   function focus(index, doc, words) {
     var sum = 0;
     index.sectionStems[doc].forEach(function (section) {
       words.forEach(function (word) {
         if (holds(section, word)) sum += word.weight;
+      });
+    });
+    words.forEach(function (word) {
+      word.terms.forEach(function (term) {
+        if (index.focus[doc].has(term)) sum += word.weight / 2;
       });
     });
     return sum;
@@ -677,8 +1004,10 @@ var RecipeSearch = (function () {
   }
 
   function search(query, raw) {
-    var words = analyse(bounded(query), raw);
-    return { words: words, hits: rank(words, raw) };
+    var index = prepare(raw);
+    var read = readNames(index, bounded(query));
+    var words = analyse(read, raw);
+    return { words: words, hits: rank(words, raw, nameRuns(index, read)), read: read };
   }
 
   // -------------------------------------------------------------------- summaries
@@ -798,10 +1127,11 @@ var RecipeSearch = (function () {
     return -1;
   }
 
-  /** Where a name stands in a text, whatever joins its parts (A.X-K2, a.x-k2, gpt oss 120b). */
+  /** Where a name stands in a text, whatever joins its parts (A.X-K2, a.x-k2, gpt oss 120b), but
+      not as a piece of a longer identifier (vllm-rbln is not in VLLM_RBLN_AUTO_PORT). */
   function namePattern(name) {
     var parts = normalize(name).split(/[^a-z0-9]+/).filter(Boolean);
-    return new RegExp("(?<![A-Za-z0-9])" + parts.join("[._\\-\\s]*") + "(?![A-Za-z0-9])", "gi");
+    return new RegExp("(?<![A-Za-z0-9_])" + parts.join("[._\\-\\s]*") + "(?![A-Za-z0-9]|_[A-Za-z0-9])", "gi");
   }
 
   /** Where each query word stands in a text: a name as a whole, any other word as a token that
@@ -836,8 +1166,31 @@ var RecipeSearch = (function () {
   /** A result's summary: the window of the page's text where the query's words are densest
       (a word counts half inside a command), its words marked. */
   function summary(htmlString, words, anchor) {
+    return summaryOf(pageParts(htmlString, anchor), words);
+  }
+
+  /** The part of a page's summary file (search/summaries.py: its text, its code, its sections) that
+      a result links to: the section the anchor names, or the whole page. */
+  function partOf(file, anchor) {
+    var range = anchor && file.sections && file.sections[anchor.replace(/^#/, "")];
+    if (!range) return { text: file.text, code: file.code };
+    var from = range[0];
+    var text = file.text.slice(from, range[1]);
+    var lead = text.length - text.replace(/^[\s\u00b7,:]+/, "").length; // the separator before it
+    return {
+      text: text.slice(lead),
+      code: file.code
+        .filter(function (c) {
+          return c[0] >= from + lead && c[1] <= range[1];
+        })
+        .map(function (c) {
+          return [c[0] - from - lead, c[1] - from - lead];
+        }),
+    };
+  }
+
+  function summaryOf(parts, words) {
     words = words || [];
-    var parts = pageParts(htmlString, anchor);
     var text = parts.text;
     var length = 240;
     var lead = 60;
@@ -906,6 +1259,9 @@ var RecipeSearch = (function () {
   }
 
   return {
+    readNames: readNames,
+    hangulSounds: hangulSounds,
+    latinSounds: latinSounds,
     pieces: pieces,
     leftOutAsFiller: leftOutAsFiller,
     titleStems: titleStems,
@@ -915,7 +1271,77 @@ var RecipeSearch = (function () {
     search: search,
     pageText: pageText,
     summary: summary,
+    summaryOf: summaryOf,
+    partOf: partOf,
   };
+})();
+
+/*
+ * The result list, shown at once from the index: each result's link, then its summary from the
+ * page's small summary file (_search/<docname>.json, search/summaries.py), never the page
+ * itself. The first results' summaries are fetched at once, the others when they come into
+ * view, so one query downloads a few kilobytes whatever the number of results.
+ */
+var RecipeSearchResults = (function () {
+  "use strict";
+  var EAGER = 10; // results whose summaries are fetched at once
+
+  function link(docname, anchor) {
+    var options = DOCUMENTATION_OPTIONS;
+    if (options.BUILDER === "dirhtml") {
+      var dir = docname + "/";
+      if (/\/index\/$/.test(dir)) dir = dir.slice(0, -6);
+      else if (dir === "index/") dir = "";
+      return dir + anchor;
+    }
+    return docname + options.LINK_SUFFIX + anchor;
+  }
+
+  function summarize(item, hit, words) {
+    var root = document.documentElement.dataset.content_root || "";
+    fetch(root + RecipeSearchData.summaries + "/" + hit.docname + ".json")
+      .then(function (response) {
+        return response.ok ? response.json() : null;
+      })
+      .then(function (file) {
+        if (file) item.appendChild(RecipeSearch.summaryOf(RecipeSearch.partOf(file, hit.anchor), words));
+      })
+      .catch(function () {});
+  }
+
+  function show(hits, words) {
+    var later = [];
+    hits.forEach(function (hit, i) {
+      var item = document.createElement("li");
+      item.classList.add("kind-text");
+      var anchor = document.createElement("a");
+      anchor.href = link(hit.docname, hit.anchor);
+      anchor.dataset.score = hit.score;
+      anchor.textContent = hit.title;
+      item.appendChild(anchor);
+      Search.output.appendChild(item);
+      if (!DOCUMENTATION_OPTIONS.SHOW_SEARCH_SUMMARY) return;
+      if (i < EAGER) summarize(item, hit, words);
+      else later.push([item, hit]);
+    });
+    if (later.length && typeof IntersectionObserver !== "undefined") {
+      var waiting = new Map(later);
+      var observer = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (!entry.isIntersecting || !waiting.has(entry.target)) return;
+          summarize(entry.target, waiting.get(entry.target), words);
+          waiting.delete(entry.target);
+          observer.unobserve(entry.target);
+        });
+      });
+      waiting.forEach(function (_hit, item) {
+        observer.observe(item);
+      });
+    }
+    _finishSearch(hits.length);
+  }
+
+  return { show: show, EAGER: EAGER };
 })();
 
 if (typeof Search !== "undefined" && typeof Search.query === "function") {
@@ -934,11 +1360,7 @@ if (typeof Search !== "undefined" && typeof Search.query === "function") {
           })
           .join(" "),
       );
-    // [docname, title, anchor, description, score, filename, kind]; shown from the end
-    var items = result.hits.map(function (h) {
-      return [h.docname, h.title, h.anchor, null, h.score, h.filename, "text"];
-    });
-    _displayNextItem(items.reverse(), items.length, result.words, new Set());
+    RecipeSearchResults.show(result.hits, result.words);
   };
   Search.makeSearchSummary = RecipeSearch.summary;
   Search.htmlToText = RecipeSearch.pageText;

@@ -214,16 +214,27 @@
     return names;
   }
 
+  // Which placeholders a grid fills from a node placeholder on the head of a role that spans
+  // nodes: name -> the node placeholder (the reader fills that one in, per node)
+  function headOf(grid) {
+    var names = {};
+    grid.querySelectorAll(".rb-ph-notes dt code[data-of]").forEach(function (code) { names[code.dataset.ph] = code.dataset.of; });
+    return names;
+  }
+
   function applyValues() {
     var values = loadValues();
     document.querySelectorAll("form.rb-grid").forEach(function (grid) {
       var scoped = perNode(grid);
+      var heads = headOf(grid);
       grid.querySelectorAll("pre .rb-ph").forEach(function (span) {
         if (!span.dataset.ph) { span.dataset.ph = span.textContent.slice(1, -1); }
         var name = span.dataset.ph;
         var pre = span.closest("pre");
         var node = pre && pre.dataset.node ? pre.dataset.node : null;
+        var head = pre && pre.dataset.head ? pre.dataset.head : null;
         var value = scoped[name] ? (node ? values[name + "@" + node] : undefined) : values[name];
+        if (Object.prototype.hasOwnProperty.call(heads, name)) { value = head ? values[heads[name] + "@" + head] : undefined; }
         span.textContent = value ? value : "<" + name + ">";
         span.classList.toggle("rb-filled", Boolean(value));
       });
@@ -255,6 +266,21 @@
     };
     notes.querySelectorAll("dt code[data-ph]").forEach(function (code) {
       var name = code.dataset.ph;
+      if (code.dataset.of) {
+        // filled from another placeholder on the head node: said, not asked
+        var said = document.createElement("div");
+        said.className = "rb-phrow";
+        var term = document.createElement("span");
+        term.className = "rb-phname";
+        term.textContent = code.textContent;
+        var how = document.createElement("p");
+        how.className = "rb-phdesc";
+        how.textContent = code.closest("dt").nextElementSibling.textContent;
+        said.appendChild(term);
+        said.appendChild(how);
+        panel.appendChild(said);
+        return;
+      }
       var key = code.dataset.node ? name + "@" + code.dataset.node : name;
       keys.push(key);
       var id = grid.id + "-ph-" + key.replace("@", "-");

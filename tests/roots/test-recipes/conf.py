@@ -29,6 +29,9 @@ PAGE = """# {name}
 
 ```{{recipe-client}} {name}
 ```
+
+```{{recipe-results}} {name}
+```
 """
 INDEX = """# Recipes
 

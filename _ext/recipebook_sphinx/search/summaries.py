@@ -1,0 +1,216 @@
+"""Each page's text for the search page's summaries, written beside the page as a small file.
+
+The search page shows under each result a summary cut from the page's text. Sphinx's
+``searchtools.js`` downloads every result's whole page to cut it (tens of megabytes for one
+query on a portal of a hundred recipes); the site's search reads ``_search/<docname>.json``
+instead: the text of the page's main part as a reader reads it, where its commands stand, and
+where each section starts and ends, a few kilobytes.
+
+The text is made as ``recipebook-search.js`` made it from the page (its ``pageParts``): a
+selector's legend and choices, a definition's term and description, a table's cells and every
+block kept apart by a separator; what the page hides or only offers to click (copy buttons, the
+change marks for screen readers, removed lines, the page title) left out; a command one line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any, Final
+
+from sphinx.application import Sphinx
+
+FOLDER: Final = "_search"
+
+LEFT_OUT_TAGS: Final = frozenset(
+    {"h1", "script", "style", "template", "noscript", "button", "input", "select", "textarea"}
+)
+LEFT_OUT_CLASSES: Final = frozenset(
+    {
+        "headerlink",
+        "rb-copy",
+        "copybtn",
+        "rb-sr",
+        "rb-del",
+        "rb-bar",
+        "rb-excluded",
+        "visually-hidden",
+        "screen-reader-text",
+        "sr-only",
+    }
+)
+VOID: Final = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
+BLOCKS: Final = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "caption",
+        "dd",
+        "details",
+        "div",
+        "dl",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "header",
+        "hr",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "tfoot",
+        "thead",
+        "tr",
+        "ul",
+    ]
+)
+TITLES: Final = frozenset(["h1", "h2", "h3", "h4", "h5", "h6", "dt", "legend"])
+TITLE_CLASSES: Final = frozenset({"admonition-title", "rb-role-title", "rb-rank", "rb-ph-title"})
+ITEMS: Final = frozenset({"label", "td", "th"})
+# Boundaries between parts of the page, weakest first; where several meet the strongest is
+# written, and after a sentence's own punctuation only a space.
+SPACE: Final = (0, " ")
+COMMA: Final = (1, ", ")
+DOT: Final = (2, " \u00b7 ")
+COLON: Final = (3, ": ")
+SENTENCE_END: Final = re.compile(r"[.:;!?\u3002]$")
+CONTINUATION: Final = re.compile(r"[ \t]*\\\n")
+
+
+class _Reader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.length = 0
+        self.pending: tuple[int, str] | None = None
+        self.code: list[list[int]] = []
+        self.sections: dict[str, list[int]] = {}
+        # (tag, boundary, skipped, section id)
+        self.stack: list[tuple[str, tuple[int, str] | None, bool, str]] = []
+        self.pre: list[str] | None = None
+        self.pre_depth = 0
+
+    # -------------------------------------------------------------------- text
+
+    def boundary(self, kind: tuple[int, str]) -> None:
+        if self.pending is None or kind[0] > self.pending[0]:
+            self.pending = kind
+
+    def emit(self, raw: str, code: bool) -> None:
+        text = re.sub(r"\s+", " ", raw)
+        if not text:
+            return
+        if text[0] == " ":
+            self.boundary(SPACE)
+        trailing = text[-1] == " "
+        text = text.strip()
+        if text:
+            if self.length and self.pending:
+                sep = " " if SENTENCE_END.search(self.out[-1]) else self.pending[1]
+                self.out.append(sep)
+                self.length += len(sep)
+            if code:
+                self.code.append([self.length, self.length + len(text)])
+            self.out.append(text)
+            self.length += len(text)
+            self.pending = None
+        if trailing:
+            self.boundary(SPACE)
+
+    # ------------------------------------------------------------------ markup
+
+    def skipping(self) -> bool:
+        return bool(self.stack) and self.stack[-1][2]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        classes = set((found.get("class") or "").split())
+        if tag in VOID:
+            if tag == "br" and not self.skipping():
+                if self.pre is not None:
+                    self.pre.append("\n")
+                else:
+                    self.boundary(SPACE)
+            return
+        skipped = (
+            self.skipping()
+            or tag in LEFT_OUT_TAGS
+            or bool(classes & LEFT_OUT_CLASSES)
+            or "hidden" in found
+            or found.get("aria-hidden") == "true"
+        )
+        kind = None
+        if not skipped:
+            if tag in TITLES or classes & TITLE_CLASSES:
+                kind = COLON
+            elif tag in ITEMS:
+                kind = COMMA
+            elif tag in BLOCKS:
+                kind = DOT
+            if kind is not None and self.pre is None:
+                self.boundary(DOT if kind is COLON else kind)
+            if tag == "pre" and self.pre is None:
+                self.pre = []
+                self.pre_depth = len(self.stack) + 1
+        section = found.get("id") or "" if tag == "section" and not skipped else ""
+        if section:
+            self.sections[section] = [self.length, self.length]
+        self.stack.append((tag, kind, skipped, section))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID or not any(entry[0] == tag for entry in self.stack):
+            return
+        while self.stack:
+            name, kind, skipped, section = self.stack.pop()
+            depth = len(self.stack) + 1
+            if self.pre is not None and depth == self.pre_depth:
+                text, self.pre = "".join(self.pre), None
+                self.emit(CONTINUATION.sub("\n", text), True)
+            if kind is not None and not skipped and self.pre is None:
+                self.boundary(kind)
+            if section:
+                self.sections[section][1] = self.length
+            if name == tag:
+                return
+
+    def handle_data(self, data: str) -> None:
+        if self.skipping():
+            return
+        if self.pre is not None:
+            self.pre.append(data)
+        else:
+            self.emit(data, False)
+
+
+def page_text(body: str) -> dict[str, Any]:
+    """The text of a page's body as a reader reads it, where its code stands, where its sections are."""
+    reader = _Reader()
+    reader.feed(body)
+    reader.close()
+    return {"text": "".join(reader.out), "code": reader.code, "sections": reader.sections}
+
+
+def write(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """html-page-context: a searchable page's text is written to ``_search/<pagename>.json``."""
+    if app.builder.format != "html" or doctree is None or "body" not in context:
+        return
+    if context.get("meta", {}) and "nosearch" in (context.get("meta") or {}):
+        return
+    target = Path(app.outdir, FOLDER, f"{pagename}.json")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(page_text(context["body"]), ensure_ascii=False, separators=(",", ":"))
+    target.write_text(data, encoding="utf-8")

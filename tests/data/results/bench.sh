@@ -1,0 +1,25 @@
+timezone=$(date +%z)
+vllm_version=$(python3 -c 'import importlib.metadata as m; print(m.version("vllm"))')
+vllm_rbln_version=$(python3 -c 'import importlib.metadata as m; print(m.version("vllm-rbln"))')
+bench() {  # input tokens, output tokens, concurrent requests
+  vllm bench serve \
+    --backend openai-chat \
+    --base-url http://127.0.0.1:43505 \
+    --tokenizer /tmp/benchrun-u4qgtsys/tokenizer \
+    --endpoint /v1/chat/completions \
+    --model skt/A.X-K2-NVFP4 \
+    --trust-remote-code \
+    --dataset-name random \
+    --random-input-len "$1" \
+    --random-output-len "$2" \
+    --max-concurrency "$3" \
+    --num-prompts "$((8 * $3))" \
+    --ignore-eos \
+    --save-result \
+    --result-dir /tmp/benchrun-u4qgtsys/out \
+    --metadata \
+        recipe=A.X-K2 strategy=aggregated-data-expert-parallel target=Latency sku=RBLN-CR13 npus=8 \
+        input_len="$1" output_len="$2" timezone="${timezone}" vllm="${vllm_version}" vllm_rbln="${vllm_rbln_version}" \
+        selection=lmcache=rds,prefix_caching=on_sub_block,spec_decode=eagle3,reasoning_parser=on,tool_calling=on commands=sha256:b2b90a988e07acaa
+}
+bench 32 8 2
