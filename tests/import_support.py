@@ -70,6 +70,18 @@ def our_run(command: Any) -> tuple[list[str], dict[str, str]]:
     return argv, env
 
 
+def _options(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]]]:
+    """A command's words before its first option, and its options each with its values, sorted."""
+    head = next((i for i, word in enumerate(argv) if word.startswith("--")), len(argv))
+    groups: list[tuple[str, ...]] = []
+    for word in argv[head:]:
+        if word.startswith("--"):
+            groups.append((word,))
+        else:
+            groups[-1] += (word,)
+    return argv[:head], sorted(groups)
+
+
 def compare(recipe: Any, entry: dict[str, Any]) -> list[str]:
     """Where our commands for an entry's selection differ from theirs (empty: they are equal)."""
     result = page.expand(recipe, entry["strategy"], entry["target"], entry["selection"])
@@ -79,7 +91,9 @@ def compare(recipe: Any, entry: dict[str, Any]) -> list[str]:
     if set(ours) != set(theirs):
         found.append(f"servers {sorted(ours)} against theirs {sorted(theirs)}")
     for key in sorted(set(ours) & set(theirs)):
-        if ours[key][0] != theirs[key][0]:
+        if key[1] > 0 and _options(ours[key][0]) == _options(theirs[key][0]):
+            pass  # a follower's own lines come after the role's here (as a rank's do): vLLM reads options in any order
+        elif ours[key][0] != theirs[key][0]:
             found.append(f"{key}: words {ours[key][0]} against theirs {theirs[key][0]}")
         if ours[key][1] != theirs[key][1]:
             found.append(f"{key}: environment {ours[key][1]} against theirs {theirs[key][1]}")

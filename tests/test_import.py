@@ -81,11 +81,29 @@ def test_every_strategy_hardware_and_option_is_a_target_an_axis_or_listed():
     for listed in (
         "Mooncake",
         "Docker install",
-        "multi_node_tp / BF16 / H200: 2 nodes",
+        "multi_node_tp / BF16 / H200: other numbers of nodes than 2",
         "other numbers of prefill",
         "two or more tuning flags together",
     ):
         assert listed in lost
+
+
+def test_a_multi_node_strategy_is_one_server_that_spans_its_nodes():
+    """Their multi-node strategies (a head and --headless followers) are roles that span nodes: the
+    head's lines are the role's, each follower's own lines its node's entry; the target's npus are
+    all its nodes' (rule 26), and every recorded choice gives their head's and followers' commands."""
+    imported = sample.imported("Qwen/Qwen3-235B-A22B-Instruct-2507")
+    written = sharing.written_out(imported.recipe)
+    strategy = next(s for s in written["strategies"] if s["slug"] == "multi-node-tp")
+    assert strategy["nodes"] == "2"
+    h200 = next(t for t in strategy["options"] if t["target"] == "H200")
+    (role,) = h200["grid"]["base"]
+    assert role["scale"] == "2 nodes" and role["ranks"] is None and len(role["nodes"]) == 2
+    follower = role["nodes"][1]["args"]
+    assert "--headless" in follower and follower["--node-rank"].split()[-1] == "1"
+    assert h200["npus"] == 16  # 8 GPUs on each of 2 nodes
+    recorded = [e for e in sample.entries("Qwen/Qwen3-235B-A22B-Instruct-2507") if e["strategy"] == "multi-node-tp"]
+    assert recorded and all(len(e["theirs"]["servers"]) == 2 for e in recorded)
 
 
 def test_two_choices_that_set_one_flag_are_excluded_together_and_listed():
@@ -141,7 +159,7 @@ def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path):
     written = sorted(p.name for p in out.glob("*.json"))
     assert written == ["Qwen3-8B.json", "Wan2.2-T2V-A14B-Diffusers.json"]
     lines = result.stdout.splitlines()
-    assert any(line.startswith(f"{out / 'Qwen3-8B.json'}: 10 target(s)") and "valid" in line for line in lines)
+    assert any(line.startswith(f"{out / 'Qwen3-8B.json'}: 20 target(s)") and "valid" in line for line in lines)
     assert any(line.startswith("not expressed: models/Qwen/Qwen3-8B.yaml: ") and "Mooncake" in line for line in lines)
     again = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out)
     assert again.returncode == 1 and "exists; not overwritten (--force overwrites)" in again.stderr

@@ -40,6 +40,10 @@ from typing import Any
 import yaml
 
 from ..checking.schema import SCHEMA_PATH
+from ..expanding import client
+from ..expanding.expansion import default_selection, reference_role
+from ..problems import SelectionError
+from ..reading.model import Grid
 from . import synthesis as syn
 from . import yaml12
 from .grids import apply, diff
@@ -1339,6 +1343,19 @@ def _date(recipe: Json) -> str:
     return "2026-01-01"
 
 
+def _npus(grid: Mapping[str, Any]) -> int | None:
+    """The NPUs one server of a target uses, as the engine reads its commands (rule 26: tensor x
+    pipeline parallel x the data-parallel ranks of each process, all its nodes' for a server that
+    spans nodes), at the selection its page opens on; None when its roles use different counts."""
+    built = Grid.from_json(grid, "/grid")
+    try:
+        selection = default_selection(built)
+    except SelectionError:
+        return None
+    used = {sum(client.npus(c) for c in reference_role(built, role, selection)) for role in built.base}
+    return used.pop() if len(used) == 1 else None
+
+
 def convert(path: Path, checkout: Checkout) -> Imported:
     """One model file of a checkout as a recipe of this format, and what it could not express."""
     source = path.relative_to(checkout.root).as_posix() if path.is_relative_to(checkout.root) else path.name
@@ -1379,15 +1396,16 @@ def convert(path: Path, checkout: Checkout) -> Imported:
                 for value in axis.values:
                     labels.setdefault(value, axis.labels[value])
             servers = len(built.grid["base"])
-            profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
-            gpus = syn.gpu_count(profile)
-            npus = (
-                gpus
-                if plan.strategy != "single_node_tp"
-                else syn.resolve_single_node_tp(
-                    recipe, syn.get(recipe, "variants", plan.variant), profile, plan.strategy, plan.hardware
+            npus = _npus(built.grid)
+            if npus is None:  # their page's count: GPUs per node, or the tensor parallel size it resolves
+                profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
+                npus = (
+                    syn.gpu_count(profile)
+                    if plan.strategy != "single_node_tp"
+                    else syn.resolve_single_node_tp(
+                        recipe, syn.get(recipe, "variants", plan.variant), profile, plan.strategy, plan.hardware
+                    )
                 )
-            )
             targets.append(
                 {
                     "target": target_name,
