@@ -311,9 +311,9 @@ def install_line_problem(text: str) -> tuple[int, str] | None:
         if n:
             return joins[n - 1], f"'&&' here makes this more than one plain command: {reason}"
         return start + len(step) - len(step.lstrip()), reason
-    error = shell.bash_syntax_error(text) if shutil.which("bash") else None
-    if error:
-        return 0, f"does not pass bash -n: {error}"
+    syntax = shell.bash_syntax_error(text) if shutil.which("bash") else None
+    if syntax:
+        return 0, f"does not pass bash -n: {syntax}"
     return None
 
 

@@ -19,7 +19,7 @@ import dataclasses
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 Json = Any  # a value read from their YAML (a dict, a list, a string, a number, a boolean or None)
 
@@ -160,7 +160,7 @@ def hardware_keyed_value(table: Json, profile: Json, hw_id: str | None) -> Json:
 def is_strategy_supported_on_hardware(recipe: Json, strategy: str, profile: Json, hw_id: str | None) -> bool:
     gate = hardware_keyed_value(get(recipe, "strategy_hardware", strategy), profile, hw_id)
     if gate is not None:
-        return gate != "unsupported"
+        return bool(gate != "unsupported")
     return strategy in arr(get(recipe, "compatible_strategies"))
 
 
@@ -176,7 +176,7 @@ def effective_compatible_strategies(recipe: Json) -> list[str]:
 
 def gpu_count(profile: Json) -> int:
     count = get(profile, "gpu_count")
-    return count if isinstance(count, (int, float)) and not isinstance(count, bool) else 1
+    return cast(int, count) if isinstance(count, (int, float)) and not isinstance(count, bool) else 1
 
 
 def resolve_single_node_tp(
@@ -189,11 +189,11 @@ def resolve_single_node_tp(
     tp = get(variant, "tp")
     variant_tp = tp if _is_number(tp) else hardware_keyed_value(tp, profile, hw_id)
     if _is_number(variant_tp) and variant_tp > 0:
-        return variant_tp if is_cpu else min(variant_tp, gpus)
+        return cast(int, variant_tp if is_cpu else min(variant_tp, gpus))
     declared = get(recipe, "strategy_overrides", strategy, "tp")
     declared_tp = declared if _is_number(declared) else hardware_keyed_value(declared, profile, hw_id)
     if _is_number(declared_tp) and declared_tp > 0:
-        return declared_tp if is_cpu else min(declared_tp, gpus)
+        return cast(int, declared_tp if is_cpu else min(declared_tp, gpus))
     vram = get(profile, "vram_gb")
     per_gpu = vram / gpus if truthy(vram) and truthy(gpus) else 0
     need = either(get(variant, "vram_minimum_gb"), 0)
@@ -213,9 +213,9 @@ def recommend_strategy(recipe: Json, node_count: int = 1) -> str:
         if node_count > 1 and explicit.startswith("single_node_"):
             sibling = "multi_node_" + explicit.removeprefix("single_node_")
             if sibling in compatible:
-                return sibling
+                return str(sibling)
         else:
-            return explicit
+            return str(explicit)
     if node_count > 1:
         for candidate in ("multi_node_tp", "multi_node_dep", "multi_node_tep"):
             if candidate in compatible:
@@ -233,10 +233,10 @@ def _min_gpus_from_block(block: Json, key: str) -> float:
     if block is None:
         return 0
     if _is_number(block):
-        return block
+        return cast(float, block)
     if not isinstance(block, dict):
         return 0
-    return first_set(block.get(key), block.get(f"multi_node_{key}"), block.get(f"single_node_{key}"), 0)
+    return cast(float, first_set(block.get(key), block.get(f"multi_node_{key}"), block.get(f"single_node_{key}"), 0))
 
 
 def min_gpus_for_strategy(recipe: Json, key: str, gpu_id: str | None) -> float:
@@ -244,7 +244,7 @@ def min_gpus_for_strategy(recipe: Json, key: str, gpu_id: str | None) -> float:
     if config is None:
         return 0
     if _is_number(config):
-        return config
+        return cast(float, config)
     return max(
         _min_gpus_from_block(config, key),
         _min_gpus_from_block(config.get(gpu_id), key) if truthy(gpu_id) and isinstance(config, dict) else 0,
@@ -257,7 +257,9 @@ def nodes_for_strategy(recipe: Json, key: str, gpus_per_node: int, gpu_id: str |
 
 def is_strategy_reachable(recipe: Json, key: str, deploy_type: Json, gpus_per_node: int, gpu_id: str | None) -> bool:
     scales_out = deploy_type in ("multi_node", "pd_cluster")
-    return (MAX_NODES if scales_out else 1) * either(gpus_per_node, 8) >= min_gpus_for_strategy(recipe, key, gpu_id)
+    return bool(
+        (MAX_NODES if scales_out else 1) * either(gpus_per_node, 8) >= min_gpus_for_strategy(recipe, key, gpu_id)
+    )
 
 
 def pd_pool_modes(recipe: Json) -> list[str]:
@@ -273,7 +275,7 @@ def pd_pool_modes(recipe: Json) -> list[str]:
             modes.add("tp")
     if not modes:
         modes.add("tp")
-    ordered = [m for m in ("tp", "tep", "dep") if m in modes]
+    ordered: list[str] = [m for m in ("tp", "tep", "dep") if m in modes]
     restrict = get(recipe, "strategy_overrides", "pd_cluster", "pool_modes")
     if isinstance(restrict, list) and restrict:
         narrowed = [m for m in ordered if m in restrict]
@@ -304,7 +306,7 @@ def is_precision_compatible(profile: Json, variant: Json) -> bool:
 
 
 def is_hardware_supported(recipe: Json, hw_id: str) -> bool:
-    return get(recipe, "meta", "hardware", hw_id) != "unsupported"
+    return bool(get(recipe, "meta", "hardware", hw_id) != "unsupported")
 
 
 def is_variant_hardware_supported(variant: Json, hw_id: str) -> bool:
@@ -370,8 +372,8 @@ def resolve_mode_key(
         return None
     for candidate in (selected, get(variant, "default_modes", key), get(feature, "default_mode")):
         if truthy(candidate) and candidate in allowed:
-            return candidate
-    return allowed[0]
+            return str(candidate)
+    return str(allowed[0])
 
 
 def allowed_modes(feature: Json, variant_key: str, profile: Json, hw_id: str | None) -> list[str]:
@@ -400,7 +402,7 @@ def fits_single_node(profile: Json, variant: Json) -> bool:
     need = either(get(variant, "vram_minimum_gb"), 0)
     if need <= 0 or node <= 0:
         return True
-    return need <= node
+    return bool(need <= node)
 
 
 def is_hardware_scalable(profile: Json) -> bool:
@@ -410,7 +412,7 @@ def is_hardware_scalable(profile: Json) -> bool:
 def variant_runs_on_hardware(profile: Json, variant: Json, hw_id: str | None = None) -> bool:
     if not is_precision_compatible(profile, variant):
         return False
-    if truthy(hw_id) and not is_variant_hardware_supported(variant, hw_id):
+    if hw_id and not is_variant_hardware_supported(variant, hw_id):
         return False
     return is_hardware_scalable(profile) or fits_single_node(profile, variant)
 
@@ -884,7 +886,7 @@ def kv_option(recipe: Json, choice: Choice, strategy: Json, profile: Json, taxon
 def _number(value: Json) -> float:
     """``Number(value)``."""
     if _is_number(value):
-        return value
+        return cast(float, value)
     try:
         return float(str(value).strip() or 0)
     except ValueError:

@@ -360,9 +360,10 @@ def _choose(plan: Plan, selection: Mapping[str, str]) -> Choice:
     pd_nodes = plan.choice.pd_nodes
     pools = [a for a in plan.axes if a.kind == "pool" and selection.get(a.name, a.values[0]) != a.values[0]]
     if pd_nodes is not None and pools:
-        pd_nodes = {role: dict(spec) for role, spec in pd_nodes.items()}
+        changed = {role: dict(spec) for role, spec in pd_nodes.items()}
         for axis in pools:
-            pd_nodes[axis.key]["parallelism"] = selection[axis.name]
+            changed[axis.key]["parallelism"] = selection[axis.name]
+        pd_nodes = changed
     return dataclasses.replace(
         plan.choice,
         features=tuple(features),
@@ -558,7 +559,7 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
     kept_axes: list[Axis] = []
     for axis in plan.axes:
         kept_values = [axis.values[0]]
-        seen: dict[tuple, str] = {}
+        seen: dict[tuple[Any, ...], str] = {}
         for value in axis.values[1:]:
             what = f"{axis.title}: {axis.labels[value]}"
             try:
@@ -567,7 +568,7 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
                 lost.append(f"{where}: {what}: {error}")
                 continue
             layer = _layer(plan, axis, value, recipe, checkout) if axis.kind != "pool" else []
-            delta = {}
+            delta: dict[str, tuple[list[str], dict[str, str], list[str], dict[str, str]]] | None = {}
             for role, lines in after.items():
                 if role not in base:
                     args = None
@@ -579,7 +580,7 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
                 if args is None or envs is None:
                     delta = None
                     break
-                if lines != base[role]:
+                if lines != base[role] and delta is not None:
                     delta[role] = (args[0], args[1], envs[0], envs[1])
             if delta is None or set(after) != set(base):
                 lost.append(f"{where}: {what}: it moves arguments the strategy sets, which a delta cannot")
@@ -637,7 +638,9 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
     return Built(grid=grid, axes=kept_axes, lost=lost, roles=base)
 
 
-def _exclusions(axes: list[Axis], deltas: Mapping, lost: list[str], where: str) -> list[dict[str, str]]:
+def _exclusions(
+    axes: list[Axis], deltas: Mapping[tuple[str, str], Any], lost: list[str], where: str
+) -> list[dict[str, str]]:
     """Pairs of values of two axes that set or remove one key: their last-wins keeps the later one's
     value and drops the earlier's, which the delta rules do not state; such a pair is not offered."""
     excluded: list[dict[str, str]] = []
@@ -690,7 +693,7 @@ def _capped(axes: list[Axis], excluded: list[dict[str, str]], lost: list[str], w
 
 
 def _compose(
-    base: Mapping[str, Lines], axes: list[Axis], deltas: Mapping, selection: Mapping[str, str]
+    base: Mapping[str, Lines], axes: list[Axis], deltas: Mapping[tuple[str, str], Any], selection: Mapping[str, str]
 ) -> dict[str, Lines]:
     out = {}
     for role, lines in base.items():
@@ -722,7 +725,7 @@ def _verify(
     checkout: Checkout,
     base: Mapping[str, Lines],
     axes: list[Axis],
-    deltas: Mapping,
+    deltas: Mapping[tuple[str, str], Any],
     excluded: list[dict[str, str]],
     nodes: Mapping[str, list[dict[str, dict[str, str]]]],
 ) -> None:
@@ -837,6 +840,9 @@ def _recommended(
 # -- the whole model ------------------------------------------------------------------------------
 
 
+GroupKey = tuple[str, str, int | str | None]  # their strategy, the variant, the nodes or the omni task
+
+
 @dataclasses.dataclass
 class StrategyGroup:
     """One strategy of ours: their strategy for one variant on one shape of nodes."""
@@ -876,7 +882,7 @@ def plan_targets(recipe: Json, checkout: Checkout, lost: list[str]) -> list[Stra
     profiles = syn.obj(syn.get(taxonomy, "hardware_profiles"))
     variants = syn.obj(syn.get(recipe, "variants"))
     omni = "omni" in syn.arr(syn.get(recipe, "meta", "tasks"))
-    groups: dict[tuple, StrategyGroup] = {}
+    groups: dict[GroupKey, StrategyGroup] = {}
     kv_name = "kv_offload"
     for variant_key in variants:
         vlabel = _variant_label(recipe, variant_key)
@@ -916,7 +922,7 @@ def plan_targets(recipe: Json, checkout: Checkout, lost: list[str]) -> list[Stra
                         kv = _kv_axis(recipe, plan, profile, checkout, kv_name)
                         if kv:
                             plan.axes.append(kv)
-                        key = (strategy, variant_key, nodes)
+                        key: GroupKey = (strategy, variant_key, nodes)
                         group = groups.get(key) or groups.setdefault(
                             key,
                             StrategyGroup(
@@ -999,7 +1005,7 @@ def _plan_pd(
     hw_id: str,
     profile: Json,
     display: str,
-    groups: dict[tuple, StrategyGroup],
+    groups: dict[GroupKey, StrategyGroup],
     lost: list[str],
     where: str,
 ) -> None:
@@ -1103,11 +1109,12 @@ def _plan_omni(
     suffix: str,
     hw_id: str,
     profile: Json,
-    groups: dict[tuple, StrategyGroup],
+    groups: dict[GroupKey, StrategyGroup],
     lost: list[str],
 ) -> None:
     tasks = syn.omni_tasks(recipe)
-    for task in tasks or [None]:
+    every: list[dict[str, Any] | None] = [*tasks] or [None]
+    for task in every:
         resolved = syn.omni_task_for_hardware(task, hw_id) if task else None
         choice = Choice(variant=variant_key, strategy="omni", hardware=hw_id)
         plan = Plan(
@@ -1210,7 +1217,7 @@ def _badges(recipe: Json) -> list[Any]:
     if syn.truthy(model.get("parameter_count")):
         badges.append(plain(syn.js_str(model["parameter_count"])) or "?")
     context = model.get("context_length")
-    if syn._is_number(context) and context > 0:
+    if isinstance(context, (int, float)) and not isinstance(context, bool) and context > 0:
         badges.append(f"{int(context):,} ctx")
     badges.append({"text": "vLLM Recipes", "hl": True})
     return badges

@@ -108,7 +108,7 @@ def _renamed(data: Any, renames: Mapping[str, str]) -> Any:
         return [_renamed(item, renames) for item in data]
     if not isinstance(data, dict):
         return data
-    out = {}
+    out: dict[str, Any] = {}
     for name, value in data.items():
         if name in ("args", "add_args") and isinstance(value, dict):
             out[name] = {
