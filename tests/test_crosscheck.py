@@ -280,3 +280,17 @@ def test_make_crosscheck_runs_in_ci_after_make_test() -> None:
 
 def test_the_engine_side_never_imports_vllm(commands) -> None:
     assert "vllm" not in sys.modules and "torch" not in sys.modules
+
+
+def test_a_command_vllm_hands_to_vllm_omni_is_not_parsed_as_vllm_serve_s(commands) -> None:
+    """vLLM's vllm command runs vllm_omni's entry point for a command line holding --omni before
+    parsing it: vllm serve's parser would refuse --omni, so such a command is counted, not judged."""
+    data = json.loads((RECIPES / "gpt-oss-120b.json").read_text(encoding="utf-8"))
+    recipe = recipebook.Recipe.from_json(data, "omni.json")
+    before = commands.collect([("omni.json", recipe)])
+    role = data["strategies"][0]["options"][0]["grid"]["base"][0]
+    role["args"]["--omni"] = "--omni"
+    omni = commands.collect([("omni.json", recipebook.Recipe.from_json(data, "omni.json"))])
+    assert before.omni == 0 and omni.omni > 0
+    assert omni.total_commands == before.total_commands - omni.omni
+    assert not any("--omni" in c.argv for c in omni.commands.values())
