@@ -73,11 +73,13 @@ recipe-page: $(STAMP)
 	@test -n "$(NAME)" || { echo "usage: make recipe-page NAME=<recipe name>"; exit 2; }
 	$(BIN)/python -m recipebook_sphinx.newpage $(NAME)
 
-# Ruff, and the engine's layers as import-linter contracts (pyproject.toml [tool.importlinter]).
+# Ruff, the engine's layers as import-linter contracts (pyproject.toml [tool.importlinter]), and
+# mypy --strict on the engine and the adapter (pyproject.toml [tool.mypy]).
 lint: $(STAMP)
 	$(BIN)/ruff check _ext tests bench tools conf.py
 	$(BIN)/ruff format --check _ext tests bench tools conf.py
 	$(BIN)/lint-imports --no-cache --no-logo
+	$(BIN)/mypy
 
 # The outside judges from npm (axe-core, the Nu Html Checker), exactly as package-lock.json
 # pins them; install scripts are skipped (vnu-jar's would download a Java runtime; Debian's

@@ -57,6 +57,7 @@ from recipebook import check_file, expand, forget, load, matrix  # noqa: E402
 from recipebook.expanding import page as page_model  # noqa: E402
 from recipebook.expanding.expansion import default_selection  # noqa: E402
 from recipebook.expanding.page import context_length, expand_selection, flags_in_use  # noqa: E402
+from recipebook.memo import Memo  # noqa: E402
 from recipebook.reading.model import Recipe  # noqa: E402
 
 SHIPPED = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
@@ -353,7 +354,8 @@ def machine() -> str:
 
 
 def page_weight(full_html: Path, recommended_html: Path, name: str) -> dict:
-    recipe = load(ROOT / "recipes" / f"{name}.json")
+    memo = Memo()
+    recipe = load(ROOT / "recipes" / f"{name}.json", memo)
     shipped = (full_html / "recipes" / f"{name}.html").read_bytes()
     rec_text = (recommended_html / "recipes" / f"{name}.html").read_text(encoding="utf-8")
     soup = BeautifulSoup(rec_text, "html.parser")
@@ -362,7 +364,7 @@ def page_weight(full_html: Path, recommended_html: Path, name: str) -> dict:
     for form in soup.select("form.rb-grid"):
         strategy, target = form["data-strategy"], form["data-target"]
         area = len(str(form.select_one(".rb-cmds")).encode())
-        opening = expand(recipe, strategy, target)
+        opening = expand(recipe, strategy, target, memo=memo)
 
         def text_bytes(result) -> int:
             texts = [c.shell for c in result.commands] + [cmd for _n, cmd in result.router]
@@ -370,7 +372,7 @@ def page_weight(full_html: Path, recommended_html: Path, name: str) -> dict:
 
         shown = text_bytes(opening)
         grid_total = 0
-        for result in matrix(recipe):
+        for result in matrix(recipe, memo):
             if (result.strategy, result.target) == (strategy, target):
                 grid_total += area - shown + text_bytes(result)
                 selections += 1
@@ -402,15 +404,16 @@ def engine(paths: list[Path], repeat: int) -> dict:
         forget()
         read = time.perf_counter()
         targets = 0
+        memo = Memo()  # the page models, for the expansion after them
         for recipe in recipes:
-            model = page_model.page_of(recipe)
+            model = page_model.page_of(recipe, memo)
             for target in model.targets:
                 assert not target.wrong, target.wrong
                 targets += 1
         modelled = time.perf_counter()
         count = 0
         for recipe in recipes:
-            for result in matrix(recipe):
+            for result in matrix(recipe, memo):
                 for command in result.commands:
                     command.shell  # noqa: B018 - the text is the work
                 count += 1

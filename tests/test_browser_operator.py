@@ -15,7 +15,7 @@ import recipebook
 from conftest import LANGUAGES, ROOT
 from recipe_support import recipe_names
 from recipebook.expanding.page import page_of
-from recipebook_sphinx.page.explorer_view import LONG_LINES
+from recipebook_sphinx.explorer.view import LONG_LINES
 
 pytestmark = pytest.mark.browser
 NAMES = recipe_names()

@@ -44,7 +44,7 @@ def test_advice_gives_a_value_the_flag_takes(language: str):
 
     import recipebook
     from recipebook.expanding import memory, page
-    from recipebook_sphinx.page import memory_panel
+    from recipebook_sphinx.explorer import memory_panel
 
     recipe = recipebook.load(f"recipes/{AXK2_NAME}.json")
     target = page.page_of(recipe).target(DP, "Latency")

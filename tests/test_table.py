@@ -147,7 +147,9 @@ def test_unchanged_recipes_are_not_checked_again(make_app, rootdir, tmp_path, mo
     make_app("html", srcdir=srcdir, confoverrides=overrides).build()
     checked: list[str] = []
     real = store.check_file
-    monkeypatch.setattr(store, "check_file", lambda path: checked.append(Path(path).name) or real(path))
+    monkeypatch.setattr(
+        store, "check_file", lambda path, memo=None: checked.append(Path(path).name) or real(path, memo)
+    )
     make_app("html", srcdir=srcdir, confoverrides=overrides, freshenv=False).build()
     assert checked == []  # the environment's record stands while the files are unchanged
     data = json.loads((folder / "A.X-K2.json").read_text())
@@ -160,7 +162,7 @@ def test_unchanged_recipes_are_not_checked_again(make_app, rootdir, tmp_path, mo
 
 
 def test_json_values_break_for_display_only_at_their_own_boundaries():
-    from recipebook_sphinx.page.nodes import code_markup
+    from recipebook_sphinx.explorer.html import code_markup
 
     text = """--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both","extra":[1,2]}'"""
     markup = str(code_markup(text))

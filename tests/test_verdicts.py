@@ -179,9 +179,9 @@ def _build_counting(make_app, srcdir: Path, monkeypatch, **overrides) -> list[Pa
 
     calls: list[Path] = []
 
-    def spy(path):
+    def spy(path, memo=None):
         calls.append(Path(path))
-        return load.check_file(path)
+        return load.check_file(path, memo)
 
     monkeypatch.setattr(store, "check_file", spy)
     monkeypatch.setattr(verdicts, "check_file", spy)

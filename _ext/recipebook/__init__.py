@@ -3,37 +3,19 @@
 Pure Python: nothing here imports Sphinx or docutils.
 """
 
-from . import shell
-from .checking import rules, safety
-from .expanding import client
+from . import memo
 from .expanding.expansion import Command, Expansion, offered, resolve
 from .expanding.page import commands_of, expand, expand_selection, matrix, page_of
 from .pipeline.load import check_file, load
 from .problems import Kind, Problem, RecipeError, SelectionError
-from .reading import vocabulary
 from .reading.model import Recipe
-from .rendering import files, kubernetes
 
 
 def forget() -> None:
-    """Drop what the engine remembers about texts it has read (each argument text's words,
-    each text's check, each command's flags, each router step's bash -n, each line's manifest
-    fragment, each argument's --config entry), as in a new process.
-    """
-    for remembered in (
-        shell._words,
-        shell._flag_words,
-        shell.unsafe_reason,
-        shell.bash_syntax_error,
-        rules.text_error,
-        safety.near_placeholder,
-        safety.port_messages,
-        client._flags,
-        vocabulary._reading,
-        kubernetes.line_fragment,
-        files.config_entry,
-    ):
-        remembered.cache_clear()
+    """Drop what the engine remembers about texts and files it has read, as in a new process:
+    every remembered function (``memo.remembered``) registers itself, so none is left out.
+    What a caller's ``Memo`` holds is the caller's to drop."""
+    memo.forget()
 
 
 __all__ = [

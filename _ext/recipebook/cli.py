@@ -12,11 +12,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from . import importing
 from .checking import drift, rules, safety, schema, vocabulary
 from .expanding import expansion, memory, page, results
+from .memo import Memo
 from .pipeline import fix, verdicts
 from .pipeline.load import check_file
 from .problems import Problem, SelectionError, errors, warnings
@@ -29,7 +32,7 @@ RECIPES = Path("recipes")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 without a traceback
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 without a traceback
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
@@ -85,11 +88,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.fix:
         _fix(files)
     problems: list[Problem] = []
-    counts = []
+    counts: list[tuple[str, int]] = []
     for found in _verdicts(files, args.verdicts):
         problems += found.problems
         if found.name is not None:
-            counts.append((found.name, found.selections))
+            counts.append((found.name, found.selections or 0))
     if args.verdicts:
         verdicts.prune(args.verdicts, files)
     problems = sorted(problems + safety.names_differ_in_more_than_case(files))
@@ -114,9 +117,12 @@ def _warned(style: list[Problem], files: list[Path]) -> str:
     return f"{len(style)} warning(s) in {len({p.file for p in style})} of {len(files)} recipe file(s)"
 
 
-def _load_one(path: str) -> Recipe | None:
-    recipe, problems = check_file(path)
-    _print_problems(problems)  # the errors that stop here, or the warnings of a valid recipe
+def _load_one(path: str, memo: Memo) -> Recipe | None:
+    """The recipe when none of its problems is an error (its tables and page model kept in
+    ``memo``), else None; its problems printed either way (the errors that stop here, or the
+    warnings of a valid recipe)."""
+    recipe, problems = check_file(path, memo)
+    _print_problems(problems)
     return recipe
 
 
@@ -134,11 +140,12 @@ def _parse_sets(pairs: list[str]) -> dict[str, str]:
 
 def _selected(args: argparse.Namespace) -> expansion.Expansion | int:
     """The expansion the arguments name, or the exit status after saying what is wrong."""
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     try:
-        return page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        return page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
     except SelectionError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
@@ -155,23 +162,24 @@ def cmd_expand(args: argparse.Namespace) -> int:
     return 0
 
 
-def matrix_json(recipe: Recipe) -> dict:
+def matrix_json(recipe: Recipe, memo: Memo | None = None) -> dict[str, object]:
     """Every offered selection with its commands: the shape tools consume."""
     return {
         "version": expansion.API_VERSION,
         "recipe": recipe.name,
-        "selections": [e.to_json() for e in page.matrix(recipe)],
+        "selections": [e.to_json() for e in page.matrix(recipe, memo)],
     }
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     if args.format == "json":
-        print(json.dumps(matrix_json(recipe), indent=2, ensure_ascii=False))
+        print(json.dumps(matrix_json(recipe, memo), indent=2, ensure_ascii=False))
         return 0
-    for result in page.matrix(recipe):
+    for result in page.matrix(recipe, memo):
         pairs = " ".join(f"{a}={v}" for a, v in result.selection.items())
         mark = "  (recommended)" if result.recommended else ""
         sys.stdout.write(f"### {result.strategy} / {result.target}: {pairs}{mark}\n\n{result.shell()}\n")
@@ -235,7 +243,7 @@ def cmd_files(args: argparse.Namespace) -> int:
     return 0
 
 
-def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict:
+def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict[str, object]:
     """One selection's memory figures per rank: the shape tools consume."""
     return {
         "recipe": result.recipe,
@@ -348,10 +356,12 @@ def fit_text(result: expansion.Expansion, figures: memory.Fit, seen: tuple[memor
     return "\n".join(lines) + "\n"
 
 
-def _seen_for(recipe: Recipe, result: expansion.Expansion, figures: memory.Fit) -> tuple[memory.Seen, ...]:
+def _seen_for(
+    recipe: Recipe, result: expansion.Expansion, figures: memory.Fit, memo: Memo | None = None
+) -> tuple[memory.Seen, ...]:
     """The observations of exactly what this fit computed (same selection, SKU, checkpoint, lengths)."""
     found = []
-    for seen in page.reconciled(recipe)[1]:
+    for seen in page.reconciled(recipe, memo)[1]:
         if (seen.strategy, seen.target, seen.sku) != (result.strategy, result.target, figures.sku):
             continue
         if seen.fit.ranks == figures.ranks and seen.fit.model == figures.model:
@@ -386,11 +396,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    recipe = _load_one(args.file)
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
     if recipe is None:
         return 1
     try:
-        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set))
+        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
     except SelectionError as error:
         print(f"{args.file}: {error}", file=sys.stderr)
         return 2
@@ -410,9 +421,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
         max_num_seqs=args.max_num_seqs,
         sku=args.sku,
         model=args.checkpoint,
-        settled=page.reconciled(recipe)[0],
+        settled=page.reconciled(recipe, memo)[0],
     )
-    seen = _seen_for(recipe, result, figures)
+    seen = _seen_for(recipe, result, figures, memo)
     if args.format == "json":
         print(
             json.dumps(
@@ -681,7 +692,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = getattr(args, "run_", None) or args.run
     try:
-        return (getattr(args, "run_", None) or args.run)(args)
+        return run(args)
     except BrokenPipeError:  # e.g. piped into head
         return 0

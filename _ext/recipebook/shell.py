@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 import shlex
 import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
+
+from .memo import remembered
 
 CONTINUATION = " \\\n"
 ARG_INDENT = "    "
@@ -50,7 +51,7 @@ def join_command(envs: tuple[str, ...] | list[str], head: str, args: tuple[str, 
     return text + _ARG_BREAK + _ARG_BREAK.join(args) if args else text
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@remembered(maxsize=1 << 14)
 def unsafe_reason(text: str) -> str | None:
     """Why a recipe text would not paste as plain words of one command, or None.
 
@@ -127,7 +128,7 @@ def words(text: str) -> list[str]:
     return list(_words(text))
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@remembered(maxsize=1 << 16)
 def _words(text: str) -> tuple[str, ...]:
     """words, remembered: the rules, the vocabulary and the pages split the same texts."""
     if _QUOTING.search(text) is None:
@@ -136,7 +137,7 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(shlex.split(text, posix=True))
 
 
-@functools.lru_cache(maxsize=1 << 10)
+@remembered(maxsize=1 << 10)
 def bash_syntax_error(script: str) -> str | None:
     """What ``bash -n`` reports for a script, or None when it parses (remembered per text:
     recipes of one build share their router steps)."""
@@ -163,7 +164,7 @@ def flag_values(text: str) -> tuple[str, list[str]]:
     return name, list(values)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@remembered(maxsize=1 << 16)
 def _flag_words(text: str) -> tuple[str, tuple[str, ...]]:
     """flag_values, remembered: a page asks for the same argument texts at every selection."""
     parts = _words(text)

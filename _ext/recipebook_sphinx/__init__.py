@@ -13,20 +13,13 @@ from sphinx.util.typing import ExtensionMetadata
 from recipebook.problems import Problem, errors
 
 from . import config, store
+from .explorer import html as explorer_html
+from .explorer import nojs as explorer_nojs
+from .explorer import results_panel
 from .i18n import languages as i18n
 from .i18n import untranslated
-from .page import (
-    codewrap,
-    directives,
-    explorer_nojs,
-    markup,
-    memory_role,
-    navigation,
-    particles,
-    results_panel,
-    sidebar,
-)
-from .page import nodes as rb_nodes
+from .page import codewrap, directives, markup, memory_role, navigation, particles, sidebar
+from .page import inline as rb_nodes
 from .page import rules as rb_rules
 from .paths import LOCALE, STATIC, TEMPLATES
 from .publishing import markdown as mdview
@@ -39,7 +32,7 @@ from .search.words import data_version
 from .warnings_ import Subtype, warn, warn_problem
 
 EXPLORER_CSS = "recipebook-explorer.css"
-ENV_VERSION = 7  # raised when pages written from an unchanged environment would differ, or could not be read
+ENV_VERSION = 9  # raised when pages written from an unchanged environment would differ, or could not be read
 
 
 def _configure(app: Sphinx, conf: Config) -> None:
@@ -124,7 +117,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     publish.setup(app)
     mdview.setup(app)
     app.add_domain(store.RecipebookDomain)
-    app.add_node(rb_nodes.recipe_explorer, html=(rb_nodes.visit_explorer_html, None))
+    app.add_node(explorer_html.recipe_explorer, html=(explorer_html.visit_explorer_html, None))
     app.add_node(rb_nodes.flag_help, html=(rb_nodes.visit_help_html, rb_nodes.depart_help_html))
     app.add_node(rb_nodes.markdown_link, html=(rb_nodes.visit_markdown_link_html, rb_nodes.depart_markdown_link_html))
     app.add_node(

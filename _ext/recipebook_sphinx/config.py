@@ -132,7 +132,8 @@ def validate(app: Sphinx, config: Config) -> None:
 def language(config: Config) -> str:
     """The language of a build as a code of ``recipebook_languages``: the one place that reads
     Sphinx's ``language`` (``ko_KR`` is ``ko``; none given is the sources' language)."""
-    return (config.language or config.recipebook_languages[0]).split("_")[0]
+    code: str = config.language or config.recipebook_languages[0]
+    return code.split("_")[0]
 
 
 def site_config(config: Config) -> SiteConfig:

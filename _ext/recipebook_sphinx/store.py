@@ -19,8 +19,9 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from docutils import nodes
 from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
@@ -30,6 +31,7 @@ from recipebook.checking.schema import SCHEMA_PATH
 from recipebook.expanding import results as measured
 from recipebook.expanding.page import RecipePage, page_of
 from recipebook.expanding.table import Product
+from recipebook.memo import Memo as EngineMemo
 from recipebook.pipeline import verdicts
 from recipebook.pipeline.verdicts import Verdict
 from recipebook.problems import Problem, errors
@@ -54,15 +56,15 @@ class GridSize:
     excluded: list[Product]
 
 
-class Memo(dict):
-    """Objects computed in this process (recipes, page models); not written with the environment.
+class ProcessOnly(dict[str, Any]):
+    """Objects computed in this process (recipes, Markdown views); not written with the environment.
 
     Recipes hold read-only mappings that do not pickle, and are quicker to read again than
     to store: the environment keeps the verdicts, the process keeps the objects.
     """
 
-    def __reduce__(self) -> tuple[type, tuple]:
-        return (Memo, ())
+    def __reduce__(self) -> tuple[type[ProcessOnly], tuple[()]]:
+        return (ProcessOnly, ())
 
 
 class RecipebookDomain(Domain):
@@ -70,23 +72,26 @@ class RecipebookDomain(Domain):
 
     name = "recipebook"
     label = "Recipes"
-    data_version = 4
-    initial_data: dict[str, Any] = {  # noqa: RUF012 - Sphinx copies it for each environment
+    data_version = 5
+    initial_data: ClassVar[dict[str, Any]] = {  # Sphinx copies it for each environment
         "grids": {},  # docname -> {grid id: GridSize}
         "listings": set(),  # docnames that link every recipe's page (catalogue, flags)
         "explorer_terms": {},  # docname -> {"explorer": terms only its explorers hold, "focus": ...} (search/build.py)
         "checked": {},  # (recipe path, Key: the files as they were when checked) -> Verdict
         "navigation": None,  # the last build's table of contents (navigation.py)
-        "recipes": Memo(),  # recipe path -> (key, Recipe, problems)
-        "markdown": Memo(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
-        "plots": {},  # docname -> {file name: SVG text} of the result plots it shows (page/results_panel.py)
-        "results": Memo(),  # recipe name -> (stamps, stored results, their files, messages)
+        "untranslated": {},  # docname -> the messages and labels it shows in English (i18n/untranslated.py)
+        "recipes": ProcessOnly(),  # recipe path -> (key, Recipe, problems)
+        "memo": EngineMemo(),  # the engine's tables and page models of those recipes, for this process
+        "markdown": ProcessOnly(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
+        "plots": {},  # docname -> {file name: SVG text} of the result plots it shows (explorer/results_panel.py)
+        "results": ProcessOnly(),  # recipe name -> (stamps, stored results, their files, messages)
     }
 
     def clear_doc(self, docname: str) -> None:
         self.data["grids"].pop(docname, None)
         self.data["listings"].discard(docname)
         self.data["explorer_terms"].pop(docname, None)
+        self.data["untranslated"].pop(docname, None)
         self.data["plots"].pop(docname, None)
 
     def merge_domaindata(self, docnames: Iterable[str], otherdata: dict[str, Any]) -> None:
@@ -95,15 +100,17 @@ class RecipebookDomain(Domain):
         self.data["listings"] |= set(docnames) & otherdata["listings"]
         for docname in set(docnames) & otherdata["explorer_terms"].keys():
             self.data["explorer_terms"][docname] = otherdata["explorer_terms"][docname]
+        for docname in set(docnames) & otherdata["untranslated"].keys():
+            self.data["untranslated"][docname] = otherdata["untranslated"][docname]
         for docname in set(docnames) & otherdata["plots"].keys():
             self.data["plots"][docname] = otherdata["plots"][docname]
         for checked, verdict in otherdata["checked"].items():
             self.data["checked"].setdefault(checked, verdict)
 
-    def resolve_any_xref(self, *args: Any) -> list:
+    def resolve_any_xref(self, *args: Any) -> list[tuple[str, nodes.reference]]:
         return []
 
-    def get_objects(self) -> Iterator:
+    def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
         return iter(())
 
 
@@ -149,9 +156,23 @@ def check(env: BuildEnvironment, path: Path) -> tuple[Recipe | None, list[Proble
     key, memo = _key(path), data(env)["recipes"]
     cached = memo.get(os.fspath(path))
     if cached is None or cached[0] != key:
-        recipe, problems = check_file(path)
+        if cached is not None:
+            _changed(env)
+        recipe, problems = check_file(path, engine_memo(env))
         cached = memo[os.fspath(path)] = (key, recipe, problems)
     return cached[1], cached[2]
+
+
+def engine_memo(env: BuildEnvironment) -> EngineMemo:
+    """The engine's memo of this process: the line tables and page models of the recipes."""
+    memo: EngineMemo = data(env)["memo"]
+    return memo
+
+
+def _changed(env: BuildEnvironment) -> None:
+    """A recipe file changed: what was computed from the recipe as it was goes (all of it: the
+    other recipes' page models are built again when a page asks)."""
+    engine_memo(env).clear()
 
 
 def _verdict(env: BuildEnvironment, path: Path) -> Verdict:
@@ -190,15 +211,26 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
         return None
     cached = state["recipes"].get(os.fspath(path))
     if cached is None or cached[0] != key:
+        if cached is not None:
+            _changed(env)
         # checked already: plain json reads it faster than the reader that keeps positions
         loaded = json.loads(path.read_text(encoding="utf-8"))
         cached = state["recipes"][os.fspath(path)] = (key, Recipe.from_json(loaded, os.fspath(path)), [])
-    return cached[1]
+    found: Recipe | None = cached[1]
+    return found
 
 
 def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
     """The recipe's page model, built once per process for every page that shows it."""
-    return page_of(recipe, only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
+    return page_of(recipe, engine_memo(env), only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
+
+
+def pages_one_by_one(env: BuildEnvironment, recipes: Iterable[Recipe]) -> Iterator[RecipePage]:
+    """Each recipe's page model, built when the caller comes to it and not kept: what goes
+    through every recipe at build-finished (the site's API, llms.txt) holds one model at a time
+    instead of every recipe's (a large recipe's is about 8 MiB)."""
+    for each in recipes:
+        yield page_of(each, only_default=env.config.recipebook_render == RENDER_RECOMMENDED)
 
 
 def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:
@@ -217,11 +249,11 @@ def results(env: BuildEnvironment, name: str) -> tuple[tuple[measured.Result, ..
     where = folder / name
     files = sorted(where.glob("*.json")) if where.is_dir() else []
     stamps = tuple((os.fspath(f), stamp(f)) for f in files)
-    memo = data(env)["results"]
-    cached = memo.get(name)
+    kept = data(env)["results"]
+    cached = kept.get(name)
     if cached is None or cached[0] != stamps:
         found, wrong = measured.load(folder, name)
-        cached = memo[name] = (stamps, found, [os.fspath(f) for f in files], wrong)
+        cached = kept[name] = (stamps, found, [os.fspath(f) for f in files], wrong)
         for message in wrong:
             warn(message, Subtype.RULE, None)
     return cached[1], cached[2]

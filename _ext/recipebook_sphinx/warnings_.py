@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 
+from docutils import nodes
 from sphinx.util import logging
 
 from recipebook.problems import Problem
@@ -22,7 +23,11 @@ class Subtype(enum.Enum):
     TEMPLATE = "template"  # the explorer would not show what the engine expands (a bug)
 
 
-def warn(message: str, subtype: Subtype, location: object) -> None:
+# Where a warning points: a docname, (docname, line), or a node of the document.
+Location = str | tuple[str | None, int | None] | nodes.Node | None
+
+
+def warn(message: str, subtype: Subtype, location: Location) -> None:
     """Log one warning; Sphinx appends ``[recipebook.<subtype>]``."""
     logger.warning(message, type=WARNING_TYPE, subtype=subtype.value, location=location)
 

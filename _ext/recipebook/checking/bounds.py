@@ -80,7 +80,9 @@ def _grid(doc: Document, pointer: str, grid: dict[str, Any]) -> Iterator[Problem
                 )
 
 
-def _names(doc: Document, data: dict[str, Any], pointer: str, slug: str, target: str, grid: dict) -> Iterator[Problem]:
+def _names(
+    doc: Document, data: dict[str, Any], pointer: str, slug: str, target: str, grid: dict[str, Any]
+) -> Iterator[Problem]:
     folder = _folder(str(data.get("name", "")), slug, target)
     if len(folder.encode()) > TAR_PREFIX:
         yield doc.problem(

@@ -213,7 +213,7 @@ def _findings(
     the spans of a shell text where look-alikes are characters of a text (a prompt)."""
 
     def in_prose(at: int) -> bool:
-        return bool(prose) and any(start <= at < end for start, end in prose)
+        return prose is not None and any(start <= at < end for start, end in prose)
 
     found: dict[str, list[int]] = {}
     pattern = _NOT_PLAIN if meaning else _INVISIBLE
@@ -258,7 +258,7 @@ def text_problems(text: str, pointer: str, *, key: bool = False) -> Iterator[tup
     found = _findings(text, meaning=not prose, prose=shell.json_prose_spans(text) if shell_text else None)
     if prose and _MARKUP.match(pointer):
         parts = [(m.start(1), m.group(1)) for m in _CODE_SPAN.finditer(text)]
-        parts += [(m.start(m.lastindex), m.group(m.lastindex)) for m in _HREF.finditer(text)]
+        parts += [(m.start(m.lastindex or 0), m.group(m.lastindex or 0)) for m in _HREF.finditer(text)]
         for start, part in parts:
             for message, indices in _findings(part, meaning=True, offset=start).items():
                 found.setdefault(message, []).extend(i for i in indices if i not in found.get(message, ()))

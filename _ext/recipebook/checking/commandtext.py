@@ -31,8 +31,9 @@ from collections.abc import Iterator
 
 from .. import shell
 from ..expanding import page
+from ..memo import Memo
 from ..problems import Problem, pointer_join
-from ..reading.model import Recipe
+from ..reading.model import Recipe, Role
 from ..reading.source import Document
 from ..rendering import files
 from . import safety
@@ -78,8 +79,8 @@ _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([A-Za-z0-9
 def _outside_quote_problem(text: str, i: int, at_word_start: bool) -> str | None:
     """What the character at i, outside quotes, does to a pasted command, or None."""
     ch = text[i]
-    if ch == "<" and _PLACEHOLDER_AT.match(text, i):
-        name = _PLACEHOLDER_AT.match(text, i).group()
+    if ch == "<" and (placeholder := _PLACEHOLDER_AT.match(text, i)):
+        name = placeholder.group()
         return f"{name} outside quotes is a redirection in bash, not a value; write '{name}' in single quotes"
     if ch == "\n":
         return "a newline outside quotes starts another command; keep to one command (end a line with ' \\' to continue it)"
@@ -448,7 +449,9 @@ def router_steps(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                     "which would run as part of this command; remove it",
                 )
             for at in _unquoted_placeholders(step.cmd):
-                name = _PLACEHOLDER_AT.match(step.cmd, at).group()
+                found = _PLACEHOLDER_AT.match(step.cmd, at)
+                assert found is not None  # _unquoted_placeholders yields where one starts
+                name = found.group()
                 yield doc.problem_inside(
                     where,
                     at,
@@ -457,7 +460,7 @@ def router_steps(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                 )
 
 
-def _command_names(role) -> list[str]:
+def _command_names(role: Role) -> list[str]:
     if role.ranks is None:
         return [role.role]
     return [f"{role.role}-rank{k}" for k in range(len(role.ranks))]
@@ -501,13 +504,13 @@ def check(recipe: Recipe, doc: Document) -> list[Problem]:
     return sorted({problem for rule in RULES for problem in rule(recipe, doc)})
 
 
-def joined_scripts(recipe: Recipe, doc: Document) -> list[Problem]:
+def joined_scripts(recipe: Recipe, doc: Document, memo: Memo | None = None) -> list[Problem]:
     """bash -n on the serve.sh of each target's opening selection (for a recipe with no other
-    problem: its commands can be expanded)."""
+    problem: its commands can be expanded; its page model is kept in ``memo``)."""
     problems: list[Problem] = []
     if shutil.which("bash") is None:
         return problems  # rule 10 says that bash is missing
-    for target in page.page_of(recipe).targets:
+    for target in page.page_of(recipe, memo).targets:
         script = files.serve_sh(page.expansion_at(recipe, target, target.opening))
         error = shell.bash_syntax_error(script)
         if error:

@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 from .. import shell
+from ..memo import remembered
 from ..reading.source import line_starts
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
@@ -148,7 +149,7 @@ class Chart:
         return tuple(found)
 
 
-@functools.cache
+@remembered(maxsize=None)
 def charts() -> Mapping[str, Chart]:
     """The chart vocabularies, by chart name."""
     found = [Chart.read(p) for p in sorted(DATA_DIR.glob("chart-*.json"))]
@@ -207,9 +208,9 @@ class _Checker:
         if near is not None or len(path) == 1:
             parent = near if near is not None else ()
             siblings = [p[-1] for p in self.chart.paths if p[:-1] == parent]
-            close = difflib.get_close_matches(path[-1], siblings, n=1, cutoff=0.75)
-            if close:
-                return (*parent, close[0])
+            closest = difflib.get_close_matches(path[-1], siblings, n=1, cutoff=0.75)
+            if closest:
+                return (*parent, closest[0])
         return None
 
     def walk(self, node: yaml.Node, path: tuple[str, ...], expected: Mapping[str, Any] | None) -> None:
@@ -443,7 +444,11 @@ def _under_open(chart: Chart, path: tuple[str, ...]) -> bool:
 
 
 def _check_values(
-    chart: Chart, values: shell.HereDocument, file_name: str, findings: list[Finding], merged: dict
+    chart: Chart,
+    values: shell.HereDocument,
+    file_name: str,
+    findings: list[Finding],
+    merged: dict[tuple[str, ...], Any],
 ) -> set[tuple[str, ...]]:
     """The paths a values file sets (checking each), its scalars laid into ``merged``."""
     checker = _Checker(chart, values, file_name, findings)

@@ -107,7 +107,8 @@ class _Parser(HTMLParser):
     def handle_pi(self, data: str) -> None:
         self.errors.append("processing instructions are not allowed")
 
-    unknown_decl = handle_decl
+    def unknown_decl(self, data: str) -> None:
+        self.handle_decl(data)
 
 
 def parse(text: str) -> tuple[tuple[Span, ...], list[str]]:

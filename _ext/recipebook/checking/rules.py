@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import functools
 import inspect
 import itertools
 import json
@@ -35,6 +34,7 @@ from ..expanding.expansion import (
 )
 from ..expanding.page import grid_table
 from ..expanding.table import Table
+from ..memo import Memo, remembered
 from ..problems import Problem, pointer_join
 from ..reading.model import Grid, Recipe, Role
 from ..reading.source import Document, describe_error
@@ -184,7 +184,7 @@ def _with_placeholder_hint(reason: str, text: str) -> str:
     )
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@remembered(maxsize=1 << 14)
 def text_error(kind: str, key: str, text: str) -> str | None:
     """What is wrong with one arg or env text, or None (remembered: targets repeat their texts)."""
     if kind == "args":
@@ -208,9 +208,9 @@ def text_error(kind: str, key: str, text: str) -> str | None:
     else:
         values = parts[1:]
     for value in values:
-        error = _json_value_error(value)
-        if error:
-            return error
+        found = _json_value_error(value)
+        if found:
+            return found
     return None
 
 
@@ -326,7 +326,8 @@ def recommendation(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                         "the base command unchanged; give a recommendation",
                     )
             neutral.update(grid.option_base)
-            if None not in neutral.values() and len(neutral) == len(grid.axes) and is_excluded(grid, neutral):
+            complete = {axis: value for axis, value in neutral.items() if value is not None}
+            if len(complete) == len(neutral) == len(grid.axes) and is_excluded(grid, complete):
                 yield doc.problem(pointer, "recommended is null and the base command's selection is excluded")
 
 
@@ -414,7 +415,7 @@ def _digests(table: Table) -> list[int]:
     return digests
 
 
-def same_commands(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+def same_commands(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[Problem]:
     """12. Two values of one axis never give identical commands in an offered selection (a
     forgotten or copied delta: "Prefix Caching: Off" showing `--enable-prefix-caching`).
 
@@ -427,12 +428,12 @@ def same_commands(recipe: Recipe, doc: Document) -> Iterator[Problem]:
         count = offered_count(grid)
         if count is None or count > MAX_SELECTIONS or not _deltas_named_well(grid):
             continue  # a misnamed delta is reported by rule 2; its value would seem to lack one
-        table, wrong = grid_table(grid)
+        table, wrong = grid_table(grid, memo)
         if wrong:
             continue  # a delta changes a key the ranks set, or two axes the same key: rules 7 and 8 say so
         varied = [i for i, (_axis, values) in enumerate(table.axes) if len(values) > 1]
         # per axis: the other axes' values -> {digest: first value giving it}
-        seen: dict[int, dict[tuple, dict[int, int]]] = {i: {} for i in varied}
+        seen: dict[int, dict[tuple[int, ...], dict[int, int]]] = {i: {} for i in varied}
         reported: set[tuple[int, int, int]] = set()
         for chosen, digest in zip(table.offered, _digests(table), strict=True):
             for i in varied:
@@ -612,7 +613,7 @@ def router_problems(router: kubernetes.Router, roles: Sequence[tuple[str, Sequen
     return problems
 
 
-def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+def router_reaches_servers(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[Problem]:
     """19. A router whose values select model servers by their labels reaches every prefill and
     decode server of every selection on one of the router's `targetPorts`, so that the
     Kubernetes manifests of the selection give the router its endpoints; the problem points at
@@ -624,7 +625,7 @@ def router_reaches_servers(recipe: Recipe, doc: Document) -> Iterator[Problem]:
         router = kubernetes.router_of(tuple(step.cmd for step in steps))
         if router is None:
             continue
-        lines, _wrong = grid_table(target.grid)
+        lines, _wrong = grid_table(target.grid, memo)
         found: dict[str, None] = {}
         for chosen in lines.offered:
             for problem in router_problems(router, by_role(lines.commands(chosen))):
@@ -795,6 +796,13 @@ def statements() -> tuple[Statement, ...]:
     return tuple(sorted(found, key=lambda s: (s.number is None, s.number or 0)))
 
 
-def check(recipe: Recipe, doc: Document) -> list[Problem]:
-    """Every semantic problem of a schema-valid recipe."""
-    return sorted({p for rule in RULES for p in rule(recipe, doc)})
+# The rules that read the targets' line tables: they keep them in the caller's memo.
+TABLE_RULES = (same_commands, router_reaches_servers, spanning.check)
+
+
+def check(recipe: Recipe, doc: Document, memo: Memo | None = None) -> list[Problem]:
+    """Every semantic problem of a schema-valid recipe (the line tables the rules read are
+    kept in ``memo``, for the page model built after them)."""
+    found = {p for rule in TABLE_RULES for p in rule(recipe, doc, memo)}
+    found.update(p for rule in RULES if rule not in TABLE_RULES for p in rule(recipe, doc))
+    return sorted(found)

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import shell
+from ..memo import remembered
 from ..problems import Problem, pointer_join
 from ..reading import source, valuetypes, vocabulary
 from ..reading.model import Recipe
@@ -57,7 +57,7 @@ def _placeholder_fix(inner: str) -> str | None:
     return fixed if shell.PLACEHOLDER.fullmatch(fixed) else None
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@remembered(maxsize=1 << 14)
 def near_placeholder(text: str) -> str | None:
     """What is wrong with the first text that looks meant as a placeholder, or None."""
     for match in _NEAR.finditer(text):
@@ -94,7 +94,7 @@ def is_port(value: str) -> bool:
     return value.isascii() and value.isdigit() and len(digits) <= 5 and int(digits) in PORT_RANGE
 
 
-@functools.cache
+@remembered(maxsize=None)
 def _port_flags(known: vocabulary.Vocabulary) -> frozenset[str]:
     """The flags (and aliases) of a vocabulary that take a port: named *-port, of type int."""
     return frozenset(
@@ -138,7 +138,7 @@ def _value_port_problems(key: str, values: list[str]) -> Iterator[str]:
                 yield f"the address {match.group()!r} in {key} has the port {match.group(1)}; a port is 1 to 65535"
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@remembered(maxsize=1 << 14)
 def port_messages(kind: str, key: str, text: str) -> tuple[str, ...]:
     """What is wrong with the ports of one arg or env text (remembered: targets repeat their texts)."""
     if shell.unsafe_reason(text):

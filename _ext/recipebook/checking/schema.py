@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import jsonschema_rs
 from jsonschema.exceptions import ValidationError, best_match
 
+from ..memo import remembered
 from ..problems import Kind, Problem, excerpt, pointer_join
 from ..reading.source import Document
 
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "recipes" / "schema.json"
 
 
-@functools.cache
-def load_schema(path: Path = SCHEMA_PATH) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+@remembered(maxsize=None)
+def load_schema(path: Path = SCHEMA_PATH) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return schema
 
 
-@functools.cache
+@remembered(maxsize=None)
 def ecma_pattern(pattern: str) -> str:
     """A schema pattern (ECMA-262, as JSON Schema says) for Python's re: outside a character
     class a bare ``$`` becomes ``\\Z``. Python's ``$`` also matches before a final newline, so
@@ -45,22 +48,26 @@ def ecma_pattern(pattern: str) -> str:
     return "".join(out)
 
 
-def _pattern(validator, pattern: str, instance: object, _schema: dict):
-    if validator.is_type(instance, "string") and re.search(ecma_pattern(pattern), instance) is None:
+def _pattern(
+    _validator: object, pattern: str, instance: object, _schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    if isinstance(instance, str) and re.search(ecma_pattern(pattern), instance) is None:
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 # Draft 2020-12 with the pattern keyword read as ECMA-262 reads it
-_Draft = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _pattern})
+_Draft: type[jsonschema.Draft202012Validator] = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    jsonschema.Draft202012Validator, {"pattern": _pattern}
+)  # (types-jsonschema leaves extend unannotated)
 
 
-@functools.cache
+@remembered(maxsize=None)
 def _validator(path: Path = SCHEMA_PATH) -> jsonschema.Draft202012Validator:
     # the schema itself is checked against the metaschema by the tests, not on every run
     return _Draft(load_schema(path))
 
 
-@functools.cache
+@remembered(maxsize=None)
 def _fast_validator(path: Path = SCHEMA_PATH) -> jsonschema_rs.Draft202012Validator:
     """A compiled validator that only says yes or no; the Python one explains a no."""
     return jsonschema_rs.Draft202012Validator(load_schema(path))
@@ -75,7 +82,7 @@ def is_valid(data: object) -> bool | None:
         return None
 
 
-def _type_names(value: object) -> list[str]:
+def _type_names(value: str | Iterable[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
@@ -83,7 +90,7 @@ def _must_be(types: list[str]) -> str:
     return "must be of type " + " or ".join(repr(t) for t in dict.fromkeys(types))
 
 
-def _axis_values(document: Document, path: list) -> tuple[str, list[str]] | None:
+def _axis_values(document: Document, path: Sequence[str | int]) -> tuple[str, list[str]] | None:
     """For a value chosen for an axis (grid.recommended, grid.excluded, grid.option_base): the
     axis and the values the grid gives it, read from the document as it stands."""
     if len(path) < 3 or (
@@ -99,9 +106,20 @@ def _axis_values(document: Document, path: list) -> tuple[str, list[str]] | None
         values = {**grid.get("modes", {}), **grid.get("options", {})}.get(axis)
     except (KeyError, IndexError, TypeError, AttributeError):
         return None
-    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+    if not isinstance(axis, str) or not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         return None
     return axis, values
+
+
+def _names_of(error: ValidationError) -> str | Iterable[str]:
+    """The type names of a failed ``type`` keyword."""
+    value = error.validator_value
+    return value if isinstance(value, str | list) else []
+
+
+def _schema_of(error: ValidationError) -> Mapping[str, Any]:
+    """The subschema an error failed (a boolean schema has no keywords)."""
+    return error.schema if isinstance(error.schema, Mapping) else {}
 
 
 def _describe(error: ValidationError, document: Document | None = None) -> str:
@@ -114,7 +132,7 @@ def _describe(error: ValidationError, document: Document | None = None) -> str:
         if found:
             axis, values = found
             return f"{excerpt(error.instance, json.dumps)} is not a value of axis {axis!r}; choose from: {', '.join(values)}"
-        description = error.schema.get("description")
+        description = _schema_of(error).get("description")
         if description and description.startswith("A ") and description.endswith("."):
             # the schema says in words what the pattern wants ("A lower-case name made of ...")
             return f"{excerpt(error.instance, json.dumps)} is not {description[0].lower()}{description[1:-1]}"
@@ -122,7 +140,7 @@ def _describe(error: ValidationError, document: Document | None = None) -> str:
     if error.validator == "required":
         return error.message.replace("is a required property", "is required")
     if error.validator == "type":  # the default message repeats the whole value, however long
-        return _must_be(_type_names(error.validator_value))
+        return _must_be(_type_names(_names_of(error)))
     if error.validator == "uniqueItems":
         return "has repeated items; each item may appear once"
     return error.message
@@ -131,7 +149,7 @@ def _describe(error: ValidationError, document: Document | None = None) -> str:
 def _branch(error: ValidationError) -> list[ValidationError] | str:
     """For a failed anyOf/oneOf: the errors of the one alternative the value's type fits,
     or, when its type fits none, a message naming the types that would."""
-    branches: dict[int, list[ValidationError]] = {}
+    branches: dict[str | int, list[ValidationError]] = {}
     for sub in error.context:
         branches.setdefault(sub.relative_schema_path[0], []).append(sub)
 
@@ -143,7 +161,7 @@ def _branch(error: ValidationError) -> list[ValidationError] | str:
         return fitting[0]
     if not fitting and all(any(misfit(sub) for sub in subs) for subs in branches.values()):
         misfits = [sub for subs in branches.values() for sub in subs if misfit(sub)]
-        return _must_be([name for sub in misfits for name in _type_names(sub.validator_value)])
+        return _must_be([name for sub in misfits for name in _type_names(_names_of(sub))])
     return [best_match(error.context)]
 
 
@@ -156,7 +174,7 @@ def _problems(document: Document, error: ValidationError) -> list[Problem]:
             return [document.problem(pointer, chosen, kind=Kind.SCHEMA)]
         return [problem for sub in chosen for problem in _problems(document, sub)]
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = set(error.schema.get("properties", {}))
+        allowed = set(_schema_of(error).get("properties", {}))
         extra = [k for k in error.instance if k not in allowed]
         if error.validator_value is False and extra:
             hint = f"; allowed here: {', '.join(sorted(allowed))}" if allowed else ""

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import shell
 from ..expanding import memory, page
+from ..memo import Memo
 from ..problems import Problem, pointer_join
 from ..reading.model import Recipe
 from ..reading.source import Document
@@ -32,7 +33,7 @@ def _floats(value: Any, ptr: str) -> Iterator[tuple[str, float]]:
             yield from _floats(item, pointer_join(ptr, i))
 
 
-def _total(entry: dict) -> int:
+def _total(entry: dict[str, Any]) -> int:
     given = entry.get("bytes")
     return sum(given.values()) if isinstance(given, dict) else entry.get("size") or 0
 
@@ -103,8 +104,8 @@ def facts_bounds(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                 pointer_join(ptr, "strategy"), f"no strategy {observation['strategy']!r} (the recipe has: {slugs})"
             )
             continue
-        target = strategy.target(observation["target"])
-        if target is None:
+        observed = strategy.target(observation["target"])
+        if observed is None:
             names = ", ".join(t.target for t in strategy.targets)
             yield doc.problem(
                 pointer_join(ptr, "target"),
@@ -112,7 +113,7 @@ def facts_bounds(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             )
             continue
         given = observation.get("selection") or {}
-        axes = target.grid.axes
+        axes = observed.grid.axes
         bad = False
         for axis, value in given.items():
             if axis not in axes:
@@ -128,7 +129,7 @@ def facts_bounds(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                     pointer_join(ptr, "selection", axis),
                     f"axis {axis!r} has no value {value!r} ({', '.join(axes[axis])})",
                 )
-        if not bad and page.observation_selection(target.grid, given) is None:
+        if not bad and page.observation_selection(observed.grid, given) is None:
             yield doc.problem(pointer_join(ptr, "selection"), "the recipe does not offer this selection")
         if observation["sku"] not in memory.SKUS:
             yield doc.problem(
@@ -145,11 +146,11 @@ def facts_bounds(recipe: Recipe, doc: Document) -> Iterator[Problem]:
             yield doc.problem(pointer_join(ptr, "error"), "an error goes with outcome fails only", key=True)
 
 
-def npus_agree(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+def npus_agree(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[Problem]:
     """26. A target's `npus` is the number of NPUs each of its roles uses, as its commands ask
     for them: tensor x pipeline parallel, times the data-parallel ranks each process runs,
     summed over the role's processes (`npus: 2` with `--tensor-parallel-size 4` is refused)."""
-    model = page.page_of(recipe)
+    model = page.page_of(recipe, memo)
     for target in model.targets:
         wrong: dict[str, set[int]] = {}
         for group in target.serving:
@@ -187,9 +188,10 @@ def served_sizes(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                 )
 
 
-def observations(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """Rule 27's second half: each observation against the figures (needs commands that expand)."""
-    _settled, seen = page.reconciled(recipe)
+def observations(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[Problem]:
+    """Rule 27's second half: each observation against the figures (needs commands that expand;
+    the grids' tables kept in ``memo``)."""
+    _settled, seen = page.reconciled(recipe, memo)
     for item in seen:
         if item.agrees is None:
             continue

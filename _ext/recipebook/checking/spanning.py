@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from .. import shell
 from ..expanding.expansion import Command, Line
 from ..expanding.page import grid_table
+from ..memo import Memo
 from ..problems import Problem, pointer_join
 from ..reading import vocabulary
 from ..reading.model import Grid, Recipe, Role
@@ -326,7 +327,7 @@ def node_problems(
         )
 
 
-def check(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+def check(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[Problem]:
     """24. A role that spans nodes (its `nodes`) is one vLLM server run across them, as vLLM's
     own launcher reads its flags: it runs `vllm serve`, and its nodes meet in one of two ways.
 
@@ -352,7 +353,7 @@ def check(recipe: Recipe, doc: Document) -> Iterator[Problem]:
         spanning = [(r, role) for r, role in enumerate(grid.base) if role.span is not None]
         if not spanning:
             continue
-        table, wrong = grid_table(grid)
+        table, wrong = grid_table(grid, memo)
         if wrong:
             continue  # rules 7 and 8 say why the table cannot be read
         found: dict[Found, None] = {}

@@ -77,10 +77,10 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
                         yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
                 elif role in omni and key.startswith(OMNI_ENV):
                     continue  # vLLM-Omni's own setting, which it reads (not checked here, as its flags)
-                elif message := vocabulary.env_problem(key):
-                    yield doc.problem(where, message, kind=Kind.VOCABULARY, key=True)
-                elif not valuetypes.is_port_env(key) and (message := vocabulary.env_value_problem(key, text)):
-                    yield doc.problem(where, message, kind=Kind.VOCABULARY)
+                elif found := vocabulary.env_problem(key):
+                    yield doc.problem(where, found, kind=Kind.VOCABULARY, key=True)
+                elif not valuetypes.is_port_env(key) and (found := vocabulary.env_value_problem(key, text)):
+                    yield doc.problem(where, found, kind=Kind.VOCABULARY)
         reported: set[str] = set()
         for keys in _commands_keys(grid, serve - omni):
             for where, message in vocabulary.repeated_options(keys):
@@ -90,11 +90,11 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
         for per_role in grid.deltas.values():
             for name, delta in per_role.items():
                 for i, key in enumerate(delta.del_args if name in serve - omni else ()):
-                    if message := vocabulary.unknown_flag(key):
-                        yield doc.problem(pointer_join(delta.ptr, "del_args", i), message, kind=Kind.VOCABULARY)
+                    if found := vocabulary.unknown_flag(key):
+                        yield doc.problem(pointer_join(delta.ptr, "del_args", i), found, kind=Kind.VOCABULARY)
                 for i, key in enumerate(delta.del_envs):
-                    if message := vocabulary.env_problem(key):
-                        yield doc.problem(pointer_join(delta.ptr, "del_envs", i), message, kind=Kind.VOCABULARY)
+                    if found := vocabulary.env_problem(key):
+                        yield doc.problem(pointer_join(delta.ptr, "del_envs", i), found, kind=Kind.VOCABULARY)
 
 
 def _omni_roles(grid: Grid, serve: set[str]) -> set[str]:

@@ -11,7 +11,6 @@ model (``page.py``) computes these once per distinct set of the lines they read.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import shlex
@@ -20,6 +19,7 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 
 from .. import shell
+from ..memo import remembered
 from .expansion import Command
 
 REPORT_SELECTION = "{selection}"  # where a script puts the chosen selection into report_fields
@@ -92,7 +92,7 @@ def _flag(command: Command, name: str) -> list[str] | None:
     return None if values is None else list(values)
 
 
-@functools.lru_cache(maxsize=1 << 12)
+@remembered(maxsize=1 << 12)
 def _flags(texts: tuple[str, ...]) -> Mapping[str, tuple[str, ...]]:
     """Each flag or env name of a command's texts with the values of its first occurrence.
 

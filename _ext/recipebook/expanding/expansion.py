@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from .. import shell as _shell
 from ..problems import SelectionError
-from ..reading.model import Delta, Grid, Role, Selection
+from ..reading.model import Delta, Grid, Recipe, Role, Selection, Strategy, Target
 
 MAX_SELECTIONS = 4096
 # Version of the JSON shapes the engine writes: an expansion, a matrix (command line) and the
@@ -46,6 +46,10 @@ class Line:
     text: str
 
 
+# A command's lines of one kind: the lines, or a role's lines and a selector byte per line.
+LineSource = tuple[Line, ...] | tuple[tuple[Line, ...], bytes]
+
+
 class Command:
     """One command of one role (and rank) for one selection: its lines and its text.
 
@@ -56,6 +60,14 @@ class Command:
     """
 
     __slots__ = ("_arg_lines", "_env_lines", "launcher", "model", "node", "rank", "role", "shell")
+    role: str
+    rank: int | None
+    node: int | None
+    launcher: str
+    model: str
+    shell: str
+    _env_lines: LineSource
+    _arg_lines: LineSource
 
     def __init__(
         self,
@@ -64,8 +76,8 @@ class Command:
         rank: int | None,
         launcher: str,
         model: str,
-        env_lines: tuple[Line, ...] | tuple[tuple[Line, ...], bytes],
-        arg_lines: tuple[Line, ...] | tuple[tuple[Line, ...], bytes],
+        env_lines: LineSource,
+        arg_lines: LineSource,
         shell: str | None = None,
         node: int | None = None,
     ) -> None:
@@ -95,13 +107,14 @@ class Command:
     def __repr__(self) -> str:
         return f"Command(role={self.role!r}, rank={self.rank!r}, node={self.node!r}, shell={self.shell!r})"
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return (self.role, self.rank, self.node, self.launcher, self.model, self.env_lines, self.arg_lines)
 
     @staticmethod
-    def _lines(source: tuple) -> tuple[Line, ...]:
+    def _lines(source: LineSource) -> tuple[Line, ...]:
         if len(source) == 2 and isinstance(source[1], bytes):
-            return tuple(itertools.compress(*source))
+            lines, selectors = source
+            return tuple(itertools.compress(lines, selectors))
         return source
 
     @property
@@ -127,7 +140,7 @@ class Command:
             return f"{self.role}-node{self.node}"
         return self.role if self.rank is None else f"{self.role}-rank{self.rank}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "rank": self.rank,
             "node": self.node,
@@ -170,7 +183,7 @@ class Expansion:
         else its role's."""
         return command.node if command.node is not None else self.nodes.get(command.role)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "recipe": self.recipe,
             "strategy": self.strategy,
@@ -289,13 +302,13 @@ def resolve(grid: Grid, given: Mapping[str, str]) -> dict[str, str]:
         if value not in axes[axis]:
             raise SelectionError(f"unknown value {value!r} for axis {axis!r}; choose from: {', '.join(axes[axis])}")
     missing = [a for a in axes if a not in given]
-    defaults = {}
+    defaults: dict[str, str] = {}
     if missing:
         try:
             defaults = default_selection(grid)
         except SelectionError as error:
             raise SelectionError(f"{error} (axes not given: {', '.join(missing)})") from None
-    selection = {axis: given.get(axis, defaults.get(axis)) for axis in axes}
+    selection = {axis: given[axis] if axis in given else defaults[axis] for axis in axes}
     if is_excluded(grid, selection):
         pairs = ", ".join(f"{a}={v}" for a, v in selection.items())
         raise SelectionError(f"the recipe excludes this selection: {pairs}")
@@ -307,8 +320,8 @@ def resolve(grid: Grid, given: Mapping[str, str]) -> dict[str, str]:
 
 def base_lines(role: Role) -> tuple[Lines, Lines]:
     """A role's argument and env lines before any delta."""
-    args = {k: ((0, i), t) for i, (k, t) in enumerate(role.args.items())}
-    envs = {k: ((0, i), t) for i, (k, t) in enumerate(role.envs.items())}
+    args: Lines = {k: ((0, i), t) for i, (k, t) in enumerate(role.args.items())}
+    envs: Lines = {k: ((0, i), t) for i, (k, t) in enumerate(role.envs.items())}
     return args, envs
 
 
@@ -384,7 +397,7 @@ def role_axes(grid: Grid, role: str) -> tuple[str, ...]:
     return tuple(axis for axis, values in grid.axes.items() if any(role in grid.delta(axis, v) for v in values))
 
 
-def find(recipe, slug: str, target_name: str):
+def find(recipe: Recipe, slug: str, target_name: str) -> tuple[Strategy, Target]:
     """Look up a strategy and target by name, with the choices in the error."""
     strategy = recipe.strategy(slug)
     if strategy is None:

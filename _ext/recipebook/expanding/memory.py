@@ -42,7 +42,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .. import shell
 from ..reading.facts import DTYPE_BYTES, MLA, Architecture, Draft, Facts, Observation
@@ -83,14 +83,20 @@ class Sku:
         return self.memory - self.reserved
 
 
-_REBEL = {"family": "REBEL", "memory": 144 * GIB, "reserved": 4 * GIB, "chiplets": 4}
-_ATOM = {"family": "ATOM", "memory": 16 * GIB, "reserved": 288 * MIB, "chiplets": 1, "fp8_kv": False}
+def _rebel(name: str, *, fp8_kv: bool) -> Sku:
+    return Sku(name=name, family="REBEL", memory=144 * GIB, reserved=4 * GIB, chiplets=4, fp8_kv=fp8_kv)
+
+
+def _atom(name: str) -> Sku:
+    return Sku(name=name, family="ATOM", memory=16 * GIB, reserved=288 * MIB, chiplets=1, fp8_kv=False)
+
+
 # The SKU table: vllm-rbln's estimate_available_memory; docs.rbln.ai v0.12.0 supports/version_matrix
 # (fp8 KV cache on RBLN-CR13 only).
 SKUS: Mapping[str, Sku] = {
-    "RBLN-CR03": Sku(name="RBLN-CR03", fp8_kv=False, **_REBEL),
-    "RBLN-CR13": Sku(name="RBLN-CR13", fp8_kv=True, **_REBEL),
-    **{name: Sku(name=name, **_ATOM) for name in ("RBLN-CA12", "RBLN-CA22", "RBLN-CA25")},
+    "RBLN-CR03": _rebel("RBLN-CR03", fp8_kv=False),
+    "RBLN-CR13": _rebel("RBLN-CR13", fp8_kv=True),
+    **{name: _atom(name) for name in ("RBLN-CA12", "RBLN-CA22", "RBLN-CA25")},
 }
 SKU_SOURCE = VLLM_RBLN_UTILS + " (estimate_available_memory)"
 
@@ -147,10 +153,10 @@ class Flags:
         values: dict[str, list[str]] = {}
         for text in command.args:
             try:
-                name, words = shell.flag_values(text)
+                name, written = shell.flag_values(text)
             except ValueError:
                 continue
-            values.setdefault(name, words)
+            values.setdefault(name, written)
 
         def words(*names: str) -> list[str] | None:
             return next((values[n] for n in names if n in values), None)
@@ -263,7 +269,7 @@ class RankFit:
         free = self.free(reading)
         return None if free is None else free >= 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 
@@ -278,7 +284,7 @@ class Advice:
     devices: int | None = None  # with a parallel size: the NPUs the role then uses
     replicated: bool = False  # advice for the reading where the KV cache is kept on every chiplet
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 
@@ -292,7 +298,7 @@ class Settlement:
     reading: str  # the reading left: SINGLE or REPLICATED
     by: tuple[str, ...]  # the observations (their keys) that settle it
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 
@@ -321,7 +327,7 @@ class Fit:
             return None
         return True
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "sku": self.sku,
             "missing": self.missing,
@@ -341,8 +347,10 @@ class Fit:
 def token_bytes(arch: Architecture, kv_dtype: int, tp: int) -> int:
     """KV cache bytes per token and layer on one tensor-parallel rank."""
     if arch.attention == MLA:
+        assert arch.kv_lora_rank is not None and arch.qk_rope_head_dim is not None  # rule 20: MLA states both
         indexer = (arch.index_head_dim or 0) * 2  # the indexer's keys stay BF16 on RBLN
         return (arch.kv_lora_rank + arch.qk_rope_head_dim) * kv_dtype + indexer
+    assert arch.kv_heads is not None and arch.head_dim is not None  # rule 20: other attention states both
     return 2 * cdiv(arch.kv_heads, tp) * arch.head_dim * kv_dtype
 
 
@@ -397,7 +405,7 @@ def rank_fits(
     arch = facts.architecture
     dtype = DTYPE_BYTES[arch.kv_dtype] if flags.kv_cache_dtype == "auto" else KV_DTYPES.get(flags.kv_cache_dtype, 2)
     per_token = token_bytes(arch, dtype, flags.tp)
-    kv_heads = 1 if arch.attention == MLA else max(1, arch.kv_heads // flags.tp)
+    kv_heads = 1 if arch.attention == MLA or arch.kv_heads is None else max(1, arch.kv_heads // flags.tp)
     replicas = max(1, sku.chiplets // kv_heads) if sku.family == "REBEL" else 1
     available = int(sku.usable * flags.gpu_memory_utilization)  # as vllm-rbln multiplies it
     draft_name = flags.draft_model
@@ -470,7 +478,7 @@ def _all_fit(ranks: Iterable[RankFit], reading: str) -> bool:
     return all((r.free(reading) or 0) >= 0 and r.free(reading) is not None for r in ranks)
 
 
-def _largest(low: int, high: int, fits) -> int | None:
+def _largest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
     """The largest value in [low, high] at which ``fits`` holds (monotone), or None."""
     if high < low or not fits(low):
         return None
@@ -588,7 +596,7 @@ def fit(
                 what_if.setdefault(flag, (asked, own))
         served = model or command.model
         ask = Ask(max_model_len=length, block_size=block, max_num_seqs=seqs, model=served)
-        kv_heads = 1 if arch.attention == MLA else max(1, arch.kv_heads // flags.tp)
+        kv_heads = 1 if arch.attention == MLA or arch.kv_heads is None else max(1, arch.kv_heads // flags.tp)
         replicas = max(1, device.chiplets // kv_heads) if device.family == "REBEL" else 1
         settlement = (settled or {}).get((device.name, replicas)) if replicas > 1 else None
         reading = settlement.reading if settlement else None
@@ -668,7 +676,7 @@ class Group:
 
 def groups(result: Fit) -> tuple[Group, ...]:
     """The ranks, those with the same figures together (the data-parallel ranks of a role)."""
-    found: dict[tuple, list[RankFit]] = {}
+    found: dict[tuple[object, ...], list[RankFit]] = {}
     for rank in result.ranks:
         key = (rank.role, rank.weights_bytes, rank.kv_cache_bytes, rank.free_bytes, rank.fits, rank.layers)
         found.setdefault(key, []).append(rank)
@@ -707,7 +715,7 @@ class Seen:
     gap: int | None
     declared: bool = False  # the recipe says the figures disagree (facts.observations[].disagrees)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "key": self.key,
             "kind": self.kind,
@@ -818,7 +826,8 @@ def hold(facts: Facts | None, run: Run, settled: Mapping[tuple[str, int], Settle
         shape = _shape(result)
         settlement = settled.get(shape) if shape else None
         readings = (settlement.reading,) if settlement else (READINGS if shape and shape[1] > 1 else (SINGLE,))
-        margins = [min(r.free(reading) for r in result.ranks) for reading in readings]
+        # every rank's weights are known, so is what each leaves free
+        margins = [min(f for f in (r.free(reading) for r in result.ranks) if f is not None) for reading in readings]
         if run.outcome == "serves":
             agrees = any(m >= 0 for m in margins)
             gap = None if agrees else -max(margins)

@@ -24,10 +24,13 @@ import types
 from collections.abc import Iterator, Mapping, Sequence
 
 from .. import shell
+from ..memo import Memo
+from ..memo import get as memo_get
 from ..problems import SelectionError
 from ..reading import vocabulary
 from ..reading.model import Grid, Recipe, Role, Strategy, Target
 from . import client, memory, table
+from .client import RolePlan, Workload
 from .expansion import (
     Command,
     Expansion,
@@ -38,6 +41,7 @@ from .expansion import (
     is_excluded,
     resolve,
 )
+from .memory import Fit
 from .provenance import Provenance, provenance
 from .table import Product, Table
 
@@ -103,10 +107,10 @@ class Serving:
     endpoint: client.Endpoint
     client: str  # a chat request
     bench: str  # the benchmark script of the group's first selection (bench_head, its line, bench_tail)
-    roles: tuple[client.RolePlan, ...]  # start order, nodes, NPUs, health checks
+    roles: tuple[RolePlan, ...]  # start order, nodes, NPUs, health checks
     bench_head: tuple[str, ...] = ()  # the benchmark script's lines before the selection's metadata line
     bench_tail: tuple[str, ...] = ()  # and after it: the end of the function, one call per workload
-    runs: tuple[client.Workload, ...] = ()  # the standard workloads of these selections
+    runs: tuple[Workload, ...] = ()  # the standard workloads of these selections
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -181,7 +185,7 @@ class TargetPage:
     def opening_selection(self) -> dict[str, str]:
         return self.selection(self.opening)
 
-    def memory_at(self, chosen: Sequence[int]) -> memory.Fit | None:
+    def memory_at(self, chosen: Sequence[int]) -> Fit | None:
         """The memory figures of an offered selection (None when the recipe has no facts)."""
         return next((g.fit for g in self.memory if not g.when or any(table.admits(p, chosen) for p in g.when)), None)
 
@@ -385,6 +389,12 @@ def bench_meta(recipe: Recipe, strategy: Strategy, target: Target) -> tuple[str,
     return tuple(shlex.quote(f"{key}={value}") for key, value in pairs)
 
 
+# what a serving group's selections share: endpoint, client request, benchmark (the lines
+# before and after a selection's metadata line, the workloads) and role plans
+_Bench = tuple[tuple[str, ...], tuple[str, ...], tuple[client.Workload, ...]]
+_ServingTexts = tuple[client.Endpoint, str, _Bench, tuple[RolePlan, ...]]
+
+
 def _serving(lines: Table, router: bool, nodes: int | None, meta: tuple[str, ...] = ()) -> tuple[Serving, ...]:
     """The serving groups: the client, benchmark and role texts read only the lines of
     ``client.SERVING_FLAGS``, so selections that agree on the axes those lines depend on
@@ -394,18 +404,18 @@ def _serving(lines: Table, router: bool, nodes: int | None, meta: tuple[str, ...
     )
     groups: dict[tuple[int, ...], int] = {}
     first: dict[tuple[int, ...], tuple[int, ...]] = {}
-    firsts: dict[tuple, tuple[int, ...]] = {}
+    firsts: dict[_ServingTexts, tuple[int, ...]] = {}
     for bit, chosen in enumerate(lines.offered):
         key = tuple(chosen[a] for a in read)
         groups[key] = groups.get(key, 0) | 1 << bit
         first.setdefault(key, chosen)
-    merged: dict[tuple, int] = {}
+    merged: dict[_ServingTexts, int] = {}
     for key, bits in groups.items():
         commands = lines.commands(first[key])
         head, tail = client.bench_lines(commands[0], router, meta)
         runs = client.workloads(commands)
         calls = [f"{client.BENCH_FUNCTION} {w.input_len} {w.output_len} {w.concurrency}" for w in runs]
-        texts = (
+        texts: _ServingTexts = (
             client.endpoint_of(commands[0], router),
             client.client_for(commands[0], router),
             (tuple(head), tuple([*tail, *calls]), runs),
@@ -444,7 +454,7 @@ def _memory(
     on what the figures read share one computation and one group."""
     if recipe.facts is None:
         return ()
-    figures: dict[tuple, memory.Fit] = {}
+    figures: dict[tuple[tuple[str, str, str, memory.Flags], ...], memory.Fit] = {}
     bits: dict[memory.Fit, int] = {}
     for bit, chosen in enumerate(lines.offered):
         commands = lines.commands(chosen)
@@ -497,15 +507,16 @@ def observation_selection(grid: Grid, given: Mapping[str, str] | None) -> dict[s
     return None if is_excluded(grid, chosen) else chosen
 
 
-def observation_runs(recipe: Recipe) -> list[memory.Run]:
+def observation_runs(recipe: Recipe, memo: Memo | None = None) -> list[memory.Run]:
     """Every observation of a recipe as a run of commands: each target's verified date (its
-    opening selection served on each SKU it names) and the recipe's recorded observations."""
+    opening selection served on each SKU it names) and the recipe's recorded observations
+    (the grids' tables kept in ``memo``)."""
     if recipe.facts is None:
         return []
     runs = []
     for s, strategy in enumerate(recipe.strategies):
         for t, target in enumerate(strategy.targets):
-            lines = grid_table(target.grid)[0]
+            lines = grid_table(target.grid, memo)[0]
             commands = lines.commands(lines.index(default_selection(target.grid)))
             for sku in target.skus:
                 if sku in memory.SKUS:
@@ -532,17 +543,22 @@ def observation_runs(recipe: Recipe) -> list[memory.Run]:
         chosen = observation_selection(target_.grid, observation.selection)
         if chosen is None:
             continue
-        lines = grid_table(target_.grid)[0]
+        lines = grid_table(target_.grid, memo)[0]
         runs.append(memory.Run.of(observation, lines.commands(lines.index(chosen))))
     return runs
 
 
-def reconciled(recipe: Recipe) -> tuple[dict[tuple[str, int], memory.Settlement], tuple[memory.Seen, ...]]:
-    """The recipe's observations held against the figures, once per recipe object."""
-    slot = "_reconciled"
-    if slot not in recipe.__dict__:
-        recipe.__dict__[slot] = memory.reconcile(recipe.facts, observation_runs(recipe))
-    return recipe.__dict__[slot]
+Reconciled = tuple[dict[tuple[str, int], memory.Settlement], tuple[memory.Seen, ...]]
+
+
+def _reconcile(recipe: Recipe, memo: Memo | None) -> Reconciled:
+    return memory.reconcile(recipe.facts, observation_runs(recipe, memo))
+
+
+def reconciled(recipe: Recipe, memo: Memo | None = None) -> Reconciled:
+    """The recipe's observations held against the figures: the questions they settle (by
+    kind and shape) and each observation seen; once per recipe object and memo."""
+    return memo_get(memo, _reconcile, recipe, memo)
 
 
 def target_page(
@@ -552,9 +568,10 @@ def target_page(
     *,
     only_default: bool = False,
     pinned: Mapping[str, str] | None = None,
+    memo: Memo | None = None,
 ) -> TargetPage:
     grid = target.grid
-    lines, wrong = table.build(grid, only_default=only_default) if only_default else grid_table(grid)
+    lines, wrong = table.build(grid, only_default=only_default) if only_default else grid_table(grid, memo)
     index = lines.index
     base = base_selection(grid)
     router = tuple((step.node, step.cmd) for step in grid.router)
@@ -579,27 +596,38 @@ def target_page(
         nodes=nodes,
         placeholders=_placeholders(recipe, lines, router, serving, len(nodes)),
         provenance=provenance(target, pinned),
-        memory=_memory(recipe, target, lines, reconciled(recipe)[0]),
+        memory=_memory(recipe, target, lines, reconciled(recipe, memo)[0]),
     )
 
 
-def grid_table(grid: Grid) -> tuple[Table, list[dict[str, str]]]:
-    """A grid's table and the selections it would show wrongly, built once per grid (the
-    rules and the page share it)."""
-    return grid.__dict__.get("_table") or grid.__dict__.setdefault("_table", table.build(grid))
+def grid_table(grid: Grid, memo: Memo | None = None) -> tuple[Table, list[dict[str, str]]]:
+    """A grid's table and the selections it would show wrongly, built once per grid and memo
+    (the rules and the page share it)."""
+    return memo_get(memo, table.build, grid)
 
 
-def build_page(recipe: Recipe, *, only_default: bool = False, pinned: Mapping[str, str] | None = None) -> RecipePage:
+def build_page(
+    recipe: Recipe,
+    *,
+    only_default: bool = False,
+    pinned: Mapping[str, str] | None = None,
+    memo: Memo | None = None,
+) -> RecipePage:
     """Everything about one recipe that its page, API, Markdown view and files show; with
     only_default, each explorer holds the selection it opens on only; ``pinned``: the releases
-    targets are measured against (the engine's own by default)."""
+    targets are measured against (the engine's own by default); ``memo``: where the grids'
+    tables are kept (the rules built them already when it is the one the recipe was checked with)."""
     targets = list(recipe.targets())
+    if memo is None:  # the observations and the targets share the grids' tables within this call
+        memo = Memo()
+    settled, seen = reconciled(recipe, memo)
     strategies = tuple(
         StrategyPage(
             strategy=strategy,
             subtitle=subtitle(strategy),
             targets=tuple(
-                target_page(recipe, strategy, t, only_default=only_default, pinned=pinned) for t in strategy.targets
+                target_page(recipe, strategy, t, only_default=only_default, pinned=pinned, memo=memo)
+                for t in strategy.targets
             ),
         )
         for strategy in recipe.strategies
@@ -619,16 +647,15 @@ def build_page(recipe: Recipe, *, only_default: bool = False, pinned: Mapping[st
             features=tuple(key for key, flag in CATALOGUE_FEATURES.items() if flag in flags_in_use(recipe)),
         ),
         strategies=strategies,
-        observations=reconciled(recipe)[1],
-        settled=tuple(reconciled(recipe)[0].values()),
+        observations=seen,
+        settled=tuple(settled.values()),
     )
 
 
-def page_of(recipe: Recipe, *, only_default: bool = False) -> RecipePage:
+def page_of(recipe: Recipe, memo: Memo | None = None, *, only_default: bool = False) -> RecipePage:
     """The recipe's page model (with only_default, each explorer holding its opening selection
-    only), built once per recipe object."""
-    slot = "_page_default" if only_default else "_page"
-    return recipe.__dict__.get(slot) or recipe.__dict__.setdefault(slot, build_page(recipe, only_default=only_default))
+    only), built once per recipe object and memo (without a memo: built afresh)."""
+    return memo_get(memo, build_page, recipe, only_default=only_default, memo=memo)
 
 
 # -- commands ------------------------------------------------------------------------------
@@ -661,20 +688,28 @@ def expansion_at(recipe: Recipe, target: TargetPage, chosen: Sequence[int]) -> E
     )
 
 
-def expand_selection(recipe: Recipe, strategy: Strategy, target: Target, selection: Mapping[str, str]) -> Expansion:
-    """Expand a complete, offered selection (see ``expansion.resolve`` for partial ones)."""
-    page = page_of(recipe).target(strategy.slug, target.target)
+def expand_selection(
+    recipe: Recipe, strategy: Strategy, target: Target, selection: Mapping[str, str], memo: Memo | None = None
+) -> Expansion:
+    """Expand a complete, offered selection (see ``expansion.resolve`` for partial ones); without
+    a memo, only this target's page is built."""
+    if memo is None:  # the observations read the other targets' tables: kept for this call only
+        page = target_page(recipe, strategy, target, memo=Memo())
+    else:
+        page = page_of(recipe, memo).target(strategy.slug, target.target)
     commands_of(page, selection)  # refuses a selection that is not offered
     return expansion_at(recipe, page, page.index(selection))
 
 
-def expand(recipe: Recipe, slug: str, target_name: str, given: Mapping[str, str] | None = None) -> Expansion:
+def expand(
+    recipe: Recipe, slug: str, target_name: str, given: Mapping[str, str] | None = None, memo: Memo | None = None
+) -> Expansion:
     strategy, target = find(recipe, slug, target_name)
-    return expand_selection(recipe, strategy, target, resolve(target.grid, given or {}))
+    return expand_selection(recipe, strategy, target, resolve(target.grid, given or {}), memo)
 
 
-def matrix(recipe: Recipe) -> Iterator[Expansion]:
+def matrix(recipe: Recipe, memo: Memo | None = None) -> Iterator[Expansion]:
     """Every offered selection of every strategy and target, in page order."""
-    for target in page_of(recipe).targets:
+    for target in page_of(recipe, memo).targets:
         for chosen in target.table.offered:
             yield expansion_at(recipe, target, chosen)

@@ -60,7 +60,7 @@ class Provenance:
         """The pinned releases the target is not yet re-verified with (``vLLM 0.33.0``)."""
         return self.releases_text(self.pinned, self.newer)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "date": self.date,
             "vllm": self.releases["vllm"],

@@ -124,7 +124,7 @@ class Result:
         w = self.workload
         return f"{self.strategy}--{target}--{stamp}--{w.input_len}x{w.output_len}-c{w.concurrency}-{self.sha256[:8]}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         data = dataclasses.asdict(self)
         data["selection"] = dict(self.selection)
         data["ttft_ms"] = dict(self.ttft_ms)
@@ -158,7 +158,8 @@ def _when(date: str, zone: str) -> str | None:
         return None
     offset = datetime.timedelta(hours=int(hours), minutes=int(minutes)) * (-1 if sign == "-" else 1)
     try:
-        when = datetime.datetime(*map(int, d.groups()), tzinfo=datetime.timezone(offset))
+        year, month, day, hour, minute, second = map(int, d.groups())
+        when = datetime.datetime(year, month, day, hour, minute, second, tzinfo=datetime.timezone(offset))
     except ValueError:
         return None
     return when.isoformat()

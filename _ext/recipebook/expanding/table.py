@@ -116,8 +116,6 @@ class RoleTable:
     sizes: tuple[int, ...]  # how many values each axis has
     lines: tuple[TableLine, ...]
     first_node: int | None = None  # a role that spans nodes: the node of its head (its ranks are its nodes)
-    _known: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
-    _parts: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @property
     def rank_numbers(self) -> tuple[int | None, ...]:
@@ -177,44 +175,28 @@ class RoleTable:
 
     def commands(self, chosen: Sequence[int]) -> tuple[Command, ...]:
         """The role's commands at an offered selection (value indices), one per rank: the
-        lines it admits, in order. Kept per choice of the role's own axes."""
-        key = tuple(chosen[a] for a in self.relevant)
-        found = self._known.get(key)
-        if found is None:
-            found = self._known[key] = self._commands(chosen)
-        return found
-
-    def _commands(self, chosen: Sequence[int]) -> tuple[Command, ...]:
+        lines it admits, in order. Made when asked and not kept: what a caller keeps is its own."""
         (envs, env_texts, _e, _ea, env_ranks), (args, arg_texts, _a, _aa, arg_ranks) = self._masks
         env_shown, arg_shown = self._shown(chosen)
-        parts = self._parts
+        head = f"{self.launcher} {shlex.quote(self.model)}"
         commands = []
         for rank, env_rank, arg_rank in zip(self.rank_numbers, env_ranks, arg_ranks, strict=True):
-            env_mask, arg_mask = env_shown & env_rank, arg_shown & arg_rank
-            # a command is kept per rank and set of lines (it is immutable): the selections of a
-            # role share most of them, and their env and argument parts are shared again
-            command = parts.get((rank, env_mask, arg_mask))
-            if command is None:
-                env = parts.get((0, env_mask))
-                if env is None:
-                    pick = _selectors(env_mask)
-                    head = f"{self.launcher} {shlex.quote(self.model)}"
-                    env = parts[(0, env_mask)] = (pick, shell.join_command(tuple(compress(env_texts, pick)), head, ()))
-                arg = parts.get((1, arg_mask))
-                if arg is None:
-                    pick = _selectors(arg_mask)
-                    arg = parts[(1, arg_mask)] = (pick, shell.join_command((), "", tuple(compress(arg_texts, pick))))
-                command = parts[(rank, env_mask, arg_mask)] = Command(
+            env_pick, arg_pick = _selectors(env_shown & env_rank), _selectors(arg_shown & arg_rank)
+            text = shell.join_command(tuple(compress(env_texts, env_pick)), head, ()) + shell.join_command(
+                (), "", tuple(compress(arg_texts, arg_pick))
+            )
+            commands.append(
+                Command(
                     role=self.role,
                     rank=rank,
                     launcher=self.launcher,
                     model=self.model,
-                    env_lines=(envs, env[0]),
-                    arg_lines=(args, arg[0]),
-                    shell=env[1] + arg[1],
+                    env_lines=(envs, env_pick),
+                    arg_lines=(args, arg_pick),
+                    shell=text,
                     node=None if self.first_node is None or rank is None else self.first_node + rank,
                 )
-            commands.append(command)
+            )
         return tuple(commands)
 
 
@@ -395,8 +377,8 @@ def _role_table(
     relevant = tuple(a for a, (axis, _values) in enumerate(axes) if axis in names)
     groups: dict[tuple[int, ...], int] = {}
     for bit, index in enumerate(indexed):
-        key = tuple(index[a] for a in relevant)
-        groups[key] = groups.get(key, 0) | (1 << bit)
+        own = tuple(index[a] for a in relevant)
+        groups[own] = groups.get(own, 0) | (1 << bit)
     rank_variants, places = _rank_lines(role)
     seen, wrong = _presence(grid, role, relevant, groups, places)
     ranks = frozenset(range(len(role.ranks))) if role.ranks is not None else None
@@ -457,8 +439,8 @@ def build(grid: Grid, *, only_default: bool = False) -> tuple[Table, list[dict[s
     roles, wrong = [], 0
     known: dict[int, list[Product]] = {every: [(None,) * len(axes)]} if indexed else {}  # bit set -> products
     for role in grid.base:
-        table, role_wrong = _role_table(grid, role, axes, indexed, universe, every, known)
-        roles.append(table)
+        role_table, role_wrong = _role_table(grid, role, axes, indexed, universe, every, known)
+        roles.append(role_table)
         wrong |= role_wrong
     table = Table(
         axes=axes,

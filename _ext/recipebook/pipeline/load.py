@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..checking import bounds, characters, commandtext, facts, rules, safety, schema, sizing, vocabulary
+from ..memo import Memo
 from ..problems import Problem, RecipeError, errors
 from ..reading import sharing, source
 from ..reading.model import Recipe
@@ -17,9 +18,12 @@ def _instead(problems: list[Problem], named: list[Problem]) -> list[Problem]:
     return sorted({*named, *(problem for problem in problems if problem.pointer not in places)})
 
 
-def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
+def check_file(path: str | Path, memo: Memo | None = None) -> tuple[Recipe | None, list[Problem]]:
     """Every problem of one recipe file (errors and warnings), and the recipe when none is an
-    error."""
+    error. The line tables and the page model the rules build are kept in ``memo`` when the
+    caller gives one (to show the recipe afterwards without building them again), else only
+    while the file is checked."""
+    memo = Memo() if memo is None else memo
     document, problems = source.read(path)
     if document is None:
         return None, problems
@@ -39,7 +43,7 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
         written,
         _instead(
             [
-                *rules.check(recipe, written),
+                *rules.check(recipe, written, memo),
                 *facts.check(recipe, written),
                 *sizing.facts_bounds(recipe, written),
                 *sizing.served_sizes(recipe, written),
@@ -53,17 +57,17 @@ def check_file(path: str | Path) -> tuple[Recipe | None, list[Problem]]:
     )
     if not errors(problems):  # what serve.sh runs, joined (needs a recipe whose commands expand)
         later = [
-            *commandtext.joined_scripts(recipe, written),
-            *sizing.npus_agree(recipe, written),
-            *sizing.observations(recipe, written),
+            *commandtext.joined_scripts(recipe, written, memo),
+            *sizing.npus_agree(recipe, written, memo),
+            *sizing.observations(recipe, written, memo),
         ]
         problems = sorted({*problems, *sharing.finish(written, sorted(set(later)))})
     return (None if errors(problems) else recipe), problems
 
 
-def load(path: str | Path) -> Recipe:
+def load(path: str | Path, memo: Memo | None = None) -> Recipe:
     """A valid recipe (its warnings aside), or RecipeError with all of its problems."""
-    recipe, problems = check_file(path)
+    recipe, problems = check_file(path, memo)
     if recipe is None:
         raise RecipeError(problems)
     return recipe

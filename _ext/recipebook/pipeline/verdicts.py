@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import hashlib
 import importlib.metadata
 import json
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from ..checking.schema import SCHEMA_PATH
 from ..expanding import expansion
+from ..memo import remembered
 from ..problems import Kind, Level, Problem, errors
 from ..reading.source import MAX_BYTES
 from .load import check_file
@@ -47,7 +47,7 @@ class Verdict:
     selections: int | None = None
 
 
-@functools.cache  # files, as the schema is: read once per process
+@remembered(maxsize=None)  # files, as the schema is: read once per process
 def engine_fingerprint() -> str:
     """What every verdict depends on besides the recipe file (read once per process)."""
     digest = hashlib.sha256()
@@ -156,7 +156,7 @@ def verdict(path: str | Path, folder: str | Path | None) -> Verdict:
     and this engine, else checked now (and filed there)."""
     path = Path(path)
     data = None if folder is None else _contents(path)
-    if data is None:
+    if folder is None or data is None:
         return fresh(path)
     key = _key(path, data)
     found = _read(Path(folder) / f"{key}.json")

@@ -141,7 +141,7 @@ class Grid:
             )
             for key, per_role in data["deltas"].items()
         }
-        router = ()
+        router: tuple[RouterStep, ...] = ()
         if data["router"] is not None:
             router = tuple(
                 RouterStep(ptr=pointer_join(ptr, "router", "nodes", i), node=n["node"], cmd=n["cmd"])
@@ -173,7 +173,8 @@ class Grid:
         """Every args and envs mapping: (kind, pointer, role, mapping); each base role and its
         ranks, then each delta's additions."""
         for role in self.base:
-            for owner in (role, *(role.ranks or ())):
+            owners: tuple[Role | Rank, ...] = (role, *(role.ranks or ()))
+            for owner in owners:
                 yield "args", pointer_join(owner.ptr, "args"), role.role, owner.args
                 yield "envs", pointer_join(owner.ptr, "envs"), role.role, owner.envs
         for per_role in self.deltas.values():
@@ -295,7 +296,7 @@ class Recipe:
             else Badge(text=b["text"], highlight=bool(b.get("hl", False)))
             for b in data["badges"]
         )
-        axes = {}
+        axes: dict[str, AxisInfo] = {}
         for a in data["axes"]:
             axes.setdefault(
                 a["axis"],
@@ -334,7 +335,7 @@ class Recipe:
     def strategy(self, slug: str) -> Strategy | None:
         return next((s for s in self.strategies if s.slug == slug), None)
 
-    def targets(self):
+    def targets(self) -> Iterator[tuple[Strategy, Target]]:
         """Every (strategy, target) pair in page order."""
         for strategy in self.strategies:
             for target in strategy.targets:

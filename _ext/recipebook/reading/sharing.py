@@ -82,7 +82,9 @@ def _place(grid: _Grid, inner: str, places: list[str]) -> None:
         grid.origin[f"{inner}/{i}"] = place
 
 
-def merge(parent: _Grid, part: Mapping[str, Any], ptr: str, parent_ptr: str, name: str) -> tuple[_Grid, list]:
+def merge(
+    parent: _Grid, part: Mapping[str, Any], ptr: str, parent_ptr: str, name: str
+) -> tuple[_Grid, list[tuple[str, str, bool]]]:
     """The grid ``part`` (written at ``ptr``) makes of the grid it extends (``name``, resolved as
     ``parent``, written at ``parent_ptr``): whole fields first, then the changes. Returns the
     grid and the problems as (pointer, message, key) of what a change names that is not there."""
@@ -362,8 +364,11 @@ class SharedDocument(Document):
     target it was found in, for ``finish``."""
 
     origin: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False, compare=False)
-    written: Document | None = dataclasses.field(default=None, repr=False, compare=False)
-    found_in: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
+    written: Document = dataclasses.field(repr=False, compare=False)  # the document as written
+    # (pointer, message) of a problem in a part of grids -> the (strategy, target) pairs it was found in
+    found_in: dict[tuple[str, str], list[tuple[str, str]]] = dataclasses.field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def real(self, pointer: str) -> str:
         found = real(self.origin, pointer)

@@ -15,13 +15,15 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..problems import Kind, Problem, pointer_join
 
 _WS = re.compile(r"[ \t\n\r]*")
+# json's own string reader (C-accelerated); typeshed does not declare it
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
 # Recipes nest about a dozen levels; far deeper input is refused before any recursive
@@ -139,7 +141,9 @@ class _Reader:
         return line, offset - self._line_starts[line - 1] + 1
 
     def skip(self, i: int) -> int:
-        return _WS.match(self.text, i).end()
+        match = _WS.match(self.text, i)
+        assert match is not None  # the pattern matches the empty string
+        return match.end()
 
     def value(self, i: int, pointer: str) -> tuple[Any, int]:
         i = self.skip(i)
@@ -162,7 +166,7 @@ class _Reader:
 
     def string(self, i: int, pointer: str) -> tuple[str, int]:
         """The string whose quote is at i (a \\ud800-style escape can make a lone surrogate)."""
-        result, end = json.decoder.scanstring(self.text, i + 1)
+        result, end = _scanstring(self.text, i + 1)
         if _SURROGATE.search(result):
             self.surrogates.append((pointer, i))
         return result, end

@@ -239,7 +239,7 @@ def env_value_problem(spec: Mapping[str, Any], value: str) -> tuple[str, str | N
     """What is wrong with an environment value for the getter's (or converter's) type, as "takes ...",
     and a near choice if any, or None. Types: int, float (Python's int()/float()), json, int_list/float_list (comma-separated),
     choice/choice_list (one or comma-separated values of "choices", "case_sensitive" or not)."""
-    kind = spec.get("type")
+    kind: str = spec.get("type") or ""  # no type: nothing to check
     if shell.PLACEHOLDER.search(value):
         return None
     converters: dict[str, Any] = {"int": int, "float": float, "json": json.loads}

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import functools
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -28,6 +27,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .. import shell
+from ..memo import remembered
 from ..problems import excerpt
 from . import valuetypes
 
@@ -140,7 +140,7 @@ class Vocabulary:
                 f"{name!r} is not a flag of vllm serve any more: vLLM {removed['removed_in']} removed it "
                 f"({removed['source']}); {removed['instead']}"
             )
-            if reading.how == "abbreviation":
+            if reading.how == "abbreviation" and reading.flag is not None:
                 message += (
                     f". vLLM's parser would read {written!r} as the start of {reading.flag}, a flag of another "
                     f"meaning ({_first_sentence(self.flags[reading.flag]['help'])})"
@@ -176,6 +176,7 @@ class Vocabulary:
     def _spelling_message(self, reading: Reading) -> str:
         """A spelling vLLM accepts that the site does not publish: the style problem, with the fix."""
         written = reading.key.partition(".")[0]
+        assert reading.flag is not None  # a spelling vLLM accepts reads as a flag
         whole = reading.flag + (f".{reading.field}" if reading.field else "")
         if reading.how == "underscore":
             return (
@@ -415,7 +416,7 @@ class Vocabulary:
         return f"{name} {message} ({reader}), got {excerpt(value)}{_did_you_mean(suggestion)}"
 
 
-@functools.cache
+@remembered(maxsize=None)
 def pinned() -> Vocabulary:
     """The vocabulary of the release the recipes are verified with."""
     return Vocabulary.read(DATA_FILE)
@@ -514,14 +515,15 @@ def _count_problem(flag: str, entry: Mapping[str, Any], values: list[str]) -> st
     return None
 
 
-@functools.cache
+@remembered(maxsize=None)
 def _removed_data() -> Mapping[str, Any]:
     """The hand-written facts beside the generated vocabulary: removed flags, installed chat templates."""
     with REMOVED_FILE.open(encoding="utf-8") as f:
-        return json.load(f)
+        data: Mapping[str, Any] = json.load(f)
+    return data
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@remembered(maxsize=1 << 14)
 def _reading(vocabulary: Vocabulary, key: str) -> Reading:
     """``Vocabulary.reading``, remembered (recipes repeat their keys)."""
     if key.startswith("--"):

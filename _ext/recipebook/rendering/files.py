@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import shlex
@@ -21,6 +20,7 @@ import yaml
 
 from .. import shell
 from ..expanding.expansion import Command, Expansion
+from ..memo import remembered
 from ..reading import vocabulary
 from . import kubernetes, yamltext
 
@@ -73,7 +73,7 @@ _EMPTY_BEFORE = re.compile(r"''(?=\"\$\{[A-Z][A-Z0-9_]*\}\")")
 _EMPTY_AFTER = re.compile(r"(?<=\}\")''")
 
 
-def selection_key(selection: dict[str, str]) -> str:
+def selection_key(selection: Mapping[str, str]) -> str:
     """A folder name for a selection: axis-value pairs in axis order (``default`` for a target
     without axes, whose one selection chooses nothing)."""
     return "__".join(f"{axis}-{value}" for axis, value in selection.items()) or "default"
@@ -89,12 +89,14 @@ def _fill_placeholders(text: str) -> str:
     the empty '' pairs that leaves at either end are dropped.
     """
     # left to right, a placeholder or a quote at each place (as a walk character by character)
-    out, quote, at = [], None, 0
+    out: list[str] = []
+    quote: str | None = None
+    at = 0
     for match in _PLACEHOLDER_OR_QUOTE.finditer(text):
         name, mark = match.groups()
         if name is not None:
             out.append(text[at : match.start()])
-            out.append({"'": f"'\"${{{name}}}\"'", '"': f"${{{name}}}"}.get(quote, f'"${{{name}}}"'))
+            out.append({"'": f"'\"${{{name}}}\"'", '"': f"${{{name}}}"}.get(quote or "", f'"${{{name}}}"'))
             at = match.end()
         elif quote in (None, mark):
             quote = None if quote == mark else mark
@@ -142,7 +144,7 @@ def substitute(text: str, values: Mapping[str, str] | None, node: int | None = N
     if not values:
         return text
 
-    def fill(match: re.Match) -> str:
+    def fill(match: re.Match[str]) -> str:
         value = value_for(values, match.group(1), node)
         return match.group() if value is None else value
 
@@ -248,7 +250,7 @@ def _typed(flag: str, word: str) -> object:
     return word
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@remembered(maxsize=1 << 14)
 def config_entry(text: str) -> tuple[str, str]:
     """One argument as a vllm --config entry: its key (the flag without dashes) and its YAML,
     written by the YAML library with each value of the flag's type (_typed). Kept per text: the

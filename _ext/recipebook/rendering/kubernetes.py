@@ -36,11 +36,10 @@ selection, and validate every manifest against the Kubernetes API schemas of ``K
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import re
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -50,7 +49,12 @@ from ..expanding import client
 from ..expanding.expansion import Command, by_role
 from ..expanding.page import TargetPage
 from ..expanding.table import Product
+from ..memo import Memo, remembered
+from ..memo import get as memo_get
 from . import yamltext
+
+# A manifest or a part of one, as PyYAML writes it: mappings, lists and scalars nested freely.
+Manifest = dict[str, Any]
 
 # What the manifests target. The API schemas come from the kubernetes-validate package of this
 # release (requirements.txt); Rebellions' cluster stack runs Kubernetes 1.34.3 or 1.35.1.
@@ -130,7 +134,7 @@ def env_pair(text: str) -> tuple[str, str]:
     return name, value
 
 
-@functools.lru_cache(maxsize=8192)
+@remembered(maxsize=8192)
 def line_fragment(kind: str, text: str) -> str:
     """The YAML of one command line inside its container: an argument's words as args items,
     an env line as an env entry; unindented (``fill`` indents it). Kept per line: the selections
@@ -165,8 +169,9 @@ def router_of(steps: Sequence[str]) -> Router | None:
         servers = ((data or {}).get("router") or {}).get("modelServers") if isinstance(data, dict) else None
         if not isinstance(servers, dict) or not isinstance(servers.get("matchLabels"), dict):
             continue
-        ports = tuple(p.get("number") for p in servers.get("targetPorts") or () if isinstance(p, dict))
-        if not all(isinstance(p, int) for p in ports):
+        numbers = tuple(p.get("number") for p in servers.get("targetPorts") or () if isinstance(p, dict))
+        ports = tuple(p for p in numbers if isinstance(p, int))
+        if len(ports) < len(numbers):
             continue
         labels = {str(k): str(v) for k, v in servers["matchLabels"].items()}
         rest = tuple(step for step in steps if f"cat > {name}" not in step)
@@ -196,9 +201,9 @@ def sidecar_ports(router: Router, commands: Sequence[Command]) -> tuple[int, ...
     return tuple(first + i for i in range(len(commands)))
 
 
-def _placeholder_env(command: Command) -> list[dict]:
+def _placeholder_env(command: Command) -> list[Manifest]:
     found = shell.placeholders("\n".join((*command.envs, *command.args)))
-    entries = []
+    entries: list[Manifest] = []
     for name in found:
         if name == POD_IP:
             entries.append({"name": POD_IP, "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}})
@@ -207,11 +212,11 @@ def _placeholder_env(command: Command) -> list[dict]:
     return entries
 
 
-def _probe(port: int, **more: int) -> dict:
+def _probe(port: int, **more: int) -> Manifest:
     return {"httpGet": {"path": HEALTH_PATH, "port": port}, **more}
 
 
-def _container(command: Command) -> dict:
+def _container(command: Command) -> Manifest:
     port = client.port(command)
     launcher = shell.words(command.launcher)
     return {
@@ -232,7 +237,7 @@ def _container(command: Command) -> dict:
     }
 
 
-def _sidecar(router: Router, commands: Sequence[Command]) -> dict:
+def _sidecar(router: Router, commands: Sequence[Command]) -> Manifest:
     ports = sidecar_ports(router, commands)
     return {
         "name": "routing-proxy",
@@ -277,10 +282,10 @@ def skeleton(where: Where, role: str, node: int, commands: Sequence[Command], ro
     name = _dns(f"{where.recipe}-{where.strategy}-{where.target}-{role}")
     labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/component": _dns(role)}
     disaggregated = router is not None and role in ("prefill", "decode")
-    if disaggregated:
+    if router is not None and disaggregated:
         labels = {**labels, **router.match_labels, ROLE_LABEL: role}
     budget = max(STARTUP_PERIOD * startup_failures(c) for c in commands)
-    pod: dict = {
+    pod: Manifest = {
         "affinity": {
             "nodeAffinity": {
                 "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -291,7 +296,7 @@ def skeleton(where: Where, role: str, node: int, commands: Sequence[Command], ro
             }
         },
     }
-    if disaggregated and role == "decode":
+    if router is not None and disaggregated and role == "decode":
         pod["initContainers"] = [_sidecar(router, commands)]
     pod["containers"] = [_container(c) for c in commands]
     pod["volumes"] = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_LIMIT}}]
@@ -314,7 +319,7 @@ def fill(text: str, lines: Mapping[str, tuple[Sequence[str], Sequence[str]]]) ->
     """A skeleton with each container's fragments in place of its marker lines; ``lines`` maps a
     container's name to the fragments of its args and of its env lines."""
 
-    def put(match: re.Match) -> str:
+    def put(match: re.Match[str]) -> str:
         indent, kind, name = match.groups()
         fragments = lines[name][0 if kind == "ARGS" else 1]
         body = "".join(fragments)
@@ -372,7 +377,7 @@ def container_name(command: Command) -> str:
 # -- per target: the skeletons every selection shares ---------------------------------------
 
 
-def _command_key(c: Command) -> tuple:
+def _command_key(c: Command) -> tuple[object, ...]:
     return (
         c.role,
         c.name,
@@ -386,7 +391,7 @@ def _command_key(c: Command) -> tuple:
     )
 
 
-def _key(commands: Sequence[Command], known: dict[tuple, tuple]) -> tuple:
+def _key(commands: Sequence[Command], known: dict[tuple[object, ...], tuple[object, ...]]) -> tuple[object, ...]:
     """What a selection's skeletons read of its commands (the rest is in the line fragments);
     `known`: each command's part by what it is made of (the selections of a target share most
     of their commands)."""
@@ -403,22 +408,22 @@ def _key(commands: Sequence[Command], known: dict[tuple, tuple]) -> tuple:
 def variants(
     where: Where,
     offered: Sequence[Sequence[int]],
-    commands_at: Any,
+    commands_at: Callable[[Sequence[int]], tuple[Command, ...]],
     nodes: Mapping[str, int],
     router_steps: Sequence[str],
 ) -> list[tuple[int, dict[str, str]]]:
     """The skeleton files of a target, each with the set of its selections (bit i: the i-th of
     ``offered``) that share them; each distinct set is rendered once."""
-    bits: dict[tuple, int] = {}
-    first: dict[tuple, tuple[Command, ...]] = {}
-    known: dict[tuple, tuple] = {}
+    bits: dict[tuple[object, ...], int] = {}
+    first: dict[tuple[object, ...], tuple[Command, ...]] = {}
+    known: dict[tuple[object, ...], tuple[object, ...]] = {}
     for bit, chosen in enumerate(offered):
         commands = commands_at(chosen)
         key = _key(commands, known)
         bits[key] = bits.get(key, 0) | 1 << bit
         first.setdefault(key, commands)
-    merged: dict[tuple, int] = {}
-    rendered: dict[tuple, dict[str, str]] = {}
+    merged: dict[tuple[tuple[str, str], ...], int] = {}
+    rendered: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
     for key, set_bits in bits.items():
         files = skeletons(where, by_role(first[key]), nodes, router_steps)
         text_key = tuple(files.items())
@@ -427,22 +432,23 @@ def variants(
     return [(set_bits, rendered[key]) for key, set_bits in merged.items()]
 
 
-def target_files(target: TargetPage, recipe: str) -> tuple[tuple[tuple[Product, ...], Mapping[str, str]], ...]:
+TargetFiles = tuple[tuple[tuple[Product, ...], Mapping[str, str]], ...]
+
+
+def target_files(target: TargetPage, recipe: str, memo: Memo | None = None) -> TargetFiles:
     """The Kubernetes skeleton files of a target page, each with the selections that share them
-    (``variants``; () for every selection when there is one), once per target page."""
-    slot = f"_kubernetes_{recipe}"
-    if slot not in target.__dict__:
-        where = Where(
-            recipe=recipe, strategy=target.strategy.slug, target=target.target.target, skus=target.target.skus
-        )
-        found = variants(
-            where, target.table.offered, target.commands_at, target.role_nodes, [cmd for _n, cmd in target.router]
-        )
-        target.__dict__[slot] = tuple(
-            (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files))
-            for bits, files in found
-        )
-    return target.__dict__[slot]
+    (``variants``; () for every selection when there is one), once per target page and memo."""
+    return memo_get(memo, _target_files, target, recipe)
+
+
+def _target_files(target: TargetPage, recipe: str) -> TargetFiles:
+    where = Where(recipe=recipe, strategy=target.strategy.slug, target=target.target.target, skus=target.target.skus)
+    found = variants(
+        where, target.table.offered, target.commands_at, target.role_nodes, [cmd for _n, cmd in target.router]
+    )
+    return tuple(
+        (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files)) for bits, files in found
+    )
 
 
 def node_of_file(path: str, nodes: Mapping[str, int]) -> int | None:

@@ -27,8 +27,8 @@ def _product(product: Product) -> list[list[int] | None]:
     return [None if allowed is None else sorted(allowed) for allowed in product]
 
 
-def _line(line: TableLine) -> dict:
-    entry: dict = {"kind": line.kind, "key": line.key, "text": line.text, "when": _product(line.when)}
+def _line(line: TableLine) -> dict[str, object]:
+    entry: dict[str, object] = {"kind": line.kind, "key": line.key, "text": line.text, "when": _product(line.when)}
     entry["ranks"] = None if line.ranks is None else sorted(line.ranks)
     if line.kind == "arg":
         entry["config"] = list(config_entry(line.text))
@@ -36,7 +36,9 @@ def _line(line: TableLine) -> dict:
     return entry
 
 
-def _measured(target: TargetPage, measured: Sequence[results.Result], pinned: Mapping[str, str]) -> list[dict]:
+def _measured(
+    target: TargetPage, measured: Sequence[results.Result], pinned: Mapping[str, str]
+) -> list[dict[str, object]]:
     """The target's stored results as the page shows them, each with what makes it stale."""
     found = []
     for group in results.evidence(target, measured, pinned):
@@ -51,7 +53,7 @@ def target_document(
     recipe: str = "",
     measured: Sequence[results.Result] = (),
     pinned: Mapping[str, str] | None = None,
-) -> dict:
+) -> dict[str, object]:
     """One strategy and target: its axes, selections, line tables, nodes and serving groups,
     and with which releases it was verified (``verified.current`` false: not yet re-verified
     with the pinned ones)."""
@@ -136,7 +138,7 @@ def recipe_document(
     *,
     measured: Sequence[results.Result] = (),
     pinned: Mapping[str, str] | None = None,
-) -> dict:
+) -> dict[str, object]:
     """The API document of one recipe (see the module's docstring): with its observations held
     against the memory figures and the stored results of its selections."""
     files = files or {}

@@ -22,7 +22,6 @@ before. No width is libyaml's -1 (a line of up to 2**31 - 1 columns) for PyYAML'
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from typing import Any
@@ -36,18 +35,28 @@ _FOLDED = re.compile(r"[\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd]*")  # wi
 _ESCAPED = re.compile(r"[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd]")  # a break, or an escape
 
 
-@functools.cache
+# Each dumper's twin class, made once: a class is a definition (compared by identity), not a
+# result the engine may forget.
+_TWINS: dict[type[yaml.SafeDumper], type] = {}
+
+
 def twin(dumper: type[yaml.SafeDumper]) -> type | None:
     """The dumper's libyaml twin: the same representers and settings over libyaml's emitter
     (None without libyaml). A representer must give a scalar's value as a plain ``str``."""
     if _LIBYAML is None:
         return None
+    if dumper not in _TWINS:
+        _TWINS[dumper] = _made_twin(dumper, _LIBYAML)
+    return _TWINS[dumper]
+
+
+def _made_twin(dumper: type[yaml.SafeDumper], libyaml: type) -> type:
     namespace: dict[str, Any] = {}
     for klass in reversed(dumper.__mro__[: dumper.__mro__.index(yaml.SafeDumper)]):
         for name, value in vars(klass).items():
             if not name.startswith("__"):
                 namespace[name] = dict(value) if isinstance(value, dict) else value
-    return type(f"{dumper.__name__}LibYAML", (_LIBYAML,), namespace)
+    return type(f"{dumper.__name__}LibYAML", (libyaml,), namespace)
 
 
 def _agrees(data: Any, width: int | None) -> bool:

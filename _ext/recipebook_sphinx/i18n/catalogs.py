@@ -27,6 +27,7 @@ import io
 import runpy
 import sys
 from pathlib import Path
+from typing import Any
 
 import furo
 import sphinx
@@ -44,7 +45,7 @@ FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 WIDTH = 0  # no wrapping (babel and sphinx-intl: 0 or less disables it)
 
 
-def site_conf() -> dict:
+def site_conf() -> dict[str, Any]:
     """The site's conf.py, read as Sphinx reads it (its project name is the site title)."""
     return runpy.run_path(str(ROOT / "conf.py"))
 
@@ -88,10 +89,11 @@ def extension_catalog() -> Catalog:
         # N_("..."): marked for the catalog, translated later in a language chosen then
         for message in python_messages(path, frozenset({"_", "N_"})):
             catalog.add(message)
-    for _file, _line, message, _comments, _context in extract_from_dir(
-        PACKAGE / "templates", method_map=[("**.html", "jinja2.ext:babel_extract")], keywords={"_rb": None}
-    ):
-        catalog.add(message)
+    for folder in (PACKAGE / "templates", PACKAGE / "explorer"):  # the explorer's template is in its package
+        for _file, _line, template_message, _comments, _context in extract_from_dir(
+            folder, method_map=[("**.html", "jinja2.ext:babel_extract")], keywords={"_rb": None}
+        ):
+            catalog.add(template_message)
     return catalog
 
 

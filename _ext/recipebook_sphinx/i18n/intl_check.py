@@ -43,7 +43,7 @@ _WORD = re.compile(
 )
 
 
-def kept_tokens(text: str) -> Counter:
+def kept_tokens(text: str) -> Counter[str]:
     """Flags, names and numbers of a message, outside code spans (markup() compares those)."""
     words = _WORD.findall(_CODE_SPAN.sub(" ", text))
     return Counter(w for w in words if w.startswith("-") or any(c.isdigit() for c in w))
@@ -53,28 +53,28 @@ def kept_tokens(text: str) -> Counter:
 class Markup:
     """What must survive translation: code, link and role targets, emphasis, placeholders."""
 
-    code: Counter
-    links: Counter
+    code: Counter[str]
+    links: Counter[str]
     strong: int
     emphasis: int
     placeholders: frozenset[str]
 
 
 def markup(text: str) -> Markup:
-    code: Counter = Counter()
-    links: Counter = Counter()
+    code: Counter[str] = Counter()
+    links: Counter[str] = Counter()
     strong = emphasis = 0
     for block in _MD.parse(text):
         previous = ""
         for token in block.children or ():
             if token.type == "code_inline":
-                if _ROLE.search(previous):  # {doc}`text <target>`: only the target must match
+                if role := _ROLE.search(previous):  # {doc}`text <target>`: only the target must match
                     target = _TARGET.search(token.content)
-                    code[f"{_ROLE.search(previous).group()}<{target.group(1) if target else token.content}>"] += 1
+                    code[f"{role.group()}<{target.group(1) if target else token.content}>"] += 1
                 else:
                     code[token.content] += 1
             elif token.type == "link_open":
-                links[token.attrs.get("href", "")] += 1
+                links[str(token.attrs.get("href", ""))] += 1
             elif token.type == "strong_open":
                 strong += 1
             elif token.type == "em_open":

@@ -10,6 +10,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.config import Config
 from sphinx.locale import get_translation
 
@@ -149,7 +150,9 @@ def _search_count_script() -> str:
 def page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     config = app.config
     lang = current(config)
-    suffix = app.builder.out_suffix
+    builder = app.builder
+    assert isinstance(builder, StandaloneHTMLBuilder)  # html-page-context: an HTML builder's event
+    suffix = builder.out_suffix
     up = "../" * pagename.count("/")
     base = config.recipebook_site_url.rstrip("/")
     not_found = pagename == config.notfound_pagename

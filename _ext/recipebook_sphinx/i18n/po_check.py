@@ -102,7 +102,7 @@ class _LineError(Exception):
 
 def _string(line: str, i: int) -> tuple[str, int]:
     """The C-style string whose opening quote is at i, and the index after its closing quote."""
-    out = []
+    out: list[str] = []
     j = i + 1
     while j < len(line):
         ch = line[j]
@@ -134,7 +134,7 @@ def _string(line: str, i: int) -> tuple[str, int]:
 
 def _strings(line: str, i: int) -> str:
     """All the strings from i to the end of the line, joined (gettext allows several)."""
-    parts = []
+    parts: list[str] = []
     while True:
         while i < len(line) and line[i] in " \t":
             i += 1
@@ -303,7 +303,7 @@ def _header(entries: list[_Entry], path: str) -> Iterator[CatalogProblem]:
             "a message has plural forms but the header has no Plural-Forms (for Korean: 'nplurals=1; plural=0;')",
         )
         return
-    count = int(_PLURAL_FORMS.match(forms).group(1))  # type: ignore[union-attr]
+    count = int(_PLURAL_FORMS.match(forms).group(1))  # type: ignore[union-attr]  # the header was checked above
     for entry in plural:
         given = len(entry.translations)
         if given != count:
@@ -408,7 +408,7 @@ def _python_format(source: str, translation: str) -> str | None:
     return None
 
 
-def _markup_starts(text: str) -> Counter:
+def _markup_starts(text: str) -> Counter[str]:
     return Counter(
         (f"<{m.group(1)}{m.group(2).lower()}>" if m.group(2) else m.group()) for m in _MARKUP_START.finditer(text)
     )
@@ -454,7 +454,7 @@ _ADDRESS = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//[^\s<>\"'()\[\]`]+|\bwww\
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)")
 
 
-def _hidden(text: str) -> Counter:
+def _hidden(text: str) -> Counter[str]:
     """The characters of a text that do not show: format, control (but tab and newline), line and
     paragraph separators, and variation selectors."""
     return Counter(

@@ -2,7 +2,7 @@
 
 Sphinx keeps the English of a message its catalog lacks, and marks the node
 ``translated=False`` (a page whose catalog does not exist at all is not marked, so that is
-done here).  Each page's untranslated messages are kept in the environment; at the end
+done here).  Each page's untranslated messages are kept in the ``recipebook`` domain; at the end
 of the build one note lists the pages, so an author who added a recipe sees that its
 Korean page is English until the catalogs are updated and translated.  A note, not a
 warning: the author's ``make html`` (warnings are errors) still succeeds; ``make test``
@@ -12,7 +12,7 @@ class this module has Sphinx put on them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from docutils import nodes
@@ -20,18 +20,20 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.builders.gettext import MessageCatalogBuilder
 from sphinx.config import Config
-from sphinx.environment import BuildEnvironment
 from sphinx.locale import get_translation, get_translator, is_translator_registered
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.nodes import NodeMatcher, extract_messages
 
+from .. import store
 from ..config import site_config
 
 logger = logging.getLogger(__name__)
 SHOWN = 3  # messages quoted per page in the note
 LABELS_CATALOG = "recipe-labels"
 _english_labels: list[str] = []  # labels shown untranslated by the document being read
+# What a page shows in English: messages, and (catalog, label) for the recipe labels.
+Untranslated = list[str | tuple[str, str]]
 
 
 def _has_entry(catalog: str, text: str) -> bool:
@@ -84,28 +86,16 @@ def _collect(app: Sphinx, doctree: nodes.document) -> None:
     if not _translating(app.config) or app.builder.format != "html":
         return
     # a toctree is marked by the message of its last entry, whatever its caption's state
-    found = [
+    found: Untranslated = [
         " ".join(node.astext().split())
         for node in NodeMatcher(nodes.Element, translated=False).findall(doctree)
         if not isinstance(node, addnodes.toctree)
     ]
-    found += [(LABELS_CATALOG, label) for label in shown_labels]
-    store = app.env.recipebook_untranslated = getattr(app.env, "recipebook_untranslated", {})
-    if found:
-        store[app.env.docname] = found
+    pages = store.data(app.env)["untranslated"]
+    if found or shown_labels:
+        pages[app.env.docname] = [*found, *((LABELS_CATALOG, label) for label in shown_labels)]
     else:
-        store.pop(app.env.docname, None)
-
-
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    getattr(env, "recipebook_untranslated", {}).pop(docname, None)
-
-
-def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-    store = env.recipebook_untranslated = getattr(env, "recipebook_untranslated", {})
-    for docname in docnames:
-        if docname in getattr(other, "recipebook_untranslated", {}):
-            store[docname] = other.recipebook_untranslated[docname]
+        pages.pop(app.env.docname, None)
 
 
 def catalog_of(docname: str, compact: bool = True) -> str:
@@ -113,7 +103,7 @@ def catalog_of(docname: str, compact: bool = True) -> str:
     return docname.split("/", 1)[0] if compact and "/" in docname else docname
 
 
-def note(pages: dict[str, list], language: str, compact: bool = True) -> str:
+def note(pages: Mapping[str, Untranslated], language: str, compact: bool = True) -> str:
     """The note listing the pages: the number of untranslated messages of each, the first few,
     and every recipe label it shows in English, each with the catalog entry that fills it."""
     lines = [
@@ -136,7 +126,7 @@ def note(pages: dict[str, list], language: str, compact: bool = True) -> str:
 
 
 def _report(app: Sphinx, exception: Exception | None) -> None:
-    pages = getattr(app.env, "recipebook_untranslated", {})
+    pages = store.data(app.env)["untranslated"]
     if exception is None and pages and app.builder.format == "html" and _translating(app.config):
         logger.info(note(pages, app.config.language, bool(app.config.gettext_compact)))
 
@@ -145,6 +135,4 @@ def setup(app: Sphinx) -> None:
     app.add_transform(MarkUntranslated)
     app.connect("config-inited", _configure)
     app.connect("doctree-read", _collect)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
     app.connect("build-finished", _report)

@@ -25,7 +25,7 @@ _TAG = re.compile(r"(<[^>]*>)")
 _HYPHENATED = re.compile(r"[^\s<>]*-[^\s<>]*")
 
 
-def _keep(match: re.Match) -> str:
+def _keep(match: re.Match[str]) -> str:
     run = match.group()
     if len(html.unescape(run)) > KEEP_UP_TO or not run.strip("-"):
         return run

@@ -3,7 +3,7 @@
 ``recipe-header``, ``recipe-install``, ``recipe-explorer`` and ``recipe-client`` take a
 recipe's name; ``recipe-catalogue`` and ``recipe-flags`` read every recipe. No directive
 writes raw HTML: what HTML needs beyond docutils' own nodes is a node of this extension
-with a visitor per builder (``nodes.py``), so the Markdown view and the text builders get
+with a visitor per builder (``inline.py``, ``explorer/html.py``), so the Markdown view and the text builders get
 the same content.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +27,15 @@ from recipebook.expanding import results
 from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage
 from recipebook.expanding.provenance import PACKAGES, Provenance
 from recipebook.reading import vocabulary
-from recipebook.reading.model import Recipe, Strategy
+from recipebook.reading.model import Recipe, Strategy, Texts
 
 from .. import config, store
+from ..explorer import html as explorer_html
+from ..explorer import results_panel
+from ..explorer.view import explorer_view
 from ..i18n import untranslated
 from ..warnings_ import Subtype, warn
-from . import nodes as rb_nodes
-from . import results_panel
-from .explorer_view import explorer_view
+from . import inline as rb_nodes
 
 _ = get_translation("recipebook")
 # labels recipes give in English only; the build's note names those a translated page shows in English
@@ -88,7 +89,7 @@ def _para(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.p
 
 
 def _table(
-    headers: list[str], rows: list[list[nodes.Node | str | list[str]]], classes: tuple[str, ...] = ()
+    headers: list[str], rows: Sequence[Sequence[nodes.Node | str | list[str]]], classes: tuple[str, ...] = ()
 ) -> nodes.table:
     """A table; a cell given as a list holds one line per item (cells do not wrap)."""
     table = nodes.table(classes=["rb-table", *classes])
@@ -186,7 +187,7 @@ class RecipeDirective(SphinxDirective):
     def lang(self) -> str:
         return config.language(self.config)
 
-    def texts(self, recipe: Recipe):
+    def texts(self, recipe: Recipe) -> Texts:
         return recipe.text.get(self.lang) or recipe.text["en"]
 
     def run(self) -> list[nodes.Node]:
@@ -366,7 +367,7 @@ class ExplorerDirective(RecipeDirective):
         return result
 
     def _strategy_title(self, strategy_page: StrategyPage) -> list[nodes.Node]:
-        title = [nodes.inline("", label_(strategy_page.strategy.label), classes=["rb-tab-label"])]
+        title: list[nodes.Node] = [nodes.inline("", label_(strategy_page.strategy.label), classes=["rb-tab-label"])]
         if strategy_page.subtitle:
             title.append(nodes.inline("", label_(strategy_page.subtitle), classes=["rb-tab-tag"]))
         return title
@@ -443,7 +444,7 @@ class ExplorerDirective(RecipeDirective):
             repository_url=self.config.recipebook_repository_url,
             versions=dict(self.config.recipebook_versions),
         )
-        return rb_nodes.make_explorer(
+        return explorer_html.make_explorer(
             view, rb_recipe=recipe.name, rb_strategy=target.strategy.slug, rb_target=target.target.target
         )
 
@@ -502,9 +503,10 @@ class CatalogueDirective(SphinxDirective):
         body_rows = [row for row in table.findall(nodes.row) if isinstance(row.parent, nodes.tbody)]
         for row, classes in zip(body_rows, row_classes, strict=True):
             row["classes"] += classes
-            for entry, header, column in zip(row.children, headers, CATALOGUE_COLUMNS, strict=True):
-                entry["rb_label"] = header
-                entry["classes"].append(f"rb-col-{column}")
+            for cell, header, column in zip(row.children, headers, CATALOGUE_COLUMNS, strict=True):
+                assert isinstance(cell, nodes.entry)
+                cell["rb_label"] = header
+                cell["classes"].append(f"rb-col-{column}")
         return _untranslatable([table])
 
 
@@ -517,9 +519,9 @@ class FlagsDirective(SphinxDirective):
         users: dict[str, list[str]] = {}
         helps: dict[str, str | None] = {}
         for page in every_page(self):
-            for flag in page.flags:
-                users.setdefault(flag.name, []).append(page.recipe.name)
-                helps[flag.name] = flag.help
+            for used_flag in page.flags:
+                users.setdefault(used_flag.name, []).append(page.recipe.name)
+                helps[used_flag.name] = used_flag.help
         info = vocabulary.vocabulary_info()
         intro = _para(
             _(
@@ -553,7 +555,10 @@ class ResultsDirective(RecipeDirective):
             self.env.note_dependency(file)
         page = store.page(self.env, recipe)
         pinned = dict(self.config.recipebook_versions)
-        label = lambda text: str(label_(text))  # noqa: E731
+
+        def label(text: str) -> str:
+            return str(label_(text))
+
         if not measured:
             text = _(
                 "No results have been measured for this recipe yet, so this page shows no throughput or latency. "

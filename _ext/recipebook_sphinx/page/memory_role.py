@@ -13,7 +13,9 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxRole
 
 from recipebook.expanding import memory
-from recipebook.expanding.page import reconciled
+from recipebook.expanding.page import RecipePage, reconciled
+from recipebook.memo import Memo
+from recipebook.reading.model import Recipe
 
 from .. import store
 from ..warnings_ import Subtype, warn
@@ -22,8 +24,17 @@ FIGURES = {"kv-cache": "kv_cache_bytes", "weights": "weights_bytes", "free": "fr
 WHAT_IF = ("max-model-len", "max-num-seqs")
 
 
-def figure(recipe, model, slug: str, target_name: str, name: str, what_if: dict[str, int]) -> int | str:
-    """The figure in bytes (of the page model ``model``'s target), or why there is none (a message)."""
+def figure(
+    recipe: Recipe,
+    model: RecipePage,
+    slug: str,
+    target_name: str,
+    name: str,
+    what_if: dict[str, int],
+    memo: Memo | None = None,
+) -> int | str:
+    """The figure in bytes (of the page model ``model``'s target), or why there is none (a
+    message); the recipe's observations held against the figures are kept in ``memo``."""
     strategy = recipe.strategy(slug)
     target = strategy.target(target_name) if strategy else None
     if target is None:
@@ -35,12 +46,13 @@ def figure(recipe, model, slug: str, target_name: str, name: str, what_if: dict[
         page.opening_commands(),
         max_model_len=what_if.get("max-model-len"),
         max_num_seqs=what_if.get("max-num-seqs"),
-        settled=reconciled(recipe)[0],
+        settled=reconciled(recipe, memo)[0],
     )
-    values = [getattr(rank, FIGURES[name]) for rank in fit.ranks]
-    if fit.missing or not values or None in values:
+    values: list[int | None] = [getattr(rank, FIGURES[name]) for rank in fit.ranks]
+    known = [value for value in values if value is not None]
+    if fit.missing or not values or len(known) < len(values):
         return f"recipe {recipe.name!r} has no {name} figure for {slug} / {target_name} ({fit.missing or 'unknown'})"
-    return max(values)
+    return max(known)
 
 
 class MemoryRole(SphinxRole):
@@ -65,7 +77,15 @@ class MemoryRole(SphinxRole):
             else:
                 for dependency in store.dependencies(path):
                     self.env.note_dependency(dependency)
-                found = figure(recipe, store.page(self.env, recipe), words[1], words[2], words[3], what_if)
+                found = figure(
+                    recipe,
+                    store.page(self.env, recipe),
+                    words[1],
+                    words[2],
+                    words[3],
+                    what_if,
+                    store.engine_memo(self.env),
+                )
                 if isinstance(found, str):
                     problem = f"recipe-memory: {found}"
                 else:

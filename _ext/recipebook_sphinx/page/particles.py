@@ -26,7 +26,7 @@ _PROSE_OR_NOT = re.compile(
 )
 
 
-def _keep(match: re.Match) -> str:
+def _keep(match: re.Match[str]) -> str:
     if match.group("skip"):
         return match.group()
     return f'<span class="{CLASS}">{match.group()}</span>'

@@ -38,6 +38,7 @@ class RulesDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         for module in _SOURCES:
+            assert module.__file__ is not None  # a module read from a file
             self.env.note_dependency(module.__file__)
         unnumbered = "unnumbered" in self.options
         chosen = [s for s in rules.statements() if (s.number is None) == unnumbered]

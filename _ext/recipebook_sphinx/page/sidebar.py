@@ -115,7 +115,9 @@ def mark(tree: Tree, href: str) -> str | None:
         if element.tag == "ul":
             edits[element.start] = (element.end, '<ul class="current">')
             continue
-        level, children = _LI_CLASS.match(tree.text[element.start : element.end]).groups()  # type: ignore[union-attr]
+        li = _LI_CLASS.match(tree.text[element.start : element.end])
+        assert li is not None  # the tree was read as Furo's: each li starts as the pattern says
+        level, children = li.groups()
         page = " current-page" if i == last_li else ""
         edits[element.start] = (element.end, f'<li class="{level} current{children}{page}">')
         if children:  # Furo's checkbox, right after the entry's link: checked

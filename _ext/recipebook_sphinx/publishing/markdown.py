@@ -1,7 +1,7 @@
 """The Markdown view of each page (``page.md`` beside its HTML), and the store of them all.
 
 The view is written from the page's resolved doctree, the same nodes the HTML comes from:
-prose, headings, lists, tables and code; each explorer as its text form (``page/explorer_text.py``):
+prose, headings, lists, tables and code; each explorer as its text form (``explorer/text.py``):
 its selectors, the opening selection's commands role by role and rank by rank, the router,
 roles and nodes, the client request and the benchmark, in the order the HTML shows them.
 Headings nest as the page does: a strategy's tab under the section that holds the explorer,
@@ -26,7 +26,7 @@ from typing import Any
 from docutils import nodes
 
 from .. import store
-from ..page import nodes as rb_nodes
+from ..explorer import html as explorer_html
 
 _LOCAL_HTML = re.compile(r"^(?![a-z]+:)(?P<path>[^#?]*)\.html(?P<rest>[#?].*)?$")
 # what may start or end markup in CommonMark (and GitHub's tables and strikethrough) inline
@@ -162,7 +162,8 @@ class MarkdownWriter:
             self.add(f"{self.text_of(term)}\n: {self.text_of(definition)}")
 
     def do_field_list(self, node: nodes.field_list) -> None:
-        self.add("\n".join(f"- {self.text_of(f[0])}: {self.text_of(f[1])}" for f in node.children))
+        fields = [f for f in node.children if isinstance(f, nodes.field)]
+        self.add("\n".join(f"- {self.text_of(f[0])}: {self.text_of(f[1])}" for f in fields))
 
     def do_table(self, node: nodes.table) -> None:
         rows = [[self.text_of(entry).replace("|", "\\|") for entry in row.children] for row in node.findall(nodes.row)]
@@ -190,14 +191,14 @@ class MarkdownWriter:
             if type(child).__name__ == "sd_tab_label":
                 parts = [self.inline(c).strip() for c in child.children]
                 self.heading(self.level + 1, " — ".join(p for p in parts if p))
-            elif "sd-tab-content" in child.get("classes", []):
+            elif isinstance(child, nodes.Element) and "sd-tab-content" in child.get("classes", []):
                 self.level += 1
                 self.walk_children(child)
                 self.level -= 1
             else:
                 self.dispatch(child)
 
-    def do_recipe_explorer(self, node: rb_nodes.recipe_explorer) -> None:
+    def do_recipe_explorer(self, node: explorer_html.recipe_explorer) -> None:
         self.walk_children(node)  # its text form
 
     def do_sd_tab_input(self, node: nodes.Element) -> None:

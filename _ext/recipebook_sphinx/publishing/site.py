@@ -43,8 +43,8 @@ from recipebook.rendering.files import selection_files, selection_key
 from .. import store
 from ..config import language as config_language
 from ..config import site_config
+from ..explorer import memory_panel, results_panel
 from ..i18n import languages as i18n
-from ..page import memory_panel, results_panel
 from ..page.directives import label_
 from ..paths import LOCALE
 from ..paths import TEMPLATES as TEMPLATE_ROOT
@@ -101,7 +101,7 @@ def files_dir(recipe: Recipe, strategy: str, target: str) -> str:
 
 def write_api(
     site: SiteWriter,
-    pages: list[RecipePage],
+    pages: Iterable[RecipePage],
     languages: Iterable[str],
     recipe_page: str,
     measured: Mapping[str, Sequence[Result]] | None = None,
@@ -114,11 +114,12 @@ def write_api(
     recipes and their lines, not with the product of their axes.
     """
     site.write("api/schema.json", SCHEMA_PATH.read_bytes())
-    index = {"version": API_VERSION, "schema": "schema.json", "recipes": []}
+    entries: list[dict[str, object]] = []
+    index = {"version": API_VERSION, "schema": "schema.json", "recipes": entries}
     for model in pages:
         recipe = model.recipe
         page = recipe_page.format(name=recipe.name)
-        index["recipes"].append(
+        entries.append(
             {
                 "name": recipe.name,
                 "provider": recipe.provider,
@@ -170,7 +171,7 @@ def listing(recipe: Recipe, expansion: Expansion, offered: int) -> str:
     )
 
 
-def file_index(recipe: Recipe, selection: dict, names: list[str]) -> str:
+def file_index(recipe: Recipe, selection: Mapping[str, str], names: list[str]) -> str:
     """The files of one selection, and how to use them."""
     pairs = ", ".join(f"{a}={v}" for a, v in selection.items())
     return _TEMPLATES.get_template("files.html").render(recipe=recipe.name, pairs=pairs, names=names)
@@ -218,7 +219,7 @@ def sitemap(site_url: str, languages: list[str], docnames: list[str]) -> str:
     )
 
 
-def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[str, str]) -> tuple[str, str]:
+def llms(app: Sphinx, pages: Iterable[RecipePage], docnames: list[str], views: dict[str, str]) -> tuple[str, str]:
     """llms.txt and llms-full.txt of the language being built, from the pages' Markdown views."""
     _ = i18n._
     env, lang = app.env, config_language(app.config)
@@ -230,8 +231,16 @@ def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[
         )
     )
     pattern = app.config.recipebook_pages["recipe"]
-    recipe_pages = {pattern.format(name=p.recipe.name): p.recipe for p in pages}
-    models = {pattern.format(name=p.recipe.name): p for p in pages}
+    recipe_pages: dict[str, Recipe] = {}
+    panel_lines: dict[str, list[str]] = {}
+    for model in pages:  # one model at a time (``finished``): what llms.txt needs of it is kept
+        page = pattern.format(name=model.recipe.name)
+        recipe_pages[page] = model.recipe
+        found = store.results(env, model.recipe.name)[0]
+        panel_lines[page] = [
+            *memory_panel.llms_lines(model, lambda label: escape(str(label_(label))), _),
+            *results_panel.llms_lines(model, found, lambda label: escape(str(label_(label))), _),
+        ]
 
     def title(docname: str) -> str:
         return escape(" ".join(env.titles[docname].astext().split()) if docname in env.titles else docname)
@@ -242,9 +251,7 @@ def llms(app: Sphinx, pages: list[RecipePage], docnames: list[str], views: dict[
             texts = recipe.text.get(lang) or recipe.text["en"]
             sub = escape(inline.plain(inline.parse(texts.sub)[0]))
             lines.append(f"- [{title(page)}]({page}.md): {sub}")
-            lines += memory_panel.llms_lines(models[page], lambda label: escape(str(label_(label))), _)
-            found = store.results(env, models[page].recipe.name)[0]
-            lines += results_panel.llms_lines(models[page], found, lambda label: escape(str(label_(label))), _)
+            lines += panel_lines[page]
     guides = [d for d in docnames if d not in recipe_pages and d in views]
     lines += ["", f"## {escape(str(_('Guides')))}"]
     lines += [f"- [{title(d)}]({d}.md)" for d in guides]
@@ -270,10 +277,10 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html" or app.builder.name not in ("html", "dirhtml"):
         return
     config = site_config(app.config)
-    pages = [store.page(app.env, recipe) for recipe in store.valid_recipes(app.env, config.recipes_dir)]
+    recipes = store.valid_recipes(app.env, config.recipes_dir)
     docnames = published_docs(app)
     tree = SiteWriter(Path(app.outdir))
-    index, full = llms(app, pages, docnames, markdown.views(app))
+    index, full = llms(app, store.pages_one_by_one(app.env, recipes), docnames, markdown.views(app))
     tree.write("llms.txt", index)
     tree.write("llms-full.txt", full)
     root = site_root(app)
@@ -288,8 +295,15 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         favicon = icon.name
         site.write(favicon, icon.read_bytes())
     site.write("index.html", landing(config.title, languages, favicon))
-    measured = {page.recipe.name: store.results(app.env, page.recipe.name)[0] for page in pages}
-    write_api(site, pages, languages, config.pages["recipe"], measured, dict(app.config.recipebook_versions))
+    measured = {recipe.name: store.results(app.env, recipe.name)[0] for recipe in recipes}
+    write_api(
+        site,
+        store.pages_one_by_one(app.env, recipes),
+        languages,
+        config.pages["recipe"],
+        measured,
+        dict(app.config.recipebook_versions),
+    )
     if config.site_url:
         site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))
     else:

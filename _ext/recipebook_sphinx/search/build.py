@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Set
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -30,7 +30,7 @@ from sphinx.search import SearchLanguage, languages
 
 from .. import store
 from ..config import language as current_language
-from ..page.nodes import recipe_explorer
+from ..explorer.html import recipe_explorer
 from . import summaries
 
 _ = get_translation("recipebook")
@@ -201,10 +201,19 @@ def note_explorer_terms(app: Sphinx, document: nodes.document) -> None:
     lang = _search_language(code, tuple(sorted(config.html_search_options.items())))
     inside, focus = page_terms(document, lang)
     tier = str(env.metadata.get(env.docname, {}).get("search", ""))
-    store.data(env)["explorer_terms"][env.docname] = {"explorer": sorted(inside), "focus": sorted(focus), "tier": tier}
+    kept: PageTerms = {"explorer": sorted(inside), "focus": sorted(focus), "tier": tier}
+    store.data(env)["explorer_terms"][env.docname] = kept
 
 
-def data_script(terms: dict[str, dict[str, list[str]]]) -> str:
+class PageTerms(TypedDict):
+    """What the search page keeps of one page (``explorer_terms`` in the domain's data)."""
+
+    explorer: list[str]  # index terms only its explorers hold
+    focus: list[str]  # terms it names where it says what a part of it is about
+    tier: str  # its front matter's ``search`` ("reference"), or ""
+
+
+def data_script(terms: dict[str, PageTerms]) -> str:
     pages = sorted(terms.items())
     data = {
         "explorer": {name: found["explorer"] for name, found in pages if found["explorer"]},

@@ -130,7 +130,10 @@ class SearchEnglishPorter(SiteSearchLanguage):
     lang = "en"
     language_name = "English"
     stopwords = STOPWORDS
-    split = staticmethod(split_words)
+
+    def split(self, input: str) -> list[str]:
+        return split_words(input)
+
     stem = staticmethod(stem_word)
     stemmer_js = staticmethod(js_stemmer_code)
     splitter_js = staticmethod(js_splitter_code)

@@ -691,7 +691,10 @@ class SearchKorean(SiteSearchLanguage):
     lang = "ko"
     language_name = "Korean"
     stopwords = STOPWORDS
-    split = staticmethod(split_words)
+
+    def split(self, input: str) -> list[str]:
+        return split_words(input)
+
     stem = staticmethod(stem_word)
     stemmer_js = staticmethod(js_stemmer_code)
     splitter_js = staticmethod(js_splitter_code)

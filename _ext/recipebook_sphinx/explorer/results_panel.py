@@ -15,17 +15,18 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import matplotlib
 from docutils import nodes
 from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
 
 from recipebook.expanding import results
 from recipebook.expanding.page import RecipePage, TargetPage
 from recipebook.expanding.table import admits
 
-from .explorer_nojs import hide_classes
+from .nojs import hide_classes
 
 Translate = Callable[[str], str]
 PLOTS = "_images"  # where the plots are written, beside the page's other images
@@ -41,15 +42,32 @@ class EvidenceRow:
     stale: bool
 
 
+class EvidenceHeaders(NamedTuple):
+    """The column headers of the measured results' table."""
+
+    workload: str
+    per_npu: str
+    ttft: str
+    tpot: str
+    when: str
+
+
+class RunLink(NamedTuple):
+    """A link to a run that measured a result (a CI job, a log)."""
+
+    label: str
+    href: str
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class EvidenceView:
     classes: tuple[str, ...]
     opening: bool
     title: str
     summary: str
-    headers: tuple[str, str, str, str, str]
+    headers: EvidenceHeaders
     rows: tuple[EvidenceRow, ...]
-    links: tuple[tuple[str, str], ...]  # (label, href) of the runs
+    links: tuple[RunLink, ...]  # the runs
 
 
 def number(value: float, digits: int = 1) -> str:
@@ -73,7 +91,7 @@ def stale_text(why: Sequence[str], _: Translate) -> str:
 def evidence_views(target: TargetPage, groups: Sequence[results.Evidence], _: Translate) -> tuple[EvidenceView, ...]:
     """One view per set of selections that share their results (the no-JS classes choose it)."""
     axes = target.table.axes
-    headers = (
+    headers = EvidenceHeaders(
         _("Workload"),
         _("Output tokens/s per NPU"),
         _("TTFT p50 / p99 (ms)"),
@@ -104,7 +122,7 @@ def evidence_views(target: TargetPage, groups: Sequence[results.Evidence], _: Tr
             )
             summary = _("Measured with vllm bench serve, random prompts, each request run to its full output length.")
             links = tuple(
-                (_("run of {date}").format(date=m.result.date[:10]), m.result.run)
+                RunLink(_("run of {date}").format(date=m.result.date[:10]), m.result.run)
                 for m in group.measured
                 if m.result.run
             )
@@ -162,7 +180,7 @@ def plot_svg(
         return None
     # Text stays text (the reader's browser draws it in the page's fonts); matplotlib only measures
     # it, with a CJK font when the machine has one, and says nothing of glyphs it cannot measure.
-    style = {
+    style: dict[RcKeyType, Any] = {
         "svg.fonttype": "none",
         "svg.hashsalt": "recipebook",
         "font.family": ["DejaVu Sans", "Noto Sans CJK KR", "Noto Sans CJK JP"],

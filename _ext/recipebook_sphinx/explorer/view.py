@@ -2,12 +2,12 @@
 
 ``explorer_view`` puts the page model into the reader's language (every label through
 gettext) and into the classes the no-JavaScript selection works with
-(``explorer_nojs``); nothing here computes a command, and what differs between a role's
+(``nojs``); nothing here computes a command, and what differs between a role's
 ranks is the engine's (``recipebook.expanding.ranks``). Two renderings follow from the view, and only
 from it:
 
-- the HTML (``templates/recipebook/explorer.html``, see ``nodes.render_html``);
-- the text form (``explorer_text.text_form``): the explorer as headings, paragraphs and
+- the HTML (``explorer.html``, see ``html.render_html``);
+- the text form (``text.text_form``): the explorer as headings, paragraphs and
   code blocks, which are the node's children.
 """
 
@@ -16,10 +16,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from recipebook import shell
-from recipebook.expanding import client
+from recipebook.expanding import client, memory, results
 from recipebook.expanding.client import RolePlan
 from recipebook.expanding.page import Axis, Placeholder, Serving, TargetPage
 from recipebook.expanding.ranks import rank_differences
@@ -28,7 +29,7 @@ from recipebook.rendering import kubernetes
 from recipebook.rendering.files import selection_key
 
 from . import memory_panel, results_panel
-from .explorer_nojs import hide_classes, rank_classes, removed_copies
+from .nojs import hide_classes, rank_classes, removed_copies
 from .roles import role_title
 
 Translate = Callable[[str], str]
@@ -36,12 +37,91 @@ AxisText = Callable[[Axis], tuple[str, dict[str, str]]]
 
 
 # -- the view ------------------------------------------------------------------------------
+# Small groups of words are named records (NamedTuple): the template and the text form read
+# them by name, never by position.
+
+
+class Run(NamedTuple):
+    """A run of a code line's text, and whether it is a placeholder (``<POD_IP>``)."""
+
+    text: str
+    placeholder: bool
+
+
+class Status(NamedTuple):
+    classes: tuple[str, ...]
+    text: str
+
+
+class Marks(NamedTuple):
+    """Screen-reader words of the change marks."""
+
+    added: str
+    removed: str
+
+
+class Excluded(NamedTuple):
+    """The message of one exclusion entry."""
+
+    id: str
+    text: str
+
+
+class FilesLink(NamedTuple):
+    href: str
+    label: str
+    note: str
+
+
+class KubectlLine(NamedTuple):
+    """The sentence under the files link: before the kubectl command, the command, after it."""
+
+    before: str
+    command: str
+    after: str
+
+
+class RankCommand(NamedTuple):
+    """Text form: a rank's or node's title (None for a role with neither) and its command at the
+    opening."""
+
+    title: str | None
+    command: str
+
+
+class ServingStep(NamedTuple):
+    title: str
+    npus: str
+    checks: Code  # the health checks to wait for
+    text: str  # the same checks as text
+
+
+class ServingTitles(NamedTuple):
+    roles: str  # roles and nodes
+    wait: str
+    request: str
+    bench: str
+
+
+class ReportLink(NamedTuple):
+    href: str  # the opening selection's pre-filled issue
+    base: str  # a new issue, for the script to fill for another selection
+    title: str
+    body: str
+    label: str
+    note: str
+
+
+class CopyTexts(NamedTuple):
+    done: str
+    title: str
+    label: str
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class CodeLine:
     classes: tuple[str, ...]
-    parts: tuple[tuple[str, bool], ...]  # runs of text, each flagged when it is a placeholder
+    parts: tuple[Run, ...]
     mark: str | None = None  # "add": not in the base command; "del": a base line this selection removes
     lead: str = ""  # the continuation before an argument (left out of a change mark)
     trail: str = ""  # the continuation after an env assignment (likewise)
@@ -91,7 +171,7 @@ class RankTable:
 class NodeCode:
     """The command of one node of a role that spans nodes, shown while its tab is chosen."""
 
-    classes: tuple[str, ...]  # hidden while another node of the role is chosen (explorer_nojs.rank_classes)
+    classes: tuple[str, ...]  # hidden while another node of the role is chosen (nojs.rank_classes)
     code: Code
 
 
@@ -102,7 +182,7 @@ class RoleView:
     picker: Selector | None  # the rank (or node) picker (radio), for a role with several
     ranks: RankTable | None  # what differs between ranks (or nodes), one row each
     code: Code | None  # the command (the chosen rank's, for a role with ranks); None for a role that spans nodes
-    commands: tuple[tuple[str | None, str], ...]  # text form: (rank or node title, command at the opening selection)
+    commands: tuple[RankCommand, ...]  # text form: each rank's (or node's) command at the opening selection
     nodes: tuple[NodeCode, ...] = ()  # a role that spans nodes: each node's command, in a tab of its own
 
 
@@ -113,11 +193,17 @@ class Step:
     text: str
 
 
+class RouterView(NamedTuple):
+    title: str
+    note: str
+    steps: tuple[Step, ...]
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ServingView:
     classes: tuple[str, ...]  # the selections it is for (hide classes)
     opening: bool  # whether the opening selection shows this copy
-    steps: tuple[tuple[str, str, Code, str], ...]  # (title, NPUs, health checks, their text)
+    steps: tuple[ServingStep, ...]
     final: str
     client: Code
     client_text: str
@@ -168,44 +254,47 @@ class ExplorerView:
     options_legend: str
     modes: tuple[Selector, ...]
     toggles: tuple[Selector, ...]
-    status: tuple[tuple[str, ...], str]  # (classes, text)
+    status: Status
     opening: str  # the opening selection in words, for the text form
     reset: str
     diff_label: str | None  # the "changes against the base" switch, when the base is offered
-    marks: tuple[str, str]  # screen-reader words of the change marks: (added, removed)
-    excluded: tuple[tuple[str, str], ...]  # (id, what conflicts) per exclusion entry
+    marks: Marks
+    excluded: tuple[Excluded, ...]  # what conflicts, per exclusion entry
     excluded_json: str  # value indices of each exclusion entry, for the nearest-selection button
     nearest_label: str
     inputs_title: str
     inputs: tuple[Input, ...]
-    files: tuple[str, str, str] | None  # (href, label, note)
-    kubernetes: tuple[str, str, str] | None = None  # (before, the kubectl command, after) under the files
+    files: FilesLink | None
+    kubernetes: KubectlLine | None = None  # under the files
     manifests: ManifestsView | None = None  # the selection's manifests, filled by recipebook-files.js
     roles: tuple[RoleView, ...]
-    router: tuple[str, str, tuple[Step, ...]] | None  # (title, note, steps)
+    router: RouterView | None
     serving: tuple[ServingView, ...]
-    serving_titles: tuple[str, str, str, str, str]  # roles and nodes, wait, send a request, benchmark, bench note
-    report: tuple[str, str, str, str, str, str] | None  # href, base, title, body, label, note
-    copy_texts: tuple[str, str, str]  # done, title, label
+    serving_titles: ServingTitles
+    report: ReportLink | None
+    copy_texts: CopyTexts
     long_code_label: str  # names a code block that scrolls
     other_lines_title: str
     other_lines: tuple[str, ...]
-    memory: tuple = ()  # memory_panel.FitView per set of selections sharing figures; () without facts
-    measured: tuple = ()  # results_panel.EvidenceView per set of selections sharing measured results
+    # the memory panel: a view per set of selections sharing figures; () without facts
+    memory: tuple[memory_panel.FitView, ...] = ()
+    # the measured results: a view per set of selections sharing them
+    measured: tuple[results_panel.EvidenceView, ...] = ()
 
 
 # -- code blocks ---------------------------------------------------------------------------
 
 
-def code_parts(text: str) -> tuple[tuple[str, bool], ...]:
+def code_parts(text: str) -> tuple[Run, ...]:
     """Shell text split into runs, each flagged when it is a placeholder such as <POD_IP>."""
-    parts, last = [], 0
+    parts: list[Run] = []
+    last = 0
     for match in shell.PLACEHOLDER.finditer(text):
-        parts.append((text[last : match.start()], False))
-        parts.append((match.group(), True))
+        parts.append(Run(text[last : match.start()], False))
+        parts.append(Run(match.group(), True))
         last = match.end()
-    parts.append((text[last:], False))
-    return tuple(part for part in parts if part[0])
+    parts.append(Run(text[last:], False))
+    return tuple(part for part in parts if part.text)
 
 
 # A step longer than this many lines scrolls inside a box of about that height: a router's
@@ -445,7 +534,7 @@ def _spanning_role_view(role: RoleTable, r: int, target: TargetPage, gid: str, _
         picker=picker,
         ranks=table,
         code=None,
-        commands=tuple(zip(titles, (c.shell for c in commands), strict=True)),
+        commands=tuple(RankCommand(title, c.shell) for title, c in zip(titles, commands, strict=True)),
         nodes=node_codes(role, r, target.table.axes, gid, target.base),
     )
 
@@ -478,17 +567,17 @@ def _serving_view(
     for c, product in enumerate(products):
         classes = tuple(hide_classes(product, axes))
         steps = tuple(
-            (
-                _("Step {n}: {role}, on nodes {first}–{last} (start node {first}, the head, first)").format(
+            ServingStep(
+                title=_("Step {n}: {role}, on nodes {first}–{last} (start node {first}, the head, first)").format(
                     n=plan.step, role=role_title(plan.role, _), first=plan.nodes[0], last=plan.nodes[-1]
                 )
                 if plan.spans
                 else _("Step {n}: {role}, on node {node}").format(
                     n=plan.step, role=role_title(plan.role, _), node=plan.node
                 ),
-                npus_text(plan, _),
-                plain_code(f"{gid}-w{index}-{c}-{plan.step}", "\n".join(plan.wait), plan.node),
-                "\n".join(plan.wait),
+                npus=npus_text(plan, _),
+                checks=plain_code(f"{gid}-w{index}-{c}-{plan.step}", "\n".join(plan.wait), plan.node),
+                text="\n".join(plan.wait),
             )
             for plan in group.roles
         )
@@ -528,7 +617,7 @@ def _serving_view(
 
 def _report(
     target: TargetPage, recipe: str, repository_url: str, versions: dict[str, str], _: Translate
-) -> tuple[str, str, str, str, str, str] | None:
+) -> ReportLink | None:
     """The report link: the opening selection's URL, and the fields for the script to refill."""
     if not repository_url:
         return None
@@ -536,7 +625,7 @@ def _report(
     pairs = ", ".join(f"{a}={v}" for a, v in target.opening_selection().items())
     title, body = client.report_fields(recipe, strategy, name, pairs, versions)
     generic_title, generic_body = client.report_fields(recipe, strategy, name, client.REPORT_SELECTION, versions)
-    return (
+    return ReportLink(
         client.issue_url(repository_url, title, body),
         repository_url.rstrip("/") + "/issues/new",
         generic_title,
@@ -582,23 +671,26 @@ def explorer_view(
     files_href: str = "",
     repository_url: str = "",
     versions: dict[str, str] | None = None,
-    measured: tuple = (),
-    observations: tuple = (),
+    measured: Sequence[results.Evidence] = (),
+    observations: Sequence[memory.Seen] = (),
 ) -> ExplorerView:
     """The explorer's view: the target's page model in words."""
     axes = target.table.axes
-    modes, toggles = [], []
+    modes: list[Selector] = []
+    toggles: list[Selector] = []
     labels: dict[str, tuple[str, dict[str, str]]] = {}
     for a, axis in enumerate(target.axes):
         title, values = labels[axis.name] = axis_text(axis)
         selector = _selector(target, axis, gid, a, title, values, _)
         (modes if axis.mode else toggles).append(selector)
     if target.recommended is None:
-        status = (("rb-status",), _("This target has no recommended selection; it opens on the base command."))
+        status = Status(("rb-status",), _("This target has no recommended selection; it opens on the base command."))
         opening_words = _("The commands below are the base selection: {choices}.")
     else:
         product = tuple(frozenset({v}) for v in target.recommended)
-        status = (("rb-status", "rb-isrec", *hide_classes(product, axes)), _("This is the recommended selection."))
+        status = Status(
+            ("rb-status", "rb-isrec", *hide_classes(product, axes)), _("This is the recommended selection.")
+        )
         opening_words = _("The commands below are the recommended selection: {choices}.")
 
     def choice(axis: str, value: str) -> str:
@@ -639,7 +731,9 @@ def explorer_view(
                 picker=picker,
                 ranks=table,
                 code=role_code(role, r, axes, f"{gid}-c{r}", node if several else None, target.base),
-                commands=tuple(zip(rank_titles, (c.shell for c in commands), strict=True)),
+                commands=tuple(
+                    RankCommand(title, command.shell) for title, command in zip(rank_titles, commands, strict=True)
+                ),
             )
         )
     router = None
@@ -652,14 +746,14 @@ def explorer_view(
             )
             for n, (name, cmd) in enumerate(target.router, start=1)
         )
-        router = (_("Router"), _("Run these steps in order once the servers are up."), steps)
+        router = RouterView(_("Router"), _("Run these steps in order once the servers are up."), steps)
     serving = tuple(
         view
         for index, group in enumerate(target.serving)
         for view in _serving_view(group, index, target, gid, bool(target.router), _)
     )
     excluded = tuple(
-        (
+        Excluded(
             f"{gid}-x{k}",
             _(
                 "The recipe does not offer this combination: {choices} do not go together. Choose another value above."
@@ -667,11 +761,15 @@ def explorer_view(
         )
         for k, conflict in enumerate(target.conflicts)
     )
-    files = None
+    files: FilesLink | None = None
+    k8s: KubectlLine | None = None
+    manifests: ManifestsView | None = None
     if files_href:
-        files = (files_href, _("Ready-to-run files"), _("(serve.sh, a vLLM config and an env file per command)"))
+        files = FilesLink(
+            files_href, _("Ready-to-run files"), _("(serve.sh, a vLLM config and an env file per command)")
+        )
         k8s_versions = kubernetes.VERSIONS
-        k8s = (
+        k8s = KubectlLine(
             _("Their kubernetes/ folder runs the same commands on a cluster:"),
             kubernetes.APPLY,
             _(
@@ -685,8 +783,6 @@ def explorer_view(
             ),
         )
         manifests = _manifests_view(target, recipe, gid, files_href, _)
-    else:
-        k8s = manifests = None
     return ExplorerView(
         gid=gid,
         strategy=target.strategy.slug,
@@ -701,7 +797,7 @@ def explorer_view(
         opening=opening,
         reset=_("Back to the recommended selection") if target.recommended else _("Back to the base command"),
         diff_label=_("Mark the changes against the base command") if target.base is not None else None,
-        marks=(_("added:"), _("removed:")),
+        marks=Marks(_("added:"), _("removed:")),
         excluded=excluded,
         excluded_json=json.dumps(
             [[None if p is None else sorted(p) for p in c.product] for c in target.conflicts], separators=(",", ":")
@@ -715,15 +811,14 @@ def explorer_view(
         roles=tuple(roles),
         router=router,
         serving=serving,
-        serving_titles=(
+        serving_titles=ServingTitles(
             _("Roles and nodes"),
             _("Before the next step, wait until each of these succeeds:"),
             _("Send a request"),
             _("Benchmark"),
-            "",
         ),
         report=_report(target, recipe, repository_url, versions or {}, _),
-        copy_texts=(_("Copied!"), _("Copy to clipboard"), _("Copy")),
+        copy_texts=CopyTexts(_("Copied!"), _("Copy to clipboard"), _("Copy")),
         long_code_label=_("A long step, in a box that scrolls; the copy button copies all of it"),
         other_lines_title=_("Other selections add or change these lines:"),
         other_lines=target.other_lines,

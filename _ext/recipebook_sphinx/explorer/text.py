@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 from docutils import nodes
 
-from .explorer_view import ExplorerView, RankTable
 from .memory_panel import FitView
 from .results_panel import EvidenceView
+from .view import ExplorerView, RankTable
 
 
 def _para(*texts: str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
@@ -41,7 +41,7 @@ def _list(items: Sequence[str]) -> nodes.bullet_list:
     return listing
 
 
-ABSENT = "—"  # a rank's cell without a line of that key (explorer_view)
+ABSENT = "—"  # a rank's cell without a line of that key (view.py)
 
 
 def _literal_para(text: str) -> nodes.paragraph:
@@ -49,7 +49,7 @@ def _literal_para(text: str) -> nodes.paragraph:
     return nodes.paragraph("", "", nodes.literal(text, text))
 
 
-def _table(caption: str, table: RankTable) -> list[nodes.Node]:
+def _table(caption: str, table: RankTable) -> list[nodes.Element]:
     grid = nodes.table(classes=["rb-ranks-text"])
     group = nodes.tgroup(cols=len(table.headers))
     grid += group
@@ -93,14 +93,18 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
         out.append(_para(v.inputs_title))
         out.append(_list([f"{item.label}: {item.text}" for item in v.inputs]))
     if v.files:
-        href, label, note = v.files
+        link = v.files
         para = nodes.paragraph()
-        para += [nodes.reference(label, label, refuri=href), nodes.Text(" " + note)]
+        para += [nodes.reference(link.label, link.label, refuri=link.href), nodes.Text(" " + link.note)]
         out.append(para)
     if v.kubernetes:
-        before, command, after = v.kubernetes
+        line = v.kubernetes
         para = nodes.paragraph()
-        para += [nodes.Text(before + " "), nodes.literal(command, command), nodes.Text(". " + after)]
+        para += [
+            nodes.Text(line.before + " "),
+            nodes.literal(line.command, line.command),
+            nodes.Text(". " + line.after),
+        ]
         out.append(para)
     for role in v.roles:
         out.append(_heading(role.title))
@@ -108,34 +112,33 @@ def text_form(v: ExplorerView) -> list[nodes.Element]:
             out.append(_para(role.note))
         if role.ranks:
             out += _table(role.ranks.caption, role.ranks)
-        for rank_title, command in role.commands:
-            if rank_title:
-                out.append(_para(rank_title))
-            out.append(_code(command))
+        for rank in role.commands:
+            if rank.title:
+                out.append(_para(rank.title))
+            out.append(_code(rank.command))
     if v.router:
-        title, note, steps = v.router
-        out.append(_heading(title))
-        out.append(_para(note))
-        for step in steps:
+        out.append(_heading(v.router.title))
+        out.append(_para(v.router.note))
+        for step in v.router.steps:
             out.append(_para(step.title))
             out.append(_code(step.text))
     for sv in (s for s in v.serving if s.opening):
-        roles_title, wait_title, client_title, bench_title, _note = v.serving_titles
-        out.append(_heading(roles_title))
-        for title, npus, _code_view, checks in sv.steps:
-            out.append(_para(f"{title}: {npus}.", wait_title))
-            out.append(_code(checks))
+        titles = v.serving_titles
+        out.append(_heading(titles.roles))
+        for serving_step in sv.steps:
+            out.append(_para(f"{serving_step.title}: {serving_step.npus}.", titles.wait))
+            out.append(_code(serving_step.text))
         out.append(_para(sv.final))
-        out.append(_heading(client_title))
+        out.append(_heading(titles.request))
         out.append(_code(sv.client_text))
-        out.append(_heading(bench_title))
+        out.append(_heading(titles.bench))
         out.append(_para(sv.bench_note))
         out.append(_code(sv.bench_text))
         break
     if v.report:
-        href, _base, _title, _body, label, _note = v.report
+        report = v.report
         para = nodes.paragraph()
-        para += nodes.reference(label, label, refuri=href)
+        para += nodes.reference(report.label, report.label, refuri=report.href)
         out.append(para)
     if v.other_lines:
         out.append(_para(v.other_lines_title))
@@ -164,7 +167,8 @@ def _memory_text(views: Sequence[FitView]) -> list[nodes.Element]:
             out.append(
                 _list(
                     [
-                        f"{row.label}: {h[1]} {row.weights}; {h[2]} {row.kv_cache}; {h[3]} {row.free}; {row.verdict_text}"
+                        f"{row.label}: {h.weights} {row.weights}; {h.kv_cache} {row.kv_cache}; {h.free} {row.free}; "
+                        f"{row.verdict_text}"
                         for row in view.rows
                     ]
                 )
@@ -187,7 +191,10 @@ def _measured_text(views: Sequence[EvidenceView]) -> list[nodes.Element]:
             h = view.headers
             out.append(
                 _list(
-                    [f"{r.workload}: {h[1]} {r.per_npu}; {h[2]} {r.ttft}; {h[3]} {r.tpot}; {r.when}" for r in view.rows]
+                    [
+                        f"{r.workload}: {h.per_npu} {r.per_npu}; {h.ttft} {r.ttft}; {h.tpot} {r.tpot}; {r.when}"
+                        for r in view.rows
+                    ]
                 )
             )
         return [_plain(node) for node in out]

@@ -1,14 +1,10 @@
-"""The extension's doctree nodes and how each builder writes them.
+"""The explorer's node and how each builder writes it.
 
-- ``recipe_explorer``: one explorer grid. It carries the explorer's view (``node["view"]``,
-  an ``ExplorerView``: every label already translated) and, as its children, the text form
-  of the same explorer. HTML renders ``templates/recipebook/explorer.html`` from the view
-  and skips the children; every other builder (text, LaTeX, man, ...) and Sphinx's search
-  indexer take the children, as Sphinx's ``todo_node`` and sphinx-design's tab nodes do; so
-  does the Markdown view.
-- ``flag_help``: vLLM's help text of a flag, in English on every page (``lang="en"`` in
-  HTML); flags and values it quotes in backquotes are inline code children.
-- ``markdown_link``: the link from a page to its Markdown view (``type="text/markdown"``).
+``recipe_explorer``: one explorer grid. It carries the explorer's view (``node["view"]``, an
+``ExplorerView``: every label already translated) and, as its children, the text form of the
+same explorer. HTML renders ``explorer.html`` (beside this module) from the view and skips the
+children; every other builder (text, LaTeX, man, ...) and Sphinx's search indexer take the
+children, as Sphinx's ``todo_node`` and sphinx-design's tab nodes do; so does the Markdown view.
 """
 
 from __future__ import annotations
@@ -17,49 +13,25 @@ import functools
 import html
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import jinja2
 from docutils import nodes
 from markupsafe import Markup
 
-from ..paths import TEMPLATES
-from .explorer_text import text_form
-from .explorer_view import Code, ExplorerView
+from .text import text_form
+from .view import Code, ExplorerView
+
+HERE = Path(__file__).resolve().parent
 
 
 class recipe_explorer(nodes.container):  # docutils names its node classes in lower case
     """One explorer grid; ``view`` is its ExplorerView, the children its text form."""
 
 
-class flag_help(nodes.inline):
-    """vLLM's help text of a flag (English on every page)."""
-
-
-class markdown_link(nodes.reference):
-    """A link to the page's Markdown view."""
-
-
 def make_explorer(view: ExplorerView, **attributes: str) -> recipe_explorer:
     return recipe_explorer("", *text_form(view), classes=["rb-explorer-text"], view=view, **attributes)
-
-
-_QUOTED = re.compile(r"`([^`\s]+)`")  # a flag or a value: no spaces (a lone backquote stays text)
-
-
-def make_flag_help(text: str) -> flag_help:
-    """vLLM's help of a flag as a node: text, with each backquoted flag or value as inline code."""
-    node = flag_help(classes=["rb-help"])
-    node["support_smartquotes"] = False  # quoted as vLLM wrote it
-    last = 0
-    for match in _QUOTED.finditer(text):
-        if match.start() > last:
-            node += nodes.Text(text[last : match.start()])
-        node += nodes.literal(match.group(1), match.group(1))
-        last = match.end()
-    if last < len(text):
-        node += nodes.Text(text[last:])
-    return node
 
 
 # -- HTML ------------------------------------------------------------------------------
@@ -105,7 +77,7 @@ def _attribute(value: Any) -> Markup:
 def templates() -> jinja2.Environment:
     """The extension's template environment (read-only, shared by every build)."""
     environment = jinja2.Environment(
-        loader=_CollapsingLoader(TEMPLATES), autoescape=True, finalize=_attribute, undefined=jinja2.StrictUndefined
+        loader=_CollapsingLoader(HERE), autoescape=True, finalize=_attribute, undefined=jinja2.StrictUndefined
     )
     environment.filters["code"] = code_markup
     environment.filters["breakable"] = breakable_name
@@ -117,7 +89,7 @@ def code_html(view: ExplorerView, block: Code) -> Markup:
     """A code block of the explorer: its <pre> with each line's classes and change marks, and
     its copy button. Written here rather than in the template: the lines are most of the page,
     and string joins are many times quicker than a template's loops over them."""
-    added, removed = (html.escape(word) for word in view.marks)
+    added, removed = html.escape(view.marks.added), html.escape(view.marks.removed)
     out = [f'<div class="rb-code"><div class="highlight"><pre id="{html.escape(block.pre_id)}"']
     if block.node:
         out.append(f' data-node="{block.node}"')
@@ -129,8 +101,8 @@ def code_html(view: ExplorerView, block: Code) -> Markup:
     out.append(">")
     for line in block.lines:
         body = "".join(
-            f'<span class="rb-ph">{_escaped(text)}</span>' if placeholder else _escaped(text)
-            for text, placeholder in line.parts
+            f'<span class="rb-ph">{_escaped(run.text)}</span>' if run.placeholder else _escaped(run.text)
+            for run in line.parts
         )
         if line.varies:
             body = f'<span class="rb-var">{body}</span>'
@@ -140,7 +112,8 @@ def code_html(view: ExplorerView, block: Code) -> Markup:
             body = f'<del><span class="rb-sr"> {removed} </span>{body}</del>'
         text = _escaped(line.lead) + body + _escaped(line.trail)
         out.append(f'<span class="{" ".join(line.classes)}">{text}</span>' if line.classes else text)
-    done, title, label = (html.escape(word) for word in view.copy_texts)
+    texts = view.copy_texts
+    done, title, label = html.escape(texts.done), html.escape(texts.title), html.escape(texts.label)
     out.append(
         f'</pre></div><button type="button" class="rb-copy" hidden data-done="{done}" title="{title}">'
         f"{label}</button></div>"
@@ -149,25 +122,9 @@ def code_html(view: ExplorerView, block: Code) -> Markup:
 
 
 def render_html(view: ExplorerView) -> str:
-    return templates().get_template("recipebook/explorer.html").render(view=view)
+    return templates().get_template("explorer.html").render(view=view)
 
 
 def visit_explorer_html(translator: Any, node: recipe_explorer) -> None:
     translator.body.append(render_html(node["view"]))
     raise nodes.SkipNode
-
-
-def visit_help_html(translator: Any, node: flag_help) -> None:
-    translator.body.append(translator.starttag(node, "span", "", lang="en"))
-
-
-def depart_help_html(translator: Any, node: flag_help) -> None:
-    translator.body.append("</span>")
-
-
-def visit_markdown_link_html(translator: Any, node: markdown_link) -> None:
-    translator.body.append(translator.starttag(node, "a", "", href=node["refuri"], type="text/markdown"))
-
-
-def depart_markdown_link_html(translator: Any, node: markdown_link) -> None:
-    translator.body.append("</a>")

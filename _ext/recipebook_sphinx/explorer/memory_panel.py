@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from recipebook.expanding import memory
 from recipebook.expanding.page import RecipePage, TargetPage
 from recipebook.expanding.table import admits
 
-from .explorer_nojs import hide_classes
+from .nojs import hide_classes
 from .roles import role_title
 
 Translate = Callable[[str], str]
@@ -29,13 +30,23 @@ class FitRow:
     verdict_text: str
 
 
+class FitHeaders(NamedTuple):
+    """The column headers of the memory table."""
+
+    ranks: str
+    weights: str
+    kv_cache: str
+    free: str
+    verdict: str
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class FitView:
     classes: tuple[str, ...]  # hide classes: the selections this copy is for
     opening: bool  # whether the opening selection shows this copy
     title: str
     summary: str  # the verdict and what the figures assume
-    headers: tuple[str, str, str, str, str]
+    headers: FitHeaders
     rows: tuple[FitRow, ...]
     notes: tuple[str, ...]  # open question, caveats, which knob to turn
     observations: tuple[str, ...] = ()  # what is known to have run on this target, held against the figures
@@ -171,11 +182,12 @@ MISSING = ("sku", "block-size", "max-model-len")
 
 
 def _missing_text(fit: memory.Fit, _: Translate) -> str:
-    return {
+    texts = {
         "sku": _("No memory figures: {sku} is not in the site's table of devices.").format(sku=fit.sku),
         "block-size": _("No memory figures: the commands set no --block-size, and vllm-rbln's default is not given."),
         "max-model-len": _("No memory figures: the commands set no --max-model-len."),
-    }[fit.missing]
+    }
+    return texts[fit.missing or ""]
 
 
 def observation_text(seen: memory.Seen, _: Translate) -> str:
@@ -216,7 +228,7 @@ def fit_views(target: TargetPage, _: Translate, seen: Sequence[memory.Seen] = ()
     """One view per set of selections that share figures."""
     axes = target.table.axes
     views = []
-    headers = (_("Ranks"), _("Weights"), _("KV cache"), _("Free"), _("Verdict"))
+    headers = FitHeaders(_("Ranks"), _("Weights"), _("KV cache"), _("Free"), _("Verdict"))
     here = [s for s in seen if (s.strategy, s.target) == (target.strategy.slug, target.target.target)]
     mine = tuple(observation_text(s, _) for s in here)
     # the opening selection was verified, yet the figures say it does not fit: they give no verdict
@@ -227,12 +239,13 @@ def fit_views(target: TargetPage, _: Translate, seen: Sequence[memory.Seen] = ()
         fit = group.fit
         products = list(group.when) or [(None,) * len(axes)]
         title = _("Memory per NPU on {sku}").format(sku=fit.sku or "—")
+        rows: list[FitRow] = []
+        notes: tuple[str, ...] = ()
         if fit.missing in MISSING:
-            rows, summary, notes = (), _missing_text(fit, _), ()
+            summary = _missing_text(fit, _)
         elif fit.missing:
             continue
         else:
-            rows = []
             layout = {}
             for command in target.commands_at(target.opening):
                 flags = memory.Flags.of(command)
@@ -251,18 +264,19 @@ def fit_views(target: TargetPage, _: Translate, seen: Sequence[memory.Seen] = ()
                         verdict_text=words[verdict],
                     )
                 )
-            rows, summary, notes = tuple(rows), _summary(fit, _), tuple(_notes(fit, _))
+            summary, notes = _summary(fit, _), tuple(_notes(fit, _))
             if disputed and target.memory_at(target.opening) is fit:
                 summary = _(
                     "The figures say it does not fit, but this selection was verified to serve: they disagree "
                     "(below), so take neither as the answer."
                 )
-                rows = tuple(
+                rows = [
                     dataclasses.replace(row, verdict="open", verdict_text=_("disagrees with what ran"))
                     if row.verdict == "no"
                     else row
                     for row in rows
-                )
+                ]
+        shown = tuple(rows)
         for product in products:
             views.append(
                 FitView(
@@ -271,7 +285,7 @@ def fit_views(target: TargetPage, _: Translate, seen: Sequence[memory.Seen] = ()
                     title=title,
                     summary=summary,
                     headers=headers,
-                    rows=rows,
+                    rows=shown,
                     notes=notes,
                     observations=mine,
                 )
