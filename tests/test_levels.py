@@ -148,3 +148,20 @@ def test_a_sphinx_build_on_its_own_warns_a_recipe_warning_and_fails_on_an_error(
     assert any("--max_num_seqs: warning: write '--max-num-seqs'" in line for line in lines), lines
     assert any("--max-model-len: " in line and ": warning:" not in line for line in lines), lines
     assert app.statuscode == 1  # the error fails the build, with or without -W
+
+
+def test_an_environment_name_vllm_does_not_read_builds_and_fails_only_a_strict_validate(tmp_path):
+    """vLLM starts with a VLLM_ name it does not read (it warns of it): a warning here, which only
+    a strict run (-W, STRICT=1) refuses."""
+    path = _write(tmp_path, warning=False)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["strategies"][0]["options"][0]["grid"]["base"][0]["envs"]["VLLM_USE_V1"] = "VLLM_USE_V1=1"
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    lenient, strict = run("validate", path), run("validate", "-W", path)
+    for result in (lenient, strict):
+        no_traceback(result)
+        warned = WARNED.match(result.stderr.splitlines()[0])
+        assert warned and warned["pointer"] == f"{BASE.removesuffix('/args')}/envs/VLLM_USE_V1", result.stderr
+        assert "the variable has no effect" in warned["message"]
+    assert lenient.returncode == 0 and lenient.stdout.startswith("1 recipe(s) valid")
+    assert strict.returncode == 1

@@ -379,12 +379,13 @@ def test_a_misspelt_plugin_flag_is_not_a_flag_with_its_fix(tmp_path: Path) -> No
     changed.one(f"{BASE}/--tool-parser-plugn", "did you mean '--tool-parser-plugin'?")
 
 
-def test_an_env_name_vllm_never_reads_is_refused(tmp_path: Path) -> None:
+def test_an_env_name_vllm_never_reads_is_reported_as_vllm_warns_of_it(tmp_path: Path) -> None:
     def mutate(data: Any) -> None:
         data["strategies"][0]["options"][0]["grid"]["base"][0]["envs"]["VLLM_USE_V1"] = "VLLM_USE_V1=1"
 
     changed = Changed(tmp_path, mutate)
-    changed.one(f"{GRID}/base/0/envs/VLLM_USE_V1", "is not an environment variable")
+    problem = changed.one(f"{GRID}/base/0/envs/VLLM_USE_V1", "is not an environment variable")
+    assert not problem.is_error and "the variable has no effect" in problem.message
 
 
 @settings(max_examples=80, deadline=None)

@@ -25,7 +25,11 @@ asks them of every key and value of a recipe and places each answer there.
   ``--kv-transfer-config`` including a MultiConnector's children, ...);
 * a ``VLLM_*`` environment name (``VLLM_RBLN_*`` included) that neither package reads, or an
   ``LMCACHE_*`` name that LMCache does not (upstream ``lmcache``, the release the data file
-  names); names are case-sensitive, and a misspelt prefix (``LMCAHCE_``) is checked too;
+  names); names are case-sensitive, and a misspelt prefix (``LMCAHCE_``) is checked too. A
+  ``VLLM_*`` name vLLM does not read (one it removed, with what replaced it when
+  ``data/removed-flags.json`` knows) is a warning, as vLLM judges it: the server starts with a
+  warning and the variable has no effect; it is an error in a role whose command asks
+  ``--fail-on-environ-validation``, where vLLM stops;
 * an environment value that the variable's getter would refuse: vLLM's and vllm-rbln's getters
   (``int(os.getenv(...))``, ``env_with_choices``) and LMCache's converters, as the data file
   records them.
@@ -40,7 +44,7 @@ from ..problems import Edit, Fix, Kind, Problem, pointer_join
 from ..reading import valuetypes
 from ..reading.model import Grid, Recipe
 from ..reading.source import Document
-from ..reading.vocabulary import LAUNCHER, OMNI, Vocabulary, pinned
+from ..reading.vocabulary import FAIL_ON_ENVIRON, LAUNCHER, OMNI, Vocabulary, pinned
 from . import commandtext
 
 # The environment names vLLM-Omni reads: in a command vLLM hands to it (--omni), not vLLM's to judge.
@@ -60,6 +64,7 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
         omni = _omni_roles(grid, serve)
         mappings = list(_mappings(grid))
         present = {key for kind, _, mapping in mappings if kind == "args" for key in mapping}
+        failing = _failing_on_environ(vocabulary, grid, serve - omni)
         for kind, pointer, role, mapping in _role_mappings(grid):
             for key, text in mapping.items():
                 where = pointer_join(pointer, key)
@@ -78,7 +83,9 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
                 elif role in omni and key.startswith(OMNI_ENV):
                     continue  # vLLM-Omni's own setting, which it reads (not checked here, as its flags)
                 elif found := vocabulary.env_problem(key):
-                    yield doc.problem(where, found, kind=Kind.VOCABULARY, key=True)
+                    yield _env_level(
+                        vocabulary, doc.problem(where, found, kind=Kind.VOCABULARY, key=True), key, role in failing
+                    )
                 elif not valuetypes.is_port_env(key) and (found := vocabulary.env_value_problem(key, text)):
                     yield doc.problem(where, found, kind=Kind.VOCABULARY)
         reported: set[str] = set()
@@ -94,7 +101,30 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
                         yield doc.problem(pointer_join(delta.ptr, "del_args", i), found, kind=Kind.VOCABULARY)
                 for i, key in enumerate(delta.del_envs):
                     if found := vocabulary.env_problem(key):
-                        yield doc.problem(pointer_join(delta.ptr, "del_envs", i), found, kind=Kind.VOCABULARY)
+                        problem = doc.problem(pointer_join(delta.ptr, "del_envs", i), found, kind=Kind.VOCABULARY)
+                        yield _env_level(vocabulary, problem, key, name in failing)
+
+
+def _failing_on_environ(vocabulary: Vocabulary, grid: Grid, serve: set[str]) -> set[str]:
+    """The vllm serve roles some of whose commands ask --fail-on-environ-validation: vLLM stops
+    there at an environment name it does not read (elsewhere it only warns)."""
+    return {
+        role
+        for kind, _, role, mapping in _role_mappings(grid)
+        if kind == "args" and role in serve and any(vocabulary.reading(key).flag == FAIL_ON_ENVIRON for key in mapping)
+    }
+
+
+def _env_level(vocabulary: Vocabulary, problem: Problem, name: str, failing: bool) -> Problem:
+    """An env name's problem at the level vLLM gives it: a ``VLLM_`` name vLLM does not read is a
+    warning (the server starts, the variable does nothing), an error in a role whose command asks
+    --fail-on-environ-validation (vLLM stops there); other names' problems are errors."""
+    if not vocabulary.env_unread(name):
+        return problem
+    if failing:
+        message = f"{problem.message}; this role's command asks {FAIL_ON_ENVIRON}, so vLLM stops there"
+        return dataclasses.replace(problem, message=message)
+    return problem.warning()
 
 
 def _omni_roles(grid: Grid, serve: set[str]) -> set[str]:
