@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import import_support as sample
 from recipe_support import REPO
 from recipebook import check_file
+from recipebook.expanding import page
 from recipebook.importing import grids, synthesis, vllm_recipes, yaml12
 from recipebook.reading import sharing
 from recipebook.reading.model import Recipe
@@ -305,3 +306,93 @@ def test_the_strategy_note_says_in_both_languages_what_targets_need_beside_their
     # sentences past the length are dropped whole: no tag is cut
     kept = vllm_recipes._within(["<code>a</code> b.", "<code>" + "c" * 50 + "</code>."], 30)
     assert kept == "<code>a</code> b."
+
+
+# A model of the shape that made rule 26 refuse imports (MiniMax-M2.1 in their repository): AMD
+# profiles pin TP 2, so there a TP or TEP pool uses 2 GPUs and a DEP pool all the node's ranks.
+POOLS_OF_TWO_SIZES = """
+meta:
+  title: "Pools-Test"
+  slug: "pools-test"
+  provider: "Test"
+  description: "A mixture-of-experts model whose AMD commands pin the tensor parallel size"
+  date_added: 2026-01-02
+  date_updated: 2026-01-02
+  difficulty: intermediate
+  tasks: [text]
+  hardware: {h100: verified, mi300x: verified}
+model:
+  model_id: "Test/Pools-Test"
+  min_vllm_version: "0.11.0"
+  architecture: moe
+  parameter_count: "230B"
+  active_parameters: "10B"
+  context_length: 196608
+  base_args: []
+  base_env: {}
+features: {}
+opt_in_features: []
+variants:
+  default:
+    precision: fp8
+    vram_minimum_gb: 276
+    description: "FP8"
+compatible_strategies: [single_node_tp, single_node_tep, single_node_dep, pd_cluster]
+hardware_overrides:
+  amd:
+    extra_args: ["--tensor-parallel-size", "2"]
+strategy_overrides:
+  single_node_tp:
+    tp: 4
+"""
+
+
+def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp_path):
+    """A target's npus is what each of its roles uses (rule 26): a pool choice that changes the
+    count is a target of its own with its own npus, and prefill and decode pools of different
+    counts are listed with the reason, never dropped."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(sample.CHECKOUT, checkout)
+    path = checkout / "models" / "Test" / "Pools-Test.yaml"
+    path.parent.mkdir()
+    path.write_text(POOLS_OF_TWO_SIZES, encoding="utf-8")
+    imported = vllm_recipes.convert(path, vllm_recipes.Checkout.read(checkout))
+    out = tmp_path / f"{imported.name}.json"
+    out.write_text(json.dumps(imported.recipe), encoding="utf-8")
+    loaded, problems = check_file(out)
+    assert loaded is not None and not [p for p in problems if p.is_error], "\n".join(map(str, problems))
+    pd = next(s for s in imported.recipe["strategies"] if s["slug"] == "pd-cluster")
+    amd = [t for t in pd["options"] if t["target"].startswith("MI300X")]
+    assert sorted(t["npus"] for t in amd) == [2, 16], [(t["target"], t["npus"]) for t in amd]
+    # every selection of each target uses its npus in each role (what rule 26 checks), read here
+    # from the expanded commands: tensor x data-parallel ranks of the one process per pool
+    checked = set()
+    for result in page.matrix(loaded):
+        if result.strategy == "pd-cluster" and result.target.startswith("MI300X"):
+            npus = next(t["npus"] for t in amd if t["target"] == result.target)
+            for role in result.to_json()["roles"]:
+                server = role["commands"][0]
+                if server["launcher"] != "vllm serve":
+                    continue
+                args = server["args"]
+                tp = _flag_value(args, "--tensor-parallel-size", 1)
+                local = _flag_value(args, "--data-parallel-size-local", _flag_value(args, "--data-parallel-size", 1))
+                assert tp * local == npus, (result.target, result.selection, args)
+                checked.add((result.target, role["role"], tp * local))
+    assert {count for _target, _role, count in checked} == {2, 16} and {r for _t, r, _c in checked} == {
+        "prefill",
+        "decode",
+    }
+    listed = [line for line in imported.lost if "different numbers of NPUs" in line]
+    assert "pd_cluster / FP8 / MI300X: prefill TP with decode DEP: the pools use different numbers of NPUs" in (
+        "\n".join(listed)
+    )
+    assert len([line for line in listed if "/ MI300X:" in line]) == 4  # TP or TEP with DEP, either way round
+
+
+def _flag_value(args: list[str], flag: str, default: int) -> int:
+    for text in args:
+        name, _, value = text.partition(" ")
+        if name == flag:
+            return int(value)
+    return default

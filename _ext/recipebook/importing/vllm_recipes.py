@@ -1053,18 +1053,38 @@ def _plan_pd(
             return
         first = default_mode(role) if default_mode(role) in fitting else fitting[0]
         pools[role] = [first, *(m for m in fitting if m != first)]
-    # the router's command depends on the pools (a DEP pool's local ranks): one target per router,
-    # each with the pools' combinations that give it
-    by_router: dict[str, list[tuple[str, str]]] = {}
+    # the router's command depends on the pools (a DEP pool's local ranks), and a target's npus is
+    # what each of its roles uses (rule 26): one target per router and NPU count, each with the
+    # pools' combinations that give them; a combination whose pools use different counts is listed
+    by_router: dict[tuple[str, int], list[tuple[str, str]]] = {}
     for combination in itertools.product(pools["prefill"], pools["decode"]):
         pd_nodes = {
             role: {"nodes": 1, "rank": 0, "parallelism": mode} for role, mode in zip(pools, combination, strict=True)
         }
         choice = Choice(variant=variant_key, strategy="pd_cluster", hardware=hw_id, pd_nodes=pd_nodes)
         router = syn.resolve_command(recipe, choice, checkout.strategies, checkout.taxonomy).router or ""
-        by_router.setdefault(router, []).append(combination)
+        alone = Plan(variant=variant_key, hardware=hw_id, strategy="pd_cluster", choice=choice, axes=[])
+        try:
+            used = _role_npus(build_target(alone, recipe, checkout, where).grid)
+        except _NotExpressible:
+            used = None  # the target built from these pools lists why
+        counts = sorted(set(used.values())) if used else []
+        if len(counts) > 1:
+            assert used is not None
+            said = ", ".join(
+                f"{role} {mode.upper()}: {used.get(role, '?')}" for role, mode in zip(pools, combination, strict=True)
+            )
+            lost.append(
+                f"{where}: prefill {combination[0].upper()} with decode {combination[1].upper()}: the pools use "
+                f"different numbers of NPUs ({said}), and a target's npus is what each of its roles uses"
+            )
+            continue
+        by_router.setdefault((router, counts[0] if counts else 0), []).append(combination)
+    if not by_router:
+        return
     first_modes: set[str] = set()
-    for n, combinations in enumerate(by_router.values()):
+    counted = len({count for _router, count in by_router}) > 1
+    for n, ((_router, count), combinations) in enumerate(by_router.items()):
         base = combinations[0]
         pd_nodes = {role: {"nodes": 1, "rank": 0, "parallelism": mode} for role, mode in zip(pools, base, strict=True)}
         choice = Choice(variant=variant_key, strategy="pd_cluster", hardware=hw_id, pd_nodes=pd_nodes)
@@ -1086,6 +1106,8 @@ def _plan_pd(
         if n == 0:
             first_modes = modes_here
         extra = "" if n == 0 else " ".join(sorted(m.upper() for m in modes_here - first_modes)) or f"router {n + 1}"
+        if counted and n > 0:  # targets told apart by their NPUs (each pool's count)
+            extra = f"{count} NPUs" if not modes_here - first_modes else f"{extra} {count} NPUs"
         key = ("pd_cluster", variant_key, 2)
         group = groups.get(key) or groups.setdefault(
             key,
@@ -1354,13 +1376,19 @@ def _npus(grid: Mapping[str, Any]) -> int | None:
     """The NPUs one server of a target uses, as the engine reads its commands (rule 26: tensor x
     pipeline parallel x the data-parallel ranks of each process, all its nodes' for a server that
     spans nodes), at the selection its page opens on; None when its roles use different counts."""
+    used = set((_role_npus(grid) or {}).values())
+    return used.pop() if len(used) == 1 else None
+
+
+def _role_npus(grid: Mapping[str, Any]) -> dict[str, int] | None:
+    """The NPUs each role of a target uses, as rule 26 reads its commands, at the selection its
+    page opens on (None when it has none)."""
     built = Grid.from_json(grid, "/grid")
     try:
         selection = default_selection(built)
     except SelectionError:
         return None
-    used = {sum(client.npus(c) for c in reference_role(built, role, selection)) for role in built.base}
-    return used.pop() if len(used) == 1 else None
+    return {role.role: sum(client.npus(c) for c in reference_role(built, role, selection)) for role in built.base}
 
 
 def convert(path: Path, checkout: Checkout) -> Imported:
