@@ -15,7 +15,10 @@ LANGUAGES := $(shell $(PYTHON) -c "import runpy; print(*runpy.run_path('conf.py'
 SITE_URL ?=
 # Where readers report a result ("report a result" links on every explorer); empty: no link.
 REPOSITORY_URL ?=
-SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(SITE_URL)) $(if $(REPOSITORY_URL),-D recipebook_repository_url=$(REPOSITORY_URL))
+# A variable given on the command line (NAME=, VLLM=, SITE_URL=, ...) reaches a command as one
+# shell word: single-quoted, each ' in it written '\'' (never as shell text of its own).
+arg = '$(subst ','\'',$($(1)))'
+SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(call arg,SITE_URL)) $(if $(REPOSITORY_URL),-D recipebook_repository_url=$(call arg,REPOSITORY_URL))
 export PYTHONPATH := $(CURDIR)/_ext
 
 .PHONY: html html-en html-ko livehtml test test-batch system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
@@ -39,13 +42,20 @@ SOURCEDIR ?= source
 CONFDIR   ?= .
 RECIPES   ?= recipes
 VERDICTS   = $(abspath $(BUILD))/verdicts
+# The translation catalogs are checked, then compiled, before anything is built or written
+# (recipebook_sphinx/i18n/po_check.py): a catalog with a problem stops the build here, each problem
+# at FILE:LINE. Each language's build checks them again when its extension loads.
+LOCALEDIR ?= locale
+CATALOGS   = $(BIN)/python -m recipebook_sphinx.i18n --compile $(LOCALEDIR)
 html: $(STAMP)
+	@$(CATALOGS)
 	@mkdir -p $(BUILD); status=0; \
 	$(BIN)/python -m recipebook validate $(if $(STRICT),--strict) --verdicts $(VERDICTS) $(filter-out %/schema.json,$(wildcard $(RECIPES)/*.json)) >$(BUILD)/validate.out 2>$(BUILD)/validate.err || status=1; \
 	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES)) RECIPE_PROBLEMS=fail RECIPE_VERDICTS=$(VERDICTS) || status=$$?; \
 	cat $(BUILD)/validate.out; cat $(BUILD)/validate.err >&2; exit $$status
 
 $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
+	@$(if $(RECIPE_VERDICTS),,$(CATALOGS))
 	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* $(SITEOPTS) $(if $(RECIPE_PROBLEMS),-D recipebook_problems=$(RECIPE_PROBLEMS)) $(if $(RECIPE_VERDICTS),-D recipebook_verdicts=$(RECIPE_VERDICTS)) $(SOURCEDIR) $(BUILD)/html/$*
 
 livehtml: $(STAMP)
@@ -70,8 +80,8 @@ validate: $(STAMP)
 	$(BIN)/python -m recipebook validate $(if $(STRICT),--strict)
 
 recipe-page: $(STAMP)
-	@test -n "$(NAME)" || { echo "usage: make recipe-page NAME=<recipe name>"; exit 2; }
-	$(BIN)/python -m recipebook_sphinx.newpage $(NAME)
+	@test -n $(call arg,NAME) || { echo "usage: make recipe-page NAME=<recipe name>"; exit 2; }
+	$(BIN)/python -m recipebook_sphinx.newpage $(call arg,NAME)
 
 # Ruff, the engine's layers as import-linter contracts (pyproject.toml [tool.importlinter]), and
 # mypy --strict on the engine and the adapter (pyproject.toml [tool.mypy]).
@@ -125,7 +135,7 @@ PINNED_VLLM := $(call CONF,recipebook_versions,vllm)
 VLLM      ?= $(PINNED_VLLM)
 VLLM_RBLN ?= $(call CONF,recipebook_versions,vllm-rbln)
 vocabulary: $(STAMP)
-	$(BIN)/python -m tools.vocabulary --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN)
+	$(BIN)/python -m tools.vocabulary --vllm $(call arg,VLLM) --vllm-rbln $(call arg,VLLM_RBLN)
 
 # What a vLLM / vllm-rbln release breaks in the recipes: write its vocabulary (downloads like
 # `make vocabulary`; the file is overwritten), then report every flag, value,
@@ -135,9 +145,9 @@ vocabulary: $(STAMP)
 # for that release, set up on first use: pip, about 6 minutes and 5.6 GB), beside the offline report.
 CROSSCHECK ?=
 drift: $(STAMP)
-	@test "$(VLLM)" != "$(PINNED_VLLM)" || { echo "usage: make drift VLLM=<other release> VLLM_RBLN=<its vllm-rbln> [CROSSCHECK=1]"; exit 2; }
-	$(BIN)/python -m tools.vocabulary --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN)
-	$(BIN)/python -m recipebook drift --vocabulary _ext/recipebook/data/vllm-$(VLLM).json $(if $(CROSSCHECK),|| status=$$?; $(BIN)/python -m tools.crosscheck --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN) --parse-only && exit $${status:-0})
+	@test $(call arg,VLLM) != "$(PINNED_VLLM)" || { echo "usage: make drift VLLM=<other release> VLLM_RBLN=<its vllm-rbln> [CROSSCHECK=1]"; exit 2; }
+	$(BIN)/python -m tools.vocabulary --vllm $(call arg,VLLM) --vllm-rbln $(call arg,VLLM_RBLN)
+	$(BIN)/python -m recipebook drift --vocabulary _ext/recipebook/data/vllm-$(call arg,VLLM).json $(if $(CROSSCHECK),|| status=$$?; $(BIN)/python -m tools.crosscheck --vllm $(call arg,VLLM) --vllm-rbln $(call arg,VLLM_RBLN) --parse-only && exit $${status:-0})
 
 # Every command of every recipe judged by the real vLLM and vllm-rbln (the pinned ones, or
 # VLLM=/VLLM_RBLN=): sets up its own venv once in .crosscheck/ with pip (about 6 minutes and
@@ -148,14 +158,14 @@ drift: $(STAMP)
 # values with the chart (helm template, through helm-python-sdk from PyPI).
 ROUTER_CHART ?=
 crosscheck: $(STAMP)
-	$(BIN)/python -m tools.crosscheck --vllm $(VLLM) --vllm-rbln $(VLLM_RBLN) $(if $(ROUTER_CHART),--router-chart $(ROUTER_CHART))
+	$(BIN)/python -m tools.crosscheck --vllm $(call arg,VLLM) --vllm-rbln $(call arg,VLLM_RBLN) $(if $(ROUTER_CHART),--router-chart $(call arg,ROUTER_CHART))
 
 # Regenerate the router chart's vocabulary from a checkout the maintainer fetched
 # (ROUTER_CHART=<git directory or work tree of llm-d/llm-d-router>, ROUTER_REF=<its tag>).
 ROUTER_REF ?= v0.10.0
 routerchart: $(STAMP)
-	@test -n "$(ROUTER_CHART)" || { echo "usage: make routerchart ROUTER_CHART=<llm-d/llm-d-router checkout> [ROUTER_REF=v0.10.0]"; exit 2; }
-	$(BIN)/python -m tools.routerchart $(if $(wildcard $(ROUTER_CHART)/HEAD),--git,--source) $(ROUTER_CHART) --ref $(ROUTER_REF)
+	@test -n $(call arg,ROUTER_CHART) || { echo "usage: make routerchart ROUTER_CHART=<llm-d/llm-d-router checkout> [ROUTER_REF=v0.10.0]"; exit 2; }
+	$(BIN)/python -m tools.routerchart $(if $(wildcard $(ROUTER_CHART)/HEAD),--git,--source) $(call arg,ROUTER_CHART) --ref $(call arg,ROUTER_REF)
 
 clean:
 	rm -rf $(BUILD)

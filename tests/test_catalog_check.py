@@ -95,7 +95,9 @@ CASES = {
         'msgid "<a href=\\"%(path)s\\">Copyright</a>"\nmsgstr "<a href=\\"javascript:alert(1)\\">저작권</a>"\n',
         [
             'ko.po:7: msgstr: the translation changes the English\'s HTML tag(s) <a href="javascript:alert(1)">; '
-            "keep each tag exactly as in the English"
+            "keep each tag exactly as in the English",
+            # another cause: the English decides that it is a %-format string, whatever the flags say
+            "ko.po:7: msgstr: the translation loses %(path)s; keep the English's directives exactly",
         ],
     ),
     "plural forms the header does not have": (
@@ -175,7 +177,7 @@ def test_the_header_is_checked():
     ]
     latin = HEADER.replace("UTF-8", "ISO-8859-1")
     assert problems('msgid "a"\nmsgstr "b"\n', header=latin) == [
-        "ko.po:2: the header's charset is 'ISO-8859-1'; catalogs are read as UTF-8: write charset=UTF-8"
+        "ko.po:3: the header's charset is 'ISO-8859-1'; catalogs are read as UTF-8: write charset=UTF-8"
     ]
 
 
@@ -244,13 +246,16 @@ def test_a_korean_build_with_broken_catalogs_stops_with_each_problem_and_no_trac
             (f"locale/ko/LC_MESSAGES/recipebook.po:{n}" for n in lines.values()), key=lambda s: int(s.rsplit(":")[1])
         ),
     ]
-    assert "4 problem(s) in the 'ko' translation catalogs; the build stops before it reads them" in result.stderr
+    assert "4 problem(s) in the translation catalogs; the build stops before it reads them" in result.stderr
     assert not (project / "locale/ko/LC_MESSAGES/recipebook.mo").exists()  # never compiled
-    assert not (tmp_path / "out/html/ko/index.html").exists()
+    assert not (tmp_path / "out").exists()  # nothing written: refused when the extension loads
 
-    # the English build does not read the Korean catalogs
+    # the English build reads the Korean catalogs too (its landing page names each language in its
+    # own words): refused alike
     english = build_site(tmp_path / "out", "en", project=project)
-    assert english.returncode == 0, english.stderr
+    assert english.returncode != 0 and "Traceback" not in english.stderr
+    assert "4 problem(s) in the translation catalogs" in english.stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.browser

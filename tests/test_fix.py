@@ -5,6 +5,7 @@ same commands as vLLM reads them."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -187,3 +188,68 @@ def test_any_underscored_flag_is_fixed_to_the_name_vllm_documents(tmp_path, flag
         json.loads(path.read_text(encoding="utf-8"))["strategies"][0]["options"][0]["grid"]["base"][0]["args"][flag]
         == flag
     )
+
+
+# -- its arguments: what --fix may rewrite ---------------------------------------------------------
+
+
+def _refused_fix(result: subprocess.CompletedProcess, *said: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m recipebook validate: error: "), result.stderr
+    assert "Traceback" not in result.stderr
+    for words in said:
+        assert words in lines[0], (words, lines[0])
+
+
+def test_fix_refuses_a_link_in_or_out_of_the_tree_and_leaves_both_files_as_they_are(tmp_path):
+    outside = tmp_path / "elsewhere" / f"{GPT_NAME}.json"
+    outside.parent.mkdir()
+    text = write(outside, spelled_otherwise(shipped(GPT_NAME)))
+    folder = tmp_path / "recipes"
+    folder.mkdir()
+    inside = folder / "inside.json"
+    write(inside, shipped(GPT_NAME))
+    for link, to in ((folder / f"{GPT_NAME}.json", outside), (folder / "again.json", inside)):
+        link.symlink_to(to)
+        _refused_fix(run("validate", "--fix", link), "argument FILE", "is a symbolic link", "give the recipe file")
+        assert link.is_symlink() and to.is_file()
+    assert outside.read_text(encoding="utf-8") == text  # not fixed through the link
+    assert run("validate", outside).returncode == 0  # without --fix a link is read as before
+
+
+def test_fix_refuses_a_link_among_the_default_recipes_before_fixing_any(tmp_path):
+    (tmp_path / "recipes").mkdir()
+    plain = tmp_path / "recipes" / f"{GPT_NAME}.json"
+    text = write(plain, spelled_otherwise(shipped(GPT_NAME)))
+    outside = tmp_path / "other.json"
+    write(outside, shipped(GPT_NAME))
+    (tmp_path / "recipes" / "linked.json").symlink_to(outside)
+    result = subprocess.run(
+        [sys.executable, "-m", "recipebook", "validate", "--fix"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(REPO / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    _refused_fix(result, "recipes/linked.json", "is a symbolic link")
+    assert plain.read_text(encoding="utf-8") == text  # nothing fixed before the refusal
+
+
+def test_fix_refuses_what_is_not_a_regular_recipe_file_of_a_bounded_size(tmp_path):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.json"
+    with big.open("wb") as handle:
+        handle.truncate(4 * 1024 * 1024 + 1)
+    for argument, said in (
+        (fifo, "a FIFO"),
+        ("/dev/zero", "a character device"),
+        (tmp_path, "a directory"),
+        (big, "at most 4 MiB"),
+        (tmp_path / "missing.json", "no such file"),
+        ("", "an empty path"),
+    ):
+        _refused_fix(run("validate", "--fix", argument), "argument FILE", said)

@@ -208,8 +208,14 @@ def test_a_recipe_that_is_not_a_regular_file_is_refused_before_it_is_read(tmp_pa
         path.mkdir()
         words = "a directory"
     result = _validate(path, timeout=60)
-    assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.splitlines()[0] == f"{path}:1:1: /: not a regular file but {words}; a recipe is a JSON file"
+    # named on the command line, it is a usage error (round 4): one line, exit 2
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        f"python -m recipebook validate: error: argument FILE: '{path}' is {words}, not a recipe file "
+        "(recipes/NAME.json) (see python -m recipebook validate --help)"
+    ]
+    # in the recipes folder, it is a problem of the folder's recipe, located
+    assert check_file(path)[1][0].message == f"not a regular file but {words}; a recipe is a JSON file"
 
 
 def test_a_file_past_the_size_bound_is_refused_unread(tmp_path):
@@ -347,7 +353,7 @@ PO_HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n
         ("레시피 https://evil.example/", "adds an address the English does not have: https://evil.example/"),
         ("레시피\u202e", "U+202E RIGHT-TO-LEFT OVERRIDE"),
         ("레\u200b시피", "U+200B ZERO WIDTH SPACE"),
-        ("레시피\\a", "U+0007 CONTROL CHARACTER"),
+        ("레시피\\a", "U+0007 BELL"),
     ],
 )
 def test_the_catalog_check_refuses_what_a_translation_adds(translation, fragment):

@@ -13,7 +13,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import query_sets
-from recipebook_sphinx.i18n import intl_check
+from recipebook_sphinx.i18n import intl_check, po
 from recipebook_sphinx.i18n.catalogs import update as catalogs_update
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -277,7 +277,8 @@ def test_gate_fails_on_a_translation_that_names_another_model(tmp_path):
     ],
 )
 def test_gate_compares_names_flags_and_numbers(english, korean, missing):
-    found = intl_check.entry_problems(polib.POEntry(msgid=english, msgstr=korean))
+    text = f'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "{english}"\nmsgstr "{korean}"\n'
+    found = intl_check.entry_problems(po.read_text(text, "x.po").messages[-1])  # as the gate reads a catalog
     assert [p for p in found if "missing" in p] == (
         [f"names, flags or numbers of the English are missing: {missing} (is this the translation of another message?)"]
         if missing

@@ -172,7 +172,91 @@ def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path):
 def test_import_from_what_is_not_a_checkout_says_so(tmp_path):
     result = run(tmp_path, "--out", tmp_path / "out")
     assert result.returncode == 2
-    assert result.stderr.strip() == f"recipebook import: {tmp_path}: not a checkout of vLLM Recipes (no taxonomy.yaml)"
+    assert result.stderr.strip() == (
+        f"python -m recipebook import: error: argument CHECKOUT: '{tmp_path}' holds no models/ folder; give a work "
+        "tree of github.com/vllm-project/recipes (see python -m recipebook import --help)"
+    )
+
+
+def _refused(result: subprocess.CompletedProcess, *said: str) -> None:
+    """One line on stderr naming the argument, exit 2, no traceback, nothing on stdout."""
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m recipebook import: error: "), result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    for words in said:
+        assert words in lines[0], (words, lines[0])
+
+
+def _checkout_copy(tmp_path):
+    checkout = tmp_path / "checkout"
+    shutil.copytree(sample.CHECKOUT, checkout)
+    return checkout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (lambda t, c: ["", "Qwen/Qwen3-8B"], ["argument CHECKOUT", "an empty path"]),
+        (lambda t, c: [t / "missing"], ["argument CHECKOUT", "no such folder"]),
+        (lambda t, c: ["/dev/null"], ["argument CHECKOUT", "a character device"]),
+        (lambda t, c: [c / "taxonomy.yaml"], ["argument CHECKOUT", "a regular file, not a work tree"]),
+        (lambda t, c: [c / "models"], ["argument CHECKOUT", "holds no models/ folder"]),
+        (lambda t, c: [c, "../../../../etc/passwd", "--out", t / "o"], ["argument MODEL", "outside"]),
+        (lambda t, c: [c, "/etc/hostname", "--out", t / "o"], ["argument MODEL", "outside"]),
+        (lambda t, c: [c, "taxonomy.yaml", "--out", t / "o"], ["argument MODEL"]),
+        (lambda t, c: [c, "evil/out", "--out", t / "o"], ["argument MODEL", "outside"]),  # a link out of models/
+        (lambda t, c: [c, "Qwen/" + "x" * 400, "--out", t / "o"], ["argument MODEL", "at most 300 characters"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B\x1b[2J", "--out", t / "o"], ["argument MODEL", "printable"]),
+        (lambda t, c: [c, "nobody/nothing", "--out", t / "o"], ["argument MODEL", "no such model file"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "models/Qwen/Qwen3-8B.yaml", "--out", t / "o"], ["the same file as MODEL"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", c], ["argument --out", "in the checkout"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", c / "models" / "Qwen"], ["argument --out", "in the checkout"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", "/dev/full"], ["argument --out", "a character device"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", c / "taxonomy.yaml"], ["argument --out", "a regular file"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", ""], ["argument --out", "an empty path"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", t / "o", "--lost", "/dev/null"], ["argument --lost", "device"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", t / "o", "--lost", t], ["argument --lost", "a directory"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", t / "o", "--lost", c / "lost.txt"], ["--lost", "in the checkout"]),
+        (
+            lambda t, c: [c, "Qwen/Qwen3-8B", "--out", t / "o", "--lost", c / "models" / "Qwen" / "Qwen3-8B.yaml"],
+            ["--lost", "the same file as MODEL"],
+        ),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", t / "o", "--lost", t / "o" / "Qwen3-8B.json"], ["recipe file"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", t / "o", "--commit", "abc"], ["argument --commit", "40 hex"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", t / "o", "--commit", "G" * 40], ["argument --commit"]),
+        (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", t / "o", "--commit", "a" * 41], ["argument --commit"]),
+    ],
+)
+def test_a_bad_import_argument_is_one_line_and_exit_2_before_anything_is_written(tmp_path, args, said):
+    checkout = _checkout_copy(tmp_path)
+    (checkout / "models" / "evil").mkdir()
+    (checkout / "models" / "evil" / "out.yaml").symlink_to(tmp_path / "outside.yaml")
+    (tmp_path / "outside.yaml").write_text("model: {model_id: a/b}\nvariants: {default: {}}\n", encoding="utf-8")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    _refused(run(*args(tmp_path, checkout)), *said)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written
+
+
+def test_a_model_file_in_the_checkout_may_be_named_by_its_path_and_the_commit_given(tmp_path):
+    checkout = _checkout_copy(tmp_path)
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    path = checkout / "models" / "Qwen" / "Qwen3-8B.yaml"
+    result = run(checkout, path, "--out", tmp_path / "o", "--lost", tmp_path / "lost.txt", "--commit", commit)
+    assert result.returncode == 0, result.stderr
+    assert commit[:12] in (tmp_path / "o" / "Qwen3-8B.json").read_text(encoding="utf-8")
+
+
+def test_an_imported_recipe_replaces_a_link_in_the_out_folder_never_writes_through_it(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep\n", encoding="utf-8")
+    (out / "Qwen3-8B.json").symlink_to(victim)
+    result = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force")
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text(encoding="utf-8") == "keep\n"
+    assert not (out / "Qwen3-8B.json").is_symlink()
 
 
 HOSTILE = {

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from recipebook import expand, load, offered
+from recipebook import expand, load, offered, shell
 from recipebook.expanding.expansion import reference_role
 from recipebook.expanding.page import expand_selection, expansion_at, page_of
 from recipebook.rendering import files, portable
@@ -290,7 +290,16 @@ def test_the_command_line_writes_the_archive_with_each_nodes_values(tmp_path):
     model = page_of(recipe)
     target = max(model.targets, key=lambda t: len(t.nodes))
     archive = tmp_path / "files.tar"
-    sets = [arg for key, value in _values(recipe).items() for arg in ("--set-placeholder", f"{key}={value}")]
+    # the command line takes the placeholders of this selection's files only (a value for another
+    # would be ignored), and one each node fills in per node only
+    opening = expansion_at(recipe, target, target.opening)
+    held = set(shell.placeholders("\n".join(selection_files(opening).values())))
+    wanted = {
+        key: value
+        for key, value in _values(recipe).items()
+        if key.split("@")[0] in held and ("@" in key or recipe.placeholder_scopes.get(key) != "node")
+    }
+    sets = [arg for key, value in wanted.items() for arg in ("--set-placeholder", f"{key}={value}")]
     result = files_command(
         PATHS[0], "--strategy", target.strategy.slug, "--target", target.target.target, *sets, "--archive", archive
     )
@@ -306,7 +315,7 @@ def test_the_command_line_writes_the_archive_with_each_nodes_values(tmp_path):
         "--target",
         target.target.target,
         "--set-placeholder",
-        "POD_IP=$(id)",
+        "POD_IP@1=$(id)",
         "--archive",
         tmp_path / "no.tar",
     )

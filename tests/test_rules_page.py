@@ -20,8 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECKERS = (
     *rules.RULES,
     characters.check,
-    *safety.RULES,
-    safety.names_differ_in_more_than_case,
+    *safety.RULES,  # rule 18 (portable_name) also states names_differ_in_more_than_case, its folder half
     facts.check,
     commandtext.check,
     bounds.check,

@@ -1,5 +1,12 @@
 """Command line: validate recipes, expand one selection, print the whole matrix, write a selection's
-files, report drift against another vLLM release, import recipes from vLLM Recipes."""
+files, report drift against another vLLM release, import recipes from vLLM Recipes.
+
+Every argument is hostile input, checked before anything is read or written: a path names what
+it should (an existing regular file of a bounded size to read, a folder or a new or regular file
+to write, never the same file as another argument, never a recipe it reads), a number is in
+range, an option that could not take effect is refused. A bad argument is one line on stderr
+(``python -m recipebook SUBCOMMAND: error: ...``) and exit status 2, never a traceback or a wait.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +16,19 @@ import functools
 import json
 import multiprocessing
 import os
+import re
 import shutil
+import stat
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from . import importing
+import jsonschema_rs
+
+from . import importing, shell
 from .checking import drift, rules, safety, schema, vocabulary
 from .expanding import expansion, memory, page, results
 from .memo import Memo
@@ -25,22 +37,249 @@ from .pipeline.load import check_file
 from .problems import Problem, SelectionError, errors, warnings
 from .reading import sharing, source
 from .reading.model import Recipe
+from .reading.vocabulary import DATA_FILE as PINNED_VOCABULARY
 from .reading.vocabulary import Vocabulary, pinned
 from .rendering import files
 
 RECIPES = Path("recipes")
+VOCABULARY_SCHEMA = Path(__file__).resolve().parent / "data" / "vocabulary.schema.json"
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # usage errors exit 2 without a traceback
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+    def error(self, message: str) -> NoReturn:  # usage errors: one line, exit 2, no traceback
+        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see {self.prog} --help)\n")
 
 
-def recipe_files(paths: list[str]) -> list[Path]:
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- arguments: what each may name -------------------------------------------------------------
+
+MAX_RECIPE_BYTES = source.MAX_BYTES
+MAX_VOCABULARY_BYTES = 16 * 1024 * 1024  # a vocabulary is about 250 kB
+MAX_RESULT_BYTES = source.MAX_BYTES  # read as a JSON document by the recipes' reader
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str:
+    for test, words in _KINDS:
+        if test(mode):
+            return words
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _shown(path: str) -> str:
+    return repr(path) if len(path) <= 200 else repr(path[:200] + "…")
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (a file on the way: said by the caller)
+        return None
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"{_shown(path)}: {error.strerror or error}") from None
+
+
+def input_file(what: str, limit: int) -> Callable[[str], Path]:
+    """An argument naming a file to read: it exists, is a regular file (a FIFO would wait for a
+    writer, a device never end) and holds at most ``limit`` bytes."""
+
+    def check(text: str) -> Path:
+        if not text:
+            raise argparse.ArgumentTypeError(f"an empty path; give {what}")
+        if "\0" in text:
+            raise argparse.ArgumentTypeError(f"{_shown(text)} holds a NUL character; give {what}")
+        found = _stat(text)
+        if found is None:
+            raise argparse.ArgumentTypeError(f"{_shown(text)}: no such file; give {what}")
+        kind = _kind(found.st_mode)
+        if kind != "a regular file":
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is {kind}, not {what}")
+        if found.st_size > limit:
+            raise argparse.ArgumentTypeError(
+                f"{_shown(text)} is {found.st_size:,} bytes; {what} is at most {limit // (1024 * 1024)} MiB"
+            )
+        return Path(text)
+
+    return check
+
+
+def output_folder(what: str) -> Callable[[str], Path]:
+    """An argument naming a folder to write into: a folder, or nothing yet (it is created)."""
+
+    def check(text: str) -> Path:
+        if not text:
+            raise argparse.ArgumentTypeError(f"an empty path; give {what}")
+        found = _stat(text)
+        if found is not None and not stat.S_ISDIR(found.st_mode):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is {_kind(found.st_mode)}, not {what}")
+        _parent_is_a_folder(text, what)
+        return Path(text)
+
+    return check
+
+
+def output_file(what: str) -> Callable[[str], Path]:
+    """An argument naming a file to write: a regular file (replaced) or nothing yet, in a folder."""
+
+    def check(text: str) -> Path:
+        if not text:
+            raise argparse.ArgumentTypeError(f"an empty path; give {what}")
+        found = _stat(text)
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is {_kind(found.st_mode)}, not {what}")
+        _parent_is_a_folder(text, what)
+        return Path(text)
+
+    return check
+
+
+def _parent_is_a_folder(text: str, what: str) -> None:
+    """The nearest existing folder above a path is a folder (``/dev/full/x`` cannot be created)."""
+    parent = Path(os.path.abspath(text)).parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{_shown(text)} cannot be made: {str(parent)!r} is not a folder; give {what}")
+
+
+MAX_WORD = 1000  # characters of a name or a NAME=VALUE argument (a strategy, a target, an axis value)
+
+
+def word(text: str) -> str:
+    """A name-like argument of a bounded length (what it names is checked against the recipe)."""
+    if len(text) > MAX_WORD:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is {len(text):,} characters long; at most {MAX_WORD:,}")
+    return text
+
+
+def count_up_to(limit: int) -> Callable[[str], int]:
+    """A positive whole number of at most ``limit`` (a what-if's bound: the schema's)."""
+
+    def check(text: str) -> int:
+        if not re.fullmatch(r"\+?[0-9]{1,12}", text.strip()):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is not a whole number from 1 to {limit:,}")
+        value = int(text)
+        if not 1 <= value <= limit:
+            raise argparse.ArgumentTypeError(f"{value:,} is not a whole number from 1 to {limit:,}")
+        return value
+
+    return check
+
+
+def input_folder(what: str) -> Callable[[str], Path]:
+    """An argument naming a folder to read from: an existing folder."""
+
+    def check(text: str) -> Path:
+        if not text:
+            raise argparse.ArgumentTypeError(f"an empty path; give {what}")
+        if "\0" in text:
+            raise argparse.ArgumentTypeError(f"{_shown(text)} holds a NUL character; give {what}")
+        found = _stat(text)
+        if found is None:
+            raise argparse.ArgumentTypeError(f"{_shown(text)}: no such folder; give {what}")
+        if not stat.S_ISDIR(found.st_mode):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is {_kind(found.st_mode)}, not {what}")
+        return Path(text)
+
+    return check
+
+
+CHECKOUT = "a work tree of github.com/vllm-project/recipes"
+_CHECKOUT_HOLDS = (
+    ("models", stat.S_ISDIR, "models/ folder"),
+    ("strategies", stat.S_ISDIR, "strategies/ folder"),
+    ("taxonomy.yaml", stat.S_ISREG, "taxonomy.yaml file"),
+)
+
+
+def checkout_folder(text: str) -> Path:
+    """A checkout of vLLM Recipes to import from: a folder holding ``models/``, ``strategies/``
+    and ``taxonomy.yaml`` (looked at, not read)."""
+    root = input_folder(CHECKOUT)(text)
+    for name, test, words in _CHECKOUT_HOLDS:
+        found = _stat(str(root / name))
+        if found is None or not test(found.st_mode):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} holds no {words}; give {CHECKOUT}")
+    return root
+
+
+def commit_id(text: str) -> str:
+    """A git commit as ``git rev-parse`` writes it: 40 hexadecimal digits."""
+    if not re.fullmatch(r"[0-9a-f]{40}", text):
+        raise argparse.ArgumentTypeError(
+            f"{_shown(text)} is not a commit (40 hexadecimal digits, as git rev-parse writes)"
+        )
+    return text
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether a path is a folder or is under it, once every link is followed (it may not exist yet)."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
+# what a stored result may carry from the command line (results.py checks the same of a file)
+_LINK = re.compile(r"https://[^\s\"'<>\\`]{1,480}")
+_TIMEZONE = re.compile(r"[+-](0[0-9]|1[0-4]):?[0-5][0-9]")
+_RELEASE = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,6}){1,3}(?:(?:a|b|rc|\.post|\.dev)[0-9]{1,4})?")
+
+
+def link(text: str) -> str:
+    """A link to a run: https, printable, no spaces or quotes, at most 480 characters after it."""
+    if not _LINK.fullmatch(text) or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not an https link (https://..., no spaces or quotes)")
+    return text
+
+
+def timezone(text: str) -> str:
+    """A time zone as ``date +%z`` writes it (+0900, -0530)."""
+    if not _TIMEZONE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a time zone such as +0900 or -0530")
+    return text
+
+
+def release(text: str) -> str:
+    """A release number as PyPI spells one (0.30.0, 0.12.0rc1)."""
+    if not _RELEASE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a release number such as 0.30.0")
+    return text
+
+
+def _same(first: Path, second: Path) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return os.path.abspath(first) == os.path.abspath(second)
+
+
+def distinct(parser: argparse.ArgumentParser, named: Iterable[tuple[str, Path | None]]) -> None:
+    """No file is given twice, under any of its names (a recipe read and an archive written over
+    it, a vocabulary compared with itself, a recipe validated twice)."""
+    seen: list[tuple[str, Path]] = []
+    for label, path in named:
+        if path is None:
+            continue
+        for other_label, other in seen:
+            if _same(path, other):
+                parser.error(
+                    f"{label} {_shown(str(path))} is the same file as {other_label} {_shown(str(other))}; "
+                    "give each file once"
+                )
+        seen.append((label, path))
+
+
+def recipe_files(paths: list[Path]) -> list[Path]:
     """The files to check: the given ones, or every recipe in recipes/."""
     if paths:
-        return [Path(p) for p in paths]
+        return list(paths)
     return sorted(p for p in RECIPES.glob("*.json") if p.name != "schema.json")
 
 
@@ -117,7 +356,7 @@ def _warned(style: list[Problem], files: list[Path]) -> str:
     return f"{len(style)} warning(s) in {len({p.file for p in style})} of {len(files)} recipe file(s)"
 
 
-def _load_one(path: str, memo: Memo) -> Recipe | None:
+def _load_one(path: Path, memo: Memo) -> Recipe | None:
     """The recipe when none of its problems is an error (its tables and page model kept in
     ``memo``), else None; its problems printed either way (the errors that stop here, or the
     warnings of a valid recipe)."""
@@ -147,8 +386,8 @@ def _selected(args: argparse.Namespace) -> expansion.Expansion | int:
     try:
         return page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
     except SelectionError as error:
-        print(f"{args.file}: {error}", file=sys.stderr)
-        return 2
+        parser: argparse.ArgumentParser = args.parser
+        parser.error(f"{args.file}: {error}")
 
 
 def cmd_expand(args: argparse.Namespace) -> int:
@@ -186,22 +425,41 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_values(pairs: list[str]) -> dict[str, str]:
+def _parse_values(pairs: list[str], result: expansion.Expansion, scopes: dict[str, str]) -> dict[str, str]:
     """--set-placeholder NAME=VALUE (every command) or NAME@NODE=VALUE (the commands of one
-    node), each value checked as the page checks it."""
+    node): a placeholder the selection's files hold, a node the selection runs on, a value per
+    node for a placeholder each node fills in (on more than one node), each value checked as the
+    page checks it."""
+    names = sorted(set(shell.placeholders("\n".join(files.selection_files(result).values()))))
+    nodes = sorted(set(result.nodes.values()) or {1})
     values: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         match = files.VALUE_KEY.fullmatch(key)
         if not sep or match is None:
             raise SelectionError(
-                f"--set-placeholder takes NAME=VALUE or NAME@NODE=VALUE (NAME as in <NAME>), not {pair!r}"
+                f"--set-placeholder takes NAME=VALUE or NAME@NODE=VALUE (NAME as in <NAME>), not {_shown(pair)}"
             )
-        why = files.value_problem(match.group(1), value)
+        name, node = match.group(1), match.group(2)
+        if name not in names:
+            held = ", ".join(f"<{n}>" for n in names) or "none"
+            raise SelectionError(f"--set-placeholder {key}: the selection's files have no <{name}> (they hold: {held})")
+        per_node = scopes.get(name) == "node"
+        if node is not None and int(node) not in nodes:
+            raise SelectionError(
+                f"--set-placeholder {key}: the selection runs on node(s) {', '.join(map(str, nodes))}, not node {node}"
+            )
+        if node is not None and not per_node:
+            raise SelectionError(f"--set-placeholder {key}: <{name}> is one value for every node; give {name}=VALUE")
+        if node is None and per_node and len(nodes) > 1:
+            raise SelectionError(
+                f"--set-placeholder {key}: <{name}> has a value per node; give "
+                + " and ".join(f"{name}@{n}=VALUE" for n in nodes)
+            )
+        why = files.value_problem(name, value)
         if why:
             raise SelectionError(
-                f"--set-placeholder {key}: {value!r} cannot stand in for <{match.group(1)}>: "
-                f"{files.VALUE_PROBLEMS[why]}"
+                f"--set-placeholder {key}: {_shown(value)} cannot stand in for <{name}>: {files.VALUE_PROBLEMS[why]}"
             )
         if key in values:
             raise SelectionError(f"placeholder {key!r} is set twice")
@@ -212,35 +470,69 @@ def _parse_values(pairs: list[str]) -> dict[str, str]:
 def cmd_files(args: argparse.Namespace) -> int:
     """Write a selection's ready-to-run files (serve.sh, a vLLM config and an env file per
     command), one by one into a folder, or as one tar archive."""
-    result = _selected(args)
-    if isinstance(result, int):
-        return result
+    memo = Memo()
+    recipe = _load_one(args.file, memo)
+    if recipe is None:
+        return 1
     try:
-        values = _parse_values(args.set_placeholder)
+        result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
+        values = _parse_values(args.set_placeholder, result, dict(recipe.placeholder_scopes))
     except SelectionError as error:
-        print(f"{args.file}: {error}", file=sys.stderr)
-        return 2
+        args.parser.error(f"{args.file}: {error}")
     written = files.selection_files(result, values)
     try:
         if args.archive:
             path = Path(args.archive)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(files.archive(files.folder_name(result), written))
+            _replace(path, files.archive(files.folder_name(result), written), 0o644)
             print(path)
             return 0
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
+        for name in written:
+            linked = _linked_inside(out, name)
+            if linked is not None:
+                print(
+                    f"{linked}: a symbolic link in the folder; the files are not written through links (remove it)",
+                    file=sys.stderr,
+                )
+                return 1
         for name, text in written.items():
             path = out / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            if name.endswith(".sh"):
-                path.chmod(0o755)
+            _replace(path, text.encode("utf-8"), 0o755 if name.endswith(".sh") else 0o644)
             print(path)
+    except BrokenPipeError:
+        raise  # the listing's reader went away (main ends quietly), not the files
     except OSError as error:
         print(f"{args.archive or args.out}: cannot write the files: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _replace(path: Path, data: bytes, mode: int) -> None:
+    """Write a file whole, in place of whatever was there (a link is replaced, never written
+    through; a reader never sees half a file)."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _linked_inside(out: Path, name: str) -> Path | None:
+    """The first folder on the way to a file of the folder that is a symbolic link (the file would
+    be written elsewhere), or None."""
+    current = out
+    for part in Path(name).parts[:-1]:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
 
 
 def fit_json(result: expansion.Expansion, figures: memory.Fit) -> dict[str, object]:
@@ -383,19 +675,6 @@ def cmd_fit(args: argparse.Namespace) -> int:
     """The memory figures of one selection, per rank; --max-model-len, --max-num-seqs and
     --checkpoint ask what if. Exit 0: fits; 1: a rank does not fit, or it was seen to fail;
     2: bad input or no figures; 3: open."""
-    for name, value in (("--max-model-len", args.max_model_len), ("--max-num-seqs", args.max_num_seqs)):
-        if value is not None and not 1 <= value <= memory.LARGEST_ASK:
-            print(
-                f"{args.file}: {name} must be a whole number from 1 to {memory.LARGEST_ASK:,}, not {value}",
-                file=sys.stderr,
-            )
-            return 2
-    if args.sku is not None and args.sku not in memory.SKUS:
-        print(
-            f"{args.file}: --sku {args.sku!r} is not a device the figures know: {', '.join(memory.SKUS)}",
-            file=sys.stderr,
-        )
-        return 2
     memo = Memo()
     recipe = _load_one(args.file, memo)
     if recipe is None:
@@ -403,16 +682,13 @@ def cmd_fit(args: argparse.Namespace) -> int:
     try:
         result = page.expand(recipe, args.strategy, args.target, _parse_sets(args.set), memo)
     except SelectionError as error:
-        print(f"{args.file}: {error}", file=sys.stderr)
-        return 2
+        args.parser.error(f"{args.file}: {error}")
     target = expansion.find(recipe, args.strategy, args.target)[1]
     if args.checkpoint is not None and (recipe.facts is None or recipe.facts.checkpoint(args.checkpoint) is None):
         known = ", ".join(c.model for c in recipe.facts.checkpoints) if recipe.facts else "none"
-        print(
-            f"{args.file}: --checkpoint {args.checkpoint!r} is not one of the recipe's checkpoints ({known})",
-            file=sys.stderr,
+        args.parser.error(
+            f"{args.file}: --checkpoint {_shown(args.checkpoint)} is not one of the recipe's checkpoints ({known})"
         )
-        return 2
     figures = memory.fit(
         recipe.facts,
         target.skus,
@@ -441,13 +717,6 @@ def cmd_results_add(args: argparse.Namespace) -> int:
     recipes, store = Path(args.recipes), Path(args.results)
     given = results.Given(run=args.run, timezone=args.timezone, vllm=args.vllm, vllm_rbln=args.vllm_rbln)
     problems: list[Problem] = []
-    seen: set[str] = set()
-    for name in args.files:
-        path = Path(name)
-        if not name or str(path.resolve()) in seen:
-            print(f"{name!r}: given twice or empty: each result file once", file=sys.stderr)
-            return 2
-        seen.add(str(path.resolve()))
     for name in args.files:
         result, found = results.read_file(name, recipes, lambda path: check_file(path)[0], given)
         problems += found
@@ -475,22 +744,47 @@ def cmd_results_add(args: argparse.Namespace) -> int:
     return 0
 
 
-def _selection_arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("file", metavar="FILE")
-    command.add_argument("--strategy", required=True, metavar="SLUG")
-    command.add_argument("--target", required=True, metavar="TARGET")
+def _selection_arguments(command: argparse.ArgumentParser, recipe: Callable[[str], Path]) -> None:
+    command.add_argument("file", type=recipe, metavar="FILE")
+    command.add_argument("--strategy", required=True, type=word, metavar="SLUG")
+    command.add_argument("--target", required=True, type=word, metavar="TARGET")
     command.add_argument(
         "--set",
         action="append",
+        type=word,
         default=[],
         metavar="AXIS=VALUE",
         help="choose a value for an axis (repeatable); others take the recommended value",
     )
 
 
+def _vocabulary_schema() -> Any:
+    with VOCABULARY_SCHEMA.open(encoding="utf-8") as handle:
+        return jsonschema_rs.Draft202012Validator(json.load(handle))
+
+
+def read_vocabulary(parser: argparse.ArgumentParser, option: str, path: Path) -> Vocabulary:
+    """A vocabulary argument read whole (its size is bounded) and checked against the shape
+    ``make vocabulary`` writes (data/vocabulary.schema.json); anything else is a usage error."""
+    try:
+        data = json.loads(path.read_bytes()[: MAX_VOCABULARY_BYTES + 1])
+    except (OSError, ValueError, RecursionError) as error:
+        parser.error(f"argument {option}: {_shown(str(path))} is not a vocabulary file (not JSON: {error})")
+    try:
+        wrong = next(iter(_vocabulary_schema().iter_errors(data)), None)
+    except (ValueError, OverflowError, TypeError) as error:
+        wrong = error
+    if wrong is not None:
+        parser.error(
+            f"argument {option}: {_shown(str(path))} is not a vocabulary file as make vocabulary writes one "
+            f"({str(wrong).splitlines()[0][:200]})"
+        )
+    return Vocabulary(data, path)
+
+
 def cmd_drift(args: argparse.Namespace) -> int:
-    new = Vocabulary.read(args.vocabulary)
-    old = Vocabulary.read(args.against) if args.against else pinned()
+    new = read_vocabulary(args.parser, "--vocabulary", args.vocabulary)
+    old = read_vocabulary(args.parser, "--against", args.against) if args.against else pinned()
     files = recipe_files(args.files)
     if not files:
         print(f"no recipe files in {RECIPES}/", file=sys.stderr)
@@ -541,11 +835,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     """Recipes of this format from model files of a vLLM Recipes checkout, one file each; every
     choice their command builder offers that a recipe cannot hold is listed."""
     try:
-        checkout = importing.Checkout.read(args.checkout, commit=args.commit or _commit(Path(args.checkout)))
-        paths = [checkout.model(name) for name in args.models] if args.models else checkout.models()
+        checkout = importing.Checkout.read(args.checkout, commit=args.commit or _commit(args.checkout))
     except importing.NotImportable as error:
-        print(f"recipebook import: {error}", file=sys.stderr)
-        return 2
+        args.parser.error(f"argument CHECKOUT: {error}")
+    paths = args.model_files or checkout.models()
     out = Path(args.out)
     lost_lines: list[str] = []
     failed = 0
@@ -557,13 +850,13 @@ def cmd_import(args: argparse.Namespace) -> int:
             failed += 1
             continue
         target = out / f"{imported.name}.json"
-        if target.exists() and not args.force:
+        if os.path.lexists(target) and not args.force:
             print(f"{target}: exists; not overwritten (--force overwrites)", file=sys.stderr)
             failed += 1
             continue
         try:
             out.mkdir(parents=True, exist_ok=True)
-            target.write_text(importing.dumps(imported.recipe), encoding="utf-8")
+            _replace(target, importing.dumps(imported.recipe).encode("utf-8"), 0o644)
         except OSError as error:
             print(f"{target}: cannot write: {error.strerror or error}", file=sys.stderr)
             failed += 1
@@ -576,7 +869,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         lost_lines += [f"{imported.source}: {line}" for line in imported.lost]
     if args.lost:
         try:
-            Path(args.lost).write_text("".join(f"{line}\n" for line in lost_lines), encoding="utf-8")
+            lost = Path(args.lost)
+            lost.parent.mkdir(parents=True, exist_ok=True)
+            _replace(lost, "".join(f"{line}\n" for line in lost_lines).encode("utf-8"), 0o644)
         except OSError as error:
             print(f"{args.lost}: cannot write: {error.strerror or error}", file=sys.stderr)
             return 1
@@ -587,16 +882,24 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+RECIPE_FILE = "a recipe file (recipes/NAME.json)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m recipebook", description=__doc__)
+    parser = _Parser(prog="python -m recipebook", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    recipe = input_file(RECIPE_FILE, MAX_RECIPE_BYTES)
     validate = sub.add_parser("validate", help="check recipes and report every problem")
-    validate.add_argument("files", nargs="*", metavar="FILE", help="recipe files (default: recipes/*.json)")
+    validate.add_argument(
+        "files", nargs="*", type=recipe, metavar="FILE", help="recipe files (default: recipes/*.json)"
+    )
     validate.add_argument(
         "--verdicts",
+        type=output_folder("a folder of verdicts"),
         metavar="DIR",
-        help="keep each file's verdict in DIR and read it back while the file and the engine are unchanged "
-        "(make html: the language builds read them instead of checking again)",
+        help="keep each file's verdict in DIR (a new or empty folder, or one this command filled) and read it back "
+        "while the file and the engine are unchanged (make html: the language builds read them instead of checking "
+        "again)",
     )
     validate.add_argument(
         "--fix",
@@ -610,88 +913,235 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="fail on warnings too, as sphinx-build -W does (by default only errors fail)",
     )
-    validate.set_defaults(run=cmd_validate)
+    validate.set_defaults(run=cmd_validate, parser=validate)
     expand = sub.add_parser("expand", help="print the commands of one selection")
-    _selection_arguments(expand)
+    _selection_arguments(expand, recipe)
     expand.add_argument("--format", choices=("shell", "json"), default="shell")
-    expand.set_defaults(run=cmd_expand)
+    expand.set_defaults(run=cmd_expand, parser=expand)
     matrix = sub.add_parser("matrix", help="print every offered selection with its commands")
-    matrix.add_argument("file", metavar="FILE")
+    matrix.add_argument("file", type=recipe, metavar="FILE")
     matrix.add_argument("--format", choices=("shell", "json"), default="shell")
-    matrix.set_defaults(run=cmd_matrix)
+    matrix.set_defaults(run=cmd_matrix, parser=matrix)
     write = sub.add_parser("files", help="write the ready-to-run files of one selection into a folder or an archive")
-    _selection_arguments(write)
+    _selection_arguments(write, recipe)
     where = write.add_mutually_exclusive_group(required=True)
-    where.add_argument("--out", metavar="DIR", help="the folder to write into (created if missing)")
-    where.add_argument("--archive", metavar="FILE", help="one tar archive instead (the page's download)")
+    where.add_argument(
+        "--out",
+        type=output_folder("a folder to write the files into"),
+        metavar="DIR",
+        help="the folder to write into (created if missing)",
+    )
+    where.add_argument(
+        "--archive",
+        type=output_file("a tar file to write"),
+        metavar="FILE",
+        help="one tar archive instead (the page's download)",
+    )
     write.add_argument(
         "--set-placeholder",
         action="append",
+        type=word,
         default=[],
         metavar="NAME[@NODE]=VALUE",
-        help="fill in a placeholder: <NAME> in every command, or with @NODE in the commands of that node only "
-        "(a value each node has, such as its own address); repeatable",
+        help="fill in a placeholder of the selection's files: <NAME> in every command, or with @NODE in the "
+        "commands of that node only (a value each node has, such as its own address); repeatable",
     )
-    write.set_defaults(run=cmd_files)
+    write.set_defaults(run=cmd_files, parser=write)
     sizing = sub.add_parser("fit", help="the NPU memory of one selection per rank: weights, KV cache, what is left")
-    _selection_arguments(sizing)
-    sizing.add_argument("--max-model-len", type=int, metavar="N", help="what if the commands served N tokens")
-    sizing.add_argument("--max-num-seqs", type=int, metavar="N", help="what if the commands batched N sequences")
-    sizing.add_argument("--sku", metavar="SKU", help="the device (default: the target's first SKU)")
+    _selection_arguments(sizing, recipe)
+    asked = count_up_to(memory.LARGEST_ASK)
+    sizing.add_argument("--max-model-len", type=asked, metavar="N", help="what if the commands served N tokens")
+    sizing.add_argument("--max-num-seqs", type=asked, metavar="N", help="what if the commands batched N sequences")
     sizing.add_argument(
-        "--checkpoint", metavar="MODEL", help="what if the commands served this checkpoint of the recipe's facts"
+        "--sku", choices=sorted(memory.SKUS), metavar="SKU", help="the device (default: the target's first SKU)"
+    )
+    sizing.add_argument(
+        "--checkpoint",
+        type=word,
+        metavar="MODEL",
+        help="what if the commands served this checkpoint of the recipe's facts",
     )
     sizing.add_argument("--format", choices=("text", "json"), default="text")
-    sizing.set_defaults(run=cmd_fit)
+    sizing.set_defaults(run=cmd_fit, parser=sizing)
     bring = sub.add_parser(
         "import",
         help="recipes from model files of a vLLM Recipes checkout (models/<org>/<model>.yaml, its strategies, "
         "kv_store/ and taxonomy.yaml)",
     )
-    bring.add_argument("checkout", metavar="CHECKOUT", help="a work tree of github.com/vllm-project/recipes")
+    bring.add_argument(
+        "checkout", type=checkout_folder, metavar="CHECKOUT", help="a work tree of github.com/vllm-project/recipes"
+    )
     bring.add_argument(
         "models",
         nargs="*",
+        type=word,
         metavar="MODEL",
-        help="Hugging Face ids (Qwen/Qwen3-8B) or model files (default: every model)",
+        help="Hugging Face ids (Qwen/Qwen3-8B) or model files in the checkout's models/ (default: every model)",
     )
     bring.add_argument(
-        "--out", default=str(RECIPES), metavar="DIR", help="where to write the recipes (default: recipes/)"
+        "--out",
+        type=output_folder("a folder to write the recipes into"),
+        default=str(RECIPES),
+        metavar="DIR",
+        help="where to write the recipes, a folder outside the checkout (default: recipes/)",
     )
     bring.add_argument("--force", action="store_true", help="overwrite a recipe file that exists")
     bring.add_argument(
-        "--lost", metavar="FILE", help="write what cannot be expressed to FILE, one line each (default: print it)"
+        "--lost",
+        type=output_file("a file to list what is not expressed"),
+        metavar="FILE",
+        help="write what cannot be expressed to FILE, one line each, outside the checkout (default: print it)",
     )
-    bring.add_argument("--commit", metavar="SHA", help="the checkout's commit, for the notes (default: git rev-parse)")
-    bring.set_defaults(run=cmd_import)
+    bring.add_argument(
+        "--commit",
+        type=commit_id,
+        metavar="SHA",
+        help="the checkout's commit, 40 hex digits, for the notes (default: git rev-parse)",
+    )
+    bring.set_defaults(run=cmd_import, parser=bring)
     measured = sub.add_parser("results", help="measured results of vllm bench serve")
     measured_sub = measured.add_subparsers(dest="action", required=True, parser_class=_Parser)
     add = measured_sub.add_parser(
         "add", help="check result files written by the explorer's benchmark and store the accepted ones"
     )
-    add.add_argument("files", nargs="+", metavar="FILE", help="result files of vllm bench serve --save-result")
-    add.add_argument("--recipes", default=str(RECIPES), metavar="DIR", help="the recipes (default: recipes/)")
-    add.add_argument("--results", default="results", metavar="DIR", help="where results are stored (default: results/)")
-    add.add_argument("--run", metavar="URL", help="a link to the run (a CI job, a log) to store with each result")
-    add.add_argument("--timezone", metavar="+HHMM", help="the run's time zone, when its metadata lacks it")
-    add.add_argument("--vllm", metavar="VERSION", help="the vLLM release that served, when the metadata lacks it")
-    add.add_argument("--vllm-rbln", metavar="VERSION", help="the vllm-rbln release that served, likewise")
-    add.set_defaults(run_=cmd_results_add)
+    add.add_argument(
+        "files",
+        nargs="+",
+        type=input_file("a result file of vllm bench serve", MAX_RESULT_BYTES),
+        metavar="FILE",
+        help="result files of vllm bench serve --save-result",
+    )
+    add.add_argument(
+        "--recipes",
+        default=RECIPES,
+        type=input_folder("a folder of recipes"),
+        metavar="DIR",
+        help="the recipes (default: recipes/)",
+    )
+    add.add_argument(
+        "--results",
+        default=Path("results"),
+        type=output_folder("a folder of stored results"),
+        metavar="DIR",
+        help="where results are stored (default: results/)",
+    )
+    add.add_argument(
+        "--run", type=link, metavar="URL", help="a link to the run (a CI job, a log) to store with each result"
+    )
+    add.add_argument(
+        "--timezone", type=timezone, metavar="+HHMM", help="the run's time zone, when its metadata lacks it"
+    )
+    add.add_argument(
+        "--vllm", type=release, metavar="VERSION", help="the vLLM release that served, when the metadata lacks it"
+    )
+    add.add_argument("--vllm-rbln", type=release, metavar="VERSION", help="the vllm-rbln release that served, likewise")
+    add.set_defaults(run_=cmd_results_add, parser=add)
     report = sub.add_parser(
         "drift",
         help="what another vLLM release breaks in the recipes (flags, values, JSON fields, env names)",
     )
-    report.add_argument("files", nargs="*", metavar="FILE", help="recipe files (default: recipes/*.json)")
+    vocabulary_file = input_file("a vocabulary file (make vocabulary writes one)", MAX_VOCABULARY_BYTES)
+    report.add_argument("files", nargs="*", type=recipe, metavar="FILE", help="recipe files (default: recipes/*.json)")
     report.add_argument(
-        "--vocabulary", required=True, metavar="FILE", help="the other release's vocabulary (make vocabulary writes it)"
+        "--vocabulary",
+        required=True,
+        type=vocabulary_file,
+        metavar="FILE",
+        help="the other release's vocabulary (make vocabulary writes it)",
     )
-    report.add_argument("--against", metavar="FILE", help="the vocabulary to compare with (default: the pinned one)")
-    report.set_defaults(run=cmd_drift)
+    report.add_argument(
+        "--against",
+        type=vocabulary_file,
+        metavar="FILE",
+        help="the vocabulary to compare with (default: the pinned one)",
+    )
+    report.set_defaults(run=cmd_drift, parser=report)
     return parser
+
+
+def _checked_import(args: argparse.Namespace) -> None:
+    """import: each model a file in the checkout's models/, the recipes written outside the
+    checkout, the list of what is not expressed neither in the checkout, nor a model file, nor a
+    recipe the import may write."""
+    parser: argparse.ArgumentParser = args.parser
+    out: Path = args.out
+    if _inside(out, args.checkout):
+        parser.error(
+            f"argument --out: {_shown(str(out))} is in the checkout {_shown(str(args.checkout))}; give a folder "
+            "outside it (default: recipes/)"
+        )
+    try:
+        args.model_files = [importing.model_file(args.checkout, name) for name in args.models]
+    except importing.NotImportable as error:
+        parser.error(f"argument MODEL: {error}")
+    distinct(parser, [("MODEL", path) for path in args.model_files] + [("--lost", args.lost)])
+    if args.lost is None:
+        return
+    if _inside(args.lost, args.checkout):
+        parser.error(f"argument --lost: {_shown(str(args.lost))} is in the checkout; give a file outside it")
+    if args.lost.suffix == ".json" and os.path.realpath(args.lost.parent) == os.path.realpath(out):
+        parser.error(
+            f"argument --lost: {_shown(str(args.lost))} is a recipe file of --out {_shown(str(out))}; "
+            "give a file that is not a recipe (lost.txt)"
+        )
+
+
+def _checked_fix(parser: argparse.ArgumentParser, paths: list[Path]) -> None:
+    """validate --fix rewrites each file in place: each is a regular file of a bounded size given
+    as itself, not a link (the fixed file would replace the link, not what it points to)."""
+    for path in paths:
+        try:
+            found = os.lstat(path)
+        except OSError as error:
+            parser.error(f"argument FILE: {_shown(str(path))}: {error.strerror or error}")
+        if stat.S_ISLNK(found.st_mode):
+            parser.error(
+                f"argument FILE: {_shown(str(path))} is a symbolic link (to {_shown(os.readlink(path))}); --fix "
+                "rewrites files in place: give the recipe file itself"
+            )
+        if not stat.S_ISREG(found.st_mode):
+            parser.error(f"argument FILE: {_shown(str(path))} is {_kind(found.st_mode)}, not {RECIPE_FILE}")
+        if found.st_size > MAX_RECIPE_BYTES:
+            parser.error(
+                f"argument FILE: {_shown(str(path))} is {found.st_size:,} bytes; {RECIPE_FILE} is at most "
+                f"{MAX_RECIPE_BYTES // (1024 * 1024)} MiB"
+            )
+
+
+def _checked(args: argparse.Namespace) -> None:
+    """What no single argument shows: a file given twice, a verdicts folder that holds other files,
+    results stored among the recipes."""
+    parser = args.parser
+    files = [("FILE", path) for path in getattr(args, "files", None) or ()]
+    if getattr(args, "file", None) is not None:
+        files.append(("FILE", args.file))
+    if getattr(args, "archive", None) is not None:
+        files.append(("--archive", args.archive))
+    if args.command == "drift":
+        files += [("--vocabulary", args.vocabulary), ("--against", args.against or PINNED_VOCABULARY)]
+    distinct(parser, files)
+    if args.command == "import":
+        _checked_import(args)
+    if args.command == "validate" and args.fix:
+        _checked_fix(parser, recipe_files(args.files))
+    if args.command == "results" and _same(args.results, args.recipes):
+        parser.error(
+            f"argument --results: {_shown(str(args.results))} is the recipes' folder; give a folder of its own "
+            "(default: results/)"
+        )
+    if getattr(args, "verdicts", None) is not None:
+        foreign = verdicts.foreign_entries(args.verdicts)
+        if foreign:
+            parser.error(
+                f"argument --verdicts: {_shown(str(args.verdicts))} holds files that are not verdicts "
+                f"({', '.join(repr(name) for name in foreign[:3])}); give a new or empty folder, or one this command "
+                "filled"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _checked(args)
     run: Callable[[argparse.Namespace], int] = getattr(args, "run_", None) or args.run
     try:
         return run(args)

@@ -141,11 +141,10 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("recipe-results", directives.ResultsDirective)
     app.add_role("recipe-memory", memory_role.MemoryRole())
     app.add_directive("recipe-rules", rb_rules.RulesDirective)
-    i18n.compile_catalogs(LOCALE, ("recipebook", "recipe-labels"))
+    i18n.prepare_catalogs(app)  # checked and compiled before anything is written
     app.add_message_catalog("recipebook", os.fspath(LOCALE))
     app.add_message_catalog("recipe-labels", os.fspath(LOCALE))
     app.connect("config-inited", config.validate, priority=400)
-    app.connect("config-inited", i18n.check_catalogs, priority=450)
     app.connect("config-inited", _configure)
     app.connect("builder-inited", _report)
     app.connect("builder-inited", _add_assets)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import runpy
 import subprocess
 import sys
@@ -46,6 +47,16 @@ def run_judge(python: Path, request: dict) -> dict:
         return json.loads(answered.read_text(encoding="utf-8"))
 
 
+# a release as PyPI spells one (0.30.0, 0.12.0rc1): it names a folder and a pip requirement
+_RELEASE = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,6}){0,3}(?:(?:a|b|rc|\.post|\.dev)[0-9]{1,4})?")
+
+
+def release_number(text: str) -> str:
+    if not _RELEASE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text[:60]!r} is not a release number such as 0.30.0")
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     pinned = _pinned()
     parser = argparse.ArgumentParser(prog="python -m tools.crosscheck", description=__doc__)
@@ -55,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="recipe files (default: recipes/*.json and the fixture of every multi-node shape, tests/data/multinode)",
     )
-    parser.add_argument("--vllm", default=pinned["vllm"])
-    parser.add_argument("--vllm-rbln", default=pinned["vllm-rbln"])
+    parser.add_argument("--vllm", default=pinned["vllm"], type=release_number)
+    parser.add_argument("--vllm-rbln", default=pinned["vllm-rbln"], type=release_number)
     parser.add_argument("--venv", type=Path, help="default: .crosscheck/vllm-X-rbln-Y")
     parser.add_argument("--vocabulary", type=Path, help="default: _ext/recipebook/data/vllm-X.json")
     parser.add_argument(

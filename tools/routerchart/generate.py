@@ -7,7 +7,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -328,13 +328,29 @@ def _sorted(node: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _named(pattern: str, what: str) -> Callable[[str], str]:
+    """An argument that names a file and a git object: only what such a name holds."""
+
+    def check(text: str) -> str:
+        if not re.fullmatch(pattern, text):
+            raise argparse.ArgumentTypeError(f"{text[:60]!r} is not {what}")
+        return text
+
+    return check
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.routerchart", description=__doc__)
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--git", type=Path, help="a git directory of llm-d/llm-d-router (bare is fine)")
     where.add_argument("--source", type=Path, help="a work tree of llm-d/llm-d-router at --ref")
-    parser.add_argument("--ref", required=True, help="the release tag, e.g. v0.10.0 (also the chart's version)")
-    parser.add_argument("--chart", default=CHART)
+    parser.add_argument(
+        "--ref",
+        required=True,
+        type=_named(r"v?[0-9]{1,4}(?:\.[0-9]{1,6}){0,3}(?:-[0-9A-Za-z.]{1,20})?", "a release tag such as v0.10.0"),
+        help="the release tag, e.g. v0.10.0 (also the chart's version)",
+    )
+    parser.add_argument("--chart", default=CHART, type=_named(r"[a-z0-9][a-z0-9-]{0,62}", "a chart name"))
     parser.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
     source = Source(git=args.git, tree=args.source, ref=args.ref)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -12,14 +13,24 @@ from .envs import LMCACHE_RELEASE
 from .extract import DATA_DIR, ROOT, extract
 from .fetch import _unpack, download
 
+# a release as PyPI spells one (0.30.0, 0.12.0rc1): it names files and a pip requirement, so nothing else
+_RELEASE = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,6}){0,3}(?:(?:a|b|rc|\.post|\.dev)[0-9]{1,4})?")
+
+
+def release(text: str) -> str:
+    if not _RELEASE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text[:60]!r} is not a release number such as 0.30.0")
+    return text
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vllm", required=True, help="vLLM version, e.g. 0.30.0")
-    parser.add_argument("--vllm-rbln", help="vllm-rbln version, e.g. 0.12.0")
+    parser.add_argument("--vllm", required=True, type=release, help="vLLM version, e.g. 0.30.0")
+    parser.add_argument("--vllm-rbln", type=release, help="vllm-rbln version, e.g. 0.12.0")
     parser.add_argument(
         "--lmcache",
         default=LMCACHE_RELEASE,
+        type=lambda text: text and release(text),
         help=f"the upstream LMCache release whose LMCACHE_* settings are recorded (default {LMCACHE_RELEASE}; '' for none)",
     )
     parser.add_argument("--source", type=Path, help="an unpacked tree holding vllm/ (and vllm_rbln/)")

@@ -10,7 +10,10 @@ fixed length.
   browser does not open.
 - The ready-to-run archive's folder (``files.folder_name``: recipe, strategy and target) fits the
   ustar prefix field (155 bytes) and each file name (``ROLE-rankN.yaml``) its name field (100
-  bytes); ``files.archive`` and the page's ``archive`` refuse longer names alike.
+  bytes); ``files.archive`` and the page's ``archive`` refuse longer names alike. No two targets
+  share that folder, in any case (``a-b`` / ``c`` and ``a`` / ``b-c`` both make ``NAME-a-b-c``;
+  ``Latency`` and ``latency`` are one folder where case is ignored): one would overwrite the
+  other's files in the site's ``api/`` and in a reader's folder.
 
 Each refusal names the limit; like ``packaging``'s tags, a limit is a plain number here.
 """
@@ -100,10 +103,25 @@ def _names(
             )
 
 
+def _shared_folders(doc: Document, data: dict[str, Any]) -> Iterator[Problem]:
+    first: dict[str, tuple[str, str, str]] = {}
+    for pointer, slug, target, _grid_data in _targets(data):
+        folder = _folder(str(data.get("name", "")), slug, target)
+        seen = first.setdefault(folder.casefold(), (pointer, slug, target))
+        if seen[0] != pointer and (seen[1], seen[2]) != (slug, target):  # the same pair twice: rules 1 and 3
+            yield doc.problem(
+                pointer_join(pointer, "target"),
+                f"target {target!r} of strategy {slug!r} and target {seen[2]!r} of strategy {seen[1]!r} make one "
+                f"folder of ready-to-run files, {folder!r} (strategy and target joined by '-', case ignored): one "
+                "would overwrite the other's files; rename one of them",
+            )
+
+
 def check(doc: Document) -> list[Problem]:
     """22. A recipe stays within the bounds a page can show and an archive can hold: at most 100
     values an axis and 32 axes, a selection's archive folder within 155 bytes and each file
-    name in it within 100; read before the schema, so an oversized recipe is refused at once."""
+    name in it within 100, and no two targets sharing that folder (in any case); read before the
+    schema, so an oversized recipe is refused at once."""
     data = doc.data
     if not isinstance(data, dict):
         return []
@@ -111,4 +129,5 @@ def check(doc: Document) -> list[Problem]:
     for pointer, slug, target, grid in _targets(data):
         problems += _grid(doc, pointer, grid)
         problems += _names(doc, data, pointer, slug, target, grid)
+    problems += _shared_folders(doc, data)
     return sorted(problems)

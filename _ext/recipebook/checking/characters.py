@@ -39,6 +39,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+import regex
 from confusable_homoglyphs import confusables
 
 from .. import shell
@@ -49,15 +50,16 @@ from ..reading.source import Document
 # maxLength well below it), and they are not read further.
 LONGEST = 100_000
 
-# Unicode 14's format (Cf), control (Cc, but tab, newline, carriage return), line and paragraph
-# separator characters (tests/test_characters.py checks the list against unicodedata), and
-# characters that show as nothing although they are letters or symbols.
-_INVISIBLE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
-    "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
-    "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f"
-    "\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0]"
+# Invisible, from Unicode's own data (the regex module's, newer than Python's unicodedata): every
+# code point Unicode lets a renderer show as nothing (Default_Ignorable_Code_Point: zero-width
+# characters, bidirectional controls, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, tags,
+# reserved ones), every format, control (but tab, newline and carriage return), line and paragraph
+# separator character, and U+2800 BRAILLE PATTERN BLANK, a symbol drawn blank. Variation
+# selectors are default-ignorable too, but they belong to the character before them (an emoji's
+# style in prose); where a character carries meaning they are refused as marks.
+INVISIBLE = regex.compile(
+    r"[[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u2800]--[\t\n\r\p{Variation_Selector}]]",
+    regex.V1,
 )
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # what a place that carries meaning may hold without a closer look: printable ASCII and white space
@@ -198,11 +200,28 @@ _REFERENCE = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,7};?|[A-Za-z][A-Z
 
 
 def _message(ch: str, text: str, at: int, meaning: bool) -> str | None:
-    if _INVISIBLE.match(ch):
+    if INVISIBLE.match(ch):
         return _invisible_message(ch)
     if meaning:
         return _lookalike_message(ch, text, at) or _other_script_message(ch)
     return None
+
+
+_WORD_EDGE = re.compile(r"[\s\"'`]")
+
+
+def _mixes_scripts(text: str, at: int) -> bool:
+    """Whether the letter at ``at`` sits in a word that also holds ASCII letters (``gpt-оss`` with a
+    Cyrillic о): TR39's mixed-script confusable. A word all in another script (``Привет``, ``你好，``)
+    is text of that script."""
+    if not unicodedata.category(text[at]).startswith("L"):
+        return False
+    start, end = at, at + 1
+    while start > 0 and not _WORD_EDGE.match(text[start - 1]) and at - start < 200:
+        start -= 1
+    while end < len(text) and not _WORD_EDGE.match(text[end]) and end - at < 200:
+        end += 1
+    return any("a" <= c.lower() <= "z" for c in text[start:end])
 
 
 def _findings(
@@ -216,10 +235,12 @@ def _findings(
         return prose is not None and any(start <= at < end for start, end in prose)
 
     found: dict[str, list[int]] = {}
-    pattern = _NOT_PLAIN if meaning else _INVISIBLE
+    pattern = _NOT_PLAIN if meaning else INVISIBLE
     for match in pattern.finditer(text):
         ch, at = match.group(), match.start()
         message = _message(ch, text, at, meaning and not in_prose(at))
+        if message is None and meaning and _mixes_scripts(text, at):
+            message = _other_script_message(ch)  # a word of a prompt that mixes scripts: a name in disguise
         if message is not None:
             found.setdefault(f"{describe(ch)}\0{message}", []).append(at + offset)
     if "&" in text:
@@ -290,14 +311,18 @@ def _suspects(data: Any, path: tuple[object, ...] = ()) -> Iterator[tuple[str, t
 def check(doc: Document) -> list[Problem]:
     """15. No string or key holds an invisible character: zero-width characters,
     bidirectional controls, soft hyphens and every other format or control character but tab
-    and newline, line and paragraph separators, and blank fillers such as U+3164 HANGUL
-    FILLER; the Korean texts included.
+    and newline, line and paragraph separators, every code point Unicode lets a renderer show as
+    nothing (its default-ignorable class, the Hangul fillers such as U+3164 HANGUL FILLER among
+    them) and U+2800 BRAILLE PATTERN BLANK; the Korean texts included.
 
     Where a character carries meaning (shell text, names, ids, keys, links, and the code spans
     and links of a text) it is not a look-alike either: a no-break or other unusual space, a
     dash or minus sign for `-`, a typographic quote for `'` or `"`, a fullwidth or other form
-    of an ASCII character. Prose (texts, labels, titles, badges) may use typographic quotes,
-    dashes and no-break spaces. A name, id or key has no white space at either end. This check
+    of an ASCII character. Prose (texts, labels, titles, badges, and the text values of a JSON
+    body such as a prompt) may use typographic quotes, dashes and no-break spaces, and any
+    script; but a word that mixes Latin letters with a look-alike of another script
+    (`gpt-оss` with a Cyrillic `о`) is a name in disguise, there too. A name, id or key has no
+    white space at either end. This check
     reads the document before the schema does, and its problem replaces any other at the same
     value."""
     problems = []

@@ -12,7 +12,6 @@ import dataclasses
 import datetime
 import inspect
 import itertools
-import json
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -36,8 +35,9 @@ from ..expanding.page import grid_table
 from ..expanding.table import Table
 from ..memo import Memo, remembered
 from ..problems import Problem, pointer_join
+from ..reading import source
 from ..reading.model import Grid, Recipe, Role
-from ..reading.source import Document, describe_error
+from ..reading.source import Document
 from ..rendering import kubernetes
 from . import bounds, characters, commandtext, facts, helmcharts, inline, safety, sizing, spanning
 
@@ -157,14 +157,16 @@ def _args_and_envs(recipe: Recipe) -> Iterator[tuple[str, str, Mapping[str, str]
 
 
 def _json_value_error(value: str) -> str | None:
+    """What the recipe's JSON reader (``source``) refuses in a quoted JSON value: its syntax, a
+    repeated key (vLLM would keep the last one), NaN, a number of more than 100 digits, nesting
+    deeper than 100 levels; the first problem, at its line and column of the value."""
     if value.lstrip().startswith(("{", "[")):
-        try:
-            json.loads(value)
-        except json.JSONDecodeError as error:
-            offset, message = describe_error(value, error)
-            line = value.count("\n", 0, offset) + 1
-            column = offset - (value.rfind("\n", 0, offset) + 1) + 1
-            return f"its JSON value does not parse: {message} (line {line}, column {column} of the value)"
+        found = source.value_problems(value)
+        if found:
+            first = found[0]
+            message = first.message.removeprefix("invalid JSON: ")
+            where = f" at {first.pointer}" if first.pointer else ""
+            return f"its JSON value does not parse: {message}{where} (line {first.line}, column {first.column} of the value)"
     return None
 
 
@@ -778,8 +780,7 @@ def statements() -> tuple[Statement, ...]:
     checkers = (
         *RULES,
         characters.check,
-        *safety.RULES,
-        safety.names_differ_in_more_than_case,
+        *safety.RULES,  # rule 18's folder half, names_differ_in_more_than_case, is stated with it
         facts.check,
         commandtext.check,
         bounds.check,

@@ -9,6 +9,11 @@
   variable named ``*_PORT`` (but ``VLLM_RBLN_AUTO_PORT``, an on/off switch), of a JSON field
   ``port`` or ``*_port`` inside a value, and the port of a ``scheme://host:PORT`` address in
   a value. A placeholder stands for any port.
+- A recipe name is a portable file name: ``NAME.json``, ``NAME.md``, ``NAME.html`` and the
+  folder ``NAME/`` of its files exist as written on every system that serves or checks out the
+  site (``portable_name_problem``): no trailing dot (Windows drops it), no device name of Windows
+  (``CON``, ``PRN``, ``AUX``, ``NUL``, ``COM0``-``COM9``, ``LPT0``-``LPT9``, in any case and
+  before any extension), and not ``schema`` (``recipes/schema.json`` is the schema).
 - Recipe names differ in more than case across the recipes folder: ``Foo.json`` and
   ``foo.json`` would be one page, one API file and one folder of files on a file system or
   URL that ignores case (``names_differ_in_more_than_case``, which reads the folder).
@@ -127,7 +132,7 @@ def _value_port_problems(key: str, values: list[str]) -> Iterator[str]:
     for value in values:
         if value.lstrip().startswith(("{", "[")):
             try:
-                parsed = json.loads(value)
+                parsed = source.loads(value)
             except json.JSONDecodeError:
                 continue  # rule 4 reports it
             for field, port in _json_ports(parsed, ""):
@@ -171,7 +176,40 @@ def ports(recipe: Recipe, doc: Document) -> Iterator[Problem]:
                 yield doc.problem(pointer, message)
 
 
-RULES = (placeholders, ports)
+# Windows' device names: a file named so, with any extension, is the device, not a file
+_DEVICE = re.compile(
+    r"(?:CON|PRN|AUX|NUL|COM[0-9\u00b9\u00b2\u00b3]|LPT[0-9\u00b9\u00b2\u00b3]|CONIN\$|CONOUT\$)", re.I
+)
+RESERVED_NAMES = frozenset({"schema"})  # recipes/schema.json
+
+
+def portable_name_problem(name: str) -> str | None:
+    """Why a recipe name is no portable file name (its file, page and folder of files), or None."""
+    if name.endswith((".", " ")):
+        return f"recipe name {name!r} ends with {name[-1]!r}, which Windows drops from a file name; remove it"
+    base = name.split(".", 1)[0]
+    if _DEVICE.fullmatch(base):
+        return (
+            f"recipe name {name!r} is the device {base.upper()} on Windows (with any extension), not a file; "
+            "choose another name"
+        )
+    if name.casefold() in RESERVED_NAMES:
+        return f"recipe name {name!r} is taken: recipes/{name}.json is the recipes' schema; choose another name"
+    return None
+
+
+def portable_name(recipe: Recipe, doc: Document) -> Iterator[Problem]:
+    """18. A recipe name is a portable file name (its file, page and folder of files exist as
+    written everywhere): no trailing dot, no Windows device name such as `nul` or `COM1` (with
+    any extension), not `schema`; and recipe names differ in more than case across the recipes
+    folder (`Foo.json` and `foo.json` would be one page on a file system or web server that
+    ignores case); both files are named, each at its `name`."""
+    message = portable_name_problem(recipe.name)
+    if message:
+        yield doc.problem("/name", message)
+
+
+RULES = (placeholders, ports, portable_name)
 
 
 def check(recipe: Recipe, doc: Document) -> list[Problem]:
@@ -180,9 +218,8 @@ def check(recipe: Recipe, doc: Document) -> list[Problem]:
 
 
 def names_differ_in_more_than_case(paths: Iterable[str | Path]) -> list[Problem]:
-    """18. Recipe names differ in more than case across the recipes folder (`Foo.json` and
-    `foo.json` would be one page on a file system or web server that ignores case); both files
-    are named, each at its `name`."""
+    """Recipe names differ in more than case across the recipes folder (rule 18, stated by
+    ``portable_name``)."""
     problems = []
     for path in map(Path, paths):
         siblings = [p for p in path.parent.glob("*.json") if p.name != "schema.json" and p.name != path.name]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -14,6 +15,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from ..memo import remembered
 from ..problems import Kind, Problem, excerpt, pointer_join
+from ..reading import sharing
 from ..reading.source import Document
 
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "recipes" / "schema.json"
@@ -178,12 +180,19 @@ def _problems(document: Document, error: ValidationError) -> list[Problem]:
         extra = [k for k in error.instance if k not in allowed]
         if error.validator_value is False and extra:
             hint = f"; allowed here: {', '.join(sorted(allowed))}" if allowed else ""
-            return [
-                document.problem(
-                    pointer_join(pointer, key), f"unknown key {excerpt(key)}{hint}", kind=Kind.SCHEMA, key=True
+            found = []
+            for key in extra:
+                meant = meant_key(key, allowed - set(error.instance))
+                guess = f" (did you mean {meant!r}?)" if meant else ""
+                found.append(
+                    document.problem(
+                        pointer_join(pointer, key),
+                        f"unknown key {excerpt(key)}{guess}{hint}",
+                        kind=Kind.SCHEMA,
+                        key=True,
+                    )
                 )
-                for key in extra
-            ]
+            return found
     schema_path = list(error.absolute_schema_path)
     if len(schema_path) >= 2 and schema_path[-2] == "propertyNames" and isinstance(error.instance, str):
         # propertyNames checks each key as a value of its own; point at that key
@@ -203,11 +212,87 @@ def _problems(document: Document, error: ValidationError) -> list[Problem]:
     return [document.problem(pointer, _describe(error, document), kind=Kind.SCHEMA)]
 
 
+def meant_key(key: str, allowed: set[str]) -> str | None:
+    """The allowed key an unknown one is a misspelling of (another case, a letter or two off)."""
+    folded = {name.casefold(): name for name in allowed}
+    if key.casefold() in folded:
+        return folded[key.casefold()]
+    close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+_MISSPELT = re.compile(r"unknown key .* \(did you mean '([^']+)'\?\)")
+MAX_MISSPELT = 8  # misspellings looked into per document (each validates it once more)
+
+
+def _errors(data: object, document: Document) -> list[Problem]:
+    found = []
+    for error in _validator().iter_errors(data):
+        found.extend(_problems(document, error))
+    return found
+
+
+def _renamed(data: object, pointer: str, old: str, new: str) -> object:
+    """The data with one object's key renamed (a copy of the objects on the way only)."""
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+
+    def walk(node: object, rest: list[str]) -> object:
+        if not rest:
+            assert isinstance(node, dict)
+            return {(new if k == old else k): v for k, v in node.items()}
+        head, tail = rest[0], rest[1:]
+        if isinstance(node, dict):
+            return {k: (walk(v, tail) if k == head else v) for k, v in node.items()}
+        if isinstance(node, list):
+            index = int(head)
+            return [walk(v, tail) if i == index else v for i, v in enumerate(node)]
+        return node
+
+    return walk(data, tokens)
+
+
+def _explained(document: Document, found: list[Problem]) -> list[Problem]:
+    """A misspelt key is named once: the problems its object has only because the key it meant
+    is missing (nine 'is required' for one 'extnds') are dropped, as a document with the key
+    spelt right shows."""
+    misspelt = [(p, m) for p in found if p.kind is Kind.SCHEMA and (m := _MISSPELT.match(p.message))]
+    for problem, said in misspelt[:MAX_MISSPELT]:
+        owner, _, key = problem.pointer.rpartition("/")
+        key = key.replace("~1", "/").replace("~0", "~")
+        meant = said.group(1)
+        fixed = _errors(_renamed(document.data, owner, key, meant), document)
+        still = {(p.pointer, p.message) for p in fixed}
+        found = [p for p in found if p.pointer != owner or (p.pointer, p.message) in still]
+    return found
+
+
+def _at(data: object, pointer: str) -> object:
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(data, dict):
+            data = data.get(token)
+        elif isinstance(data, list) and token.isdigit() and int(token) < len(data):
+            data = data[int(token)]
+        else:
+            return None
+    return data
+
+
+def _changes_without_extends(document: Document, found: list[Problem]) -> list[Problem]:
+    """A grid that gives changes but no 'extends' lacks 'extends', not the nine fields a grid of its
+    own needs: named once, at its change (as the sharing of grids names it)."""
+    owners = {p.pointer for p in found if p.message.endswith("is required")}
+    for owner in sorted(owners):
+        changes = sharing.changes_without_extends(_at(document.data, owner), owner)
+        if changes:
+            found = [p for p in found if not (p.pointer == owner and p.message.endswith("is required"))]
+            found += [document.problem(ptr, message, kind=Kind.SCHEMA, key=key) for ptr, message, key in changes]
+    return found
+
+
 def check(document: Document) -> list[Problem]:
     """Every schema violation of a document, located."""
     if is_valid(document.data) is True:  # most documents are valid: the fast validator settles those
         return []
-    found = []
-    for error in _validator().iter_errors(document.data):
-        found.extend(_problems(document, error))
-    return sorted(set(found))
+    found = _explained(document, _errors(document.data, document))
+    return sorted(set(_changes_without_extends(document, found)))

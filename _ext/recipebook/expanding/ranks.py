@@ -12,6 +12,7 @@ import dataclasses
 import json
 
 from .. import shell
+from ..reading import source
 from .table import RoleTable
 
 
@@ -38,7 +39,7 @@ def _is_json(role: RoleTable, key: str) -> bool:
     for line in role.lines:
         if line.key == key and line.ranks is not None:
             try:
-                return isinstance(json.loads(" ".join(shell.flag_values(line.text)[1])), dict)
+                return isinstance(source.loads(" ".join(shell.flag_values(line.text)[1])), dict)
             except ValueError:
                 return False
     return False
@@ -57,7 +58,7 @@ def _rank_value(text: str | None, key: str, role: RoleTable, rank: int) -> str |
         return flag  # a switch (--headless): the rank that sets it shows it
     value = " ".join(values)
     try:
-        data = json.loads(value)
+        data = source.loads(value)
     except ValueError:
         return value
     if not isinstance(data, dict):
@@ -70,7 +71,7 @@ def _rank_value(text: str | None, key: str, role: RoleTable, rank: int) -> str |
     for line in role.lines:
         if line.key == key and line.ranks is not None and rank not in line.ranks:
             try:
-                others.append(json.loads(" ".join(shell.flag_values(line.text)[1])))
+                others.append(source.loads(" ".join(shell.flag_values(line.text)[1])))
             except ValueError:
                 continue
     differing = [name for name, item in data.items() if any(o.get(name) != item for o in others if isinstance(o, dict))]

@@ -19,7 +19,9 @@ import datetime
 import hashlib
 import json
 import math
+import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -390,7 +392,7 @@ def read_file(
     path: str | Path, recipes: Path, load: Loader, given: Given = Given()
 ) -> tuple[Result | None, list[Problem]]:
     """Read and check one result file (located problems, no traceback)."""
-    doc, problems = read(path)
+    doc, problems = read(path, what="result file")
     if doc is None:
         return None, problems
     return check(doc, recipes, load, given)
@@ -403,9 +405,16 @@ def store(result: Result, folder: Path) -> tuple[Path, bool]:
         return path, False
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(result.to_json(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-    temporary = path.with_suffix(".json.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+    # a new file beside it, then renamed over: never written through a link planted at its name
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+        raise
     return path, True
 
 
@@ -415,11 +424,16 @@ def load(folder: Path, recipe: str) -> tuple[tuple[Result, ...], list[str]]:
     where = folder / recipe
     if not where.is_dir():
         return (), []
+    real = os.path.realpath(where)
+    if os.path.dirname(real) != os.path.realpath(folder):  # a recipe's folder linked from elsewhere
+        return (), [f"{where}: a symbolic link to {real}, outside {folder}: its files are not read; copy them in"]
     for path in sorted(where.glob("*.json")):
         try:
-            if path.stat().st_size > 1 << 20:
-                raise ValueError("larger than 1 MiB")
-            data = json.loads(path.read_text(encoding="utf-8"))
+            # a regular file of this folder, of at most 1 MiB (a FIFO or a device is refused unread)
+            doc, problems = read(path, what="stored result", limit=1 << 20)
+            if doc is None or problems:
+                raise ValueError(problems[0].message)
+            data = doc.data
             if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("recipe") != recipe:
                 raise ValueError("not a stored result of this recipe (results add writes them)")
             result = Result.from_json(data)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .grids import factor
-from .vllm_recipes import Checkout, Imported, NotImportable, convert
+from .vllm_recipes import Checkout, Imported, NotImportable, convert, model_file
 
 
 def convert_file(path: Path, checkout: Checkout) -> Imported:
@@ -24,4 +24,4 @@ def dumps(document: Any) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-__all__ = ["Checkout", "Imported", "NotImportable", "convert", "convert_file", "dumps", "factor"]
+__all__ = ["Checkout", "Imported", "NotImportable", "convert", "convert_file", "dumps", "factor", "model_file"]

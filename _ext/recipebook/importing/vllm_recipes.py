@@ -110,15 +110,43 @@ class Checkout:
         return cls(root=root, strategies=strategies, taxonomy=taxonomy, commit=commit)
 
     def models(self) -> list[Path]:
-        """Every model file, ``models/<org>/<model>.yaml``, sorted."""
-        return sorted(p for p in (self.root / "models").rglob("*.yaml") if p.is_file())
+        """Every model file, ``models/<org>/<model>.yaml``, sorted (none reached through a link
+        out of ``models/``)."""
+        folder = (self.root / "models").resolve()
+        return sorted(
+            p for p in (self.root / "models").rglob("*.yaml") if p.is_file() and p.resolve().is_relative_to(folder)
+        )
 
     def model(self, name: str) -> Path:
         """A model file by its Hugging Face id (``Qwen/Qwen3-8B``) or its path."""
-        for candidate in (Path(name), self.root / name, self.root / "models" / f"{name}.yaml"):
-            if candidate.is_file():
-                return candidate
-        raise NotImportable(f"{name}: no such model file in {self.root / 'models'}")
+        return model_file(self.root, name)
+
+
+MAX_MODEL_NAME = 300  # characters of a model named on the command line (a Hugging Face id is at most 96)
+
+
+def model_file(root: Path, name: str) -> Path:
+    """The model file a name gives (a Hugging Face id ``Qwen/Qwen3-8B``, a path in the checkout
+    ``models/Qwen/Qwen3-8B.yaml``, or a path to one): a regular file inside the checkout's
+    ``models/`` once every link is followed, found by looking only; NotImportable otherwise."""
+    if not name or len(name) > MAX_MODEL_NAME or not name.isprintable():
+        shown = repr(name[:60] + "…") if len(name) > 60 else repr(name)
+        raise NotImportable(
+            f"{shown} is not a model name (a Hugging Face id such as Qwen/Qwen3-8B, printable, at most "
+            f"{MAX_MODEL_NAME} characters)"
+        )
+    folder = (root / "models").resolve()
+    for candidate in (root / "models" / f"{name}.yaml", root / name, Path(name)):
+        try:
+            if not candidate.is_file():
+                continue
+            real = candidate.resolve()
+        except (OSError, RuntimeError):  # a loop of links, a name too long for the system
+            continue
+        if not real.is_relative_to(folder):
+            raise NotImportable(f"{name!r} is not a model file of the checkout: it is outside {root / 'models'}")
+        return candidate
+    raise NotImportable(f"{name!r}: no such model file in {root / 'models'}")
 
 
 MAX_BYTES = 2 * 1024 * 1024  # a model file is tens of kilobytes

@@ -17,6 +17,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import shutil
 import stat
 import sys
@@ -31,7 +32,7 @@ from ..reading.source import MAX_BYTES
 from .load import check_file
 
 ENGINE = Path(__file__).resolve().parents[1]
-LIBRARIES = ("PyYAML", "jsonschema", "jsonschema-rs", "confusable-homoglyphs")
+LIBRARIES = ("PyYAML", "jsonschema", "jsonschema-rs", "confusable-homoglyphs", "regex")
 LIMIT = 1 << 22  # bytes: an entry larger than this is not a verdict this engine wrote
 
 
@@ -168,12 +169,28 @@ def verdict(path: str | Path, folder: str | Path | None) -> Verdict:
     return checked
 
 
+# what this module files in a folder: a verdict under its key, and a verdict being written
+_ENTRY = re.compile(r"[0-9a-f]{64}\.json|\..*\.part")
+
+
+def foreign_entries(folder: str | Path) -> list[str]:
+    """The names in a folder that are not verdicts this module filed (sorted; empty for a new
+    folder): a folder holding them is not one to file verdicts in, or to prune."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder))
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        return [f"(unreadable: {error.strerror or error})"]
+    return [name for name in names if not _ENTRY.fullmatch(name)]
+
+
 def prune(folder: str | Path, paths: list[Path]) -> None:
     """Keep only the verdicts of these files as they are now: a folder of verdicts does not grow
-    with every edit."""
+    with every edit. Only this module's entries are removed, never another file."""
     folder = Path(folder)
     keep = {f"{_key(path, data)}.json" for path in paths if (data := _contents(path)) is not None}
     with contextlib.suppress(OSError):
         for entry in folder.iterdir():
-            if entry.name not in keep and (entry.suffix == ".json" or entry.name.endswith(".part")):
+            if entry.name not in keep and _ENTRY.fullmatch(entry.name) and not entry.is_dir():
                 entry.unlink(missing_ok=True)

@@ -42,6 +42,9 @@ CHANGES = (
 # Fields of a role that change_base replaces whole when it gives them.
 WHOLE_ROLE_FIELDS = ("nodes", "scale", "varies")
 _TARGET = re.compile(r"^/strategies/(\d+)/options/(\d+)(?=/|$)")
+# how many grids a chain of extensions may pass through: a recipe needs two or three; a longer
+# chain is refused where it passes the bound (resolved step by step, never recursively)
+MAX_CHAIN = 32
 
 Origin = dict[str, str]  # a pointer inside the written-out grid ("/base/0/args/--x") -> where it was written
 
@@ -208,13 +211,16 @@ def _targets(data: Mapping[str, Any]) -> Iterator[tuple[int, int, str, str, Any]
 
 
 def _chain(parts: Mapping[str, Any], grid: Any) -> list[str]:
-    """The names of the parts a grid extends, nearest first (stops at a cycle or an unknown name)."""
+    """The names of the parts a grid extends, nearest first (stops at a cycle or an unknown name;
+    linear in the chain's length, however long)."""
     names: list[str] = []
+    seen: set[str] = set()
     while isinstance(grid, dict) and isinstance(grid.get("extends"), str):
         name = grid["extends"]
-        if name in names or name not in parts:
+        if name in seen or name not in parts:
             break
         names.append(name)
+        seen.add(name)
         grid = parts[name]
     return names
 
@@ -236,6 +242,23 @@ def _shares(data: Mapping[str, Any]) -> bool:
     return "grids" in data or any(isinstance(grid, dict) and "extends" in grid for *_, grid in _targets(data))
 
 
+def changes_without_extends(grid: Any, ptr: str) -> list[tuple[str, str, bool]]:
+    """(pointer, message, at the key) of each change a grid gives without ``extends``: it would
+    change nothing."""
+    if not isinstance(grid, dict) or "extends" in grid:
+        return []
+    return [
+        (
+            pointer_join(ptr, key),
+            f"{key} changes the grid this one extends, but it has no 'extends', so it would change nothing; "
+            "name a grid of the recipe's grids in 'extends', or write the whole field",
+            True,
+        )
+        for key in CHANGES
+        if key in grid
+    ]
+
+
 class _Resolver:
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.parts: Mapping[str, Any] = data.get("grids", {})
@@ -243,61 +266,139 @@ class _Resolver:
         self.problems: list[tuple[str, str, bool]] = []
         self.cycles: set[frozenset[str]] = set()
 
-    def part(self, name: str, stack: tuple[str, ...] = ()) -> _Grid | None:
-        if name in self.done:
-            return self.done[name]
-        if name in stack:
-            cycle = stack[stack.index(name) :]
-            if frozenset(cycle) not in self.cycles:
-                self.cycles.add(frozenset(cycle))
-                first = min(cycle, key=list(self.parts).index)
-                at = cycle.index(first)
-                loop = (*cycle[at:], *cycle[:at], first)
+    def _cycle(self, cycle: tuple[str, ...]) -> None:
+        if frozenset(cycle) in self.cycles:
+            return
+        self.cycles.add(frozenset(cycle))
+        first = min(cycle, key=list(self.parts).index)
+        at = cycle.index(first)
+        loop = (*cycle[at:], *cycle[:at], first)
+        shown = (
+            " → ".join(loop)
+            if len(loop) <= 12
+            else f"of {len(loop) - 1} grids, " + " → ".join((*loop[:5], "…", *loop[-5:]))
+        )
+        self.problems.append(
+            (
+                pointer_join("/grids", first, "extends"),
+                f"grids extend each other in a cycle: {shown}; one of them must extend none",
+                False,
+            )
+        )
+
+    def _chain(self, written: Mapping[str, Any], ptr: str) -> list[str] | None:
+        """The names of the parts a grid extends, nearest first, or None when the chain is broken
+        (an unknown name, a cycle, a chain past MAX_CHAIN: said once, where it breaks)."""
+        names: list[str] = []
+        grid, where = written, ptr
+        while isinstance(grid.get("extends"), str):
+            name = grid["extends"]
+            if name in self.done and self.done[name] is None:
+                return None  # broken further up, said there
+            if name in self.done:
+                return [*names, name]
+            if name not in self.parts:
+                known = ", ".join(list(self.parts)[:20]) or "none: this recipe has no grids"
                 self.problems.append(
                     (
-                        pointer_join("/grids", first, "extends"),
-                        f"grids extend each other in a cycle: {' → '.join(loop)}; one of them must extend none",
+                        pointer_join(where, "extends"),
+                        f"{name!r} is not a grid of the recipe's grids (its grids: {known})",
                         False,
                     )
                 )
-            return None
-        ptr = pointer_join("/grids", name)
-        resolved = self.grid(self.parts[name], ptr, (*stack, name))
-        self.done[name] = resolved
-        return resolved
+                return None
+            if name in names:
+                self._cycle(tuple(names[names.index(name) :]))
+                for broken in names[names.index(name) :]:
+                    self.done[broken] = None
+                return None
+            names.append(name)
+            if len(names) > MAX_CHAIN:
+                self._too_long(names, where)
+                return None
+            grid, where = self.parts[name], pointer_join("/grids", name)
+            if not isinstance(grid, dict):
+                return None
+        return names
 
-    def grid(self, written: Mapping[str, Any], ptr: str, stack: tuple[str, ...] = ()) -> _Grid | None:
-        """The resolved grid written at ``ptr``, or None when what it extends is broken (said once, there)."""
-        name = written.get("extends")
-        if name is None:
-            for key in CHANGES:
-                if key in written:
-                    self.problems.append(
-                        (
-                            pointer_join(ptr, key),
-                            f"{key} changes the grid this one extends, but it has no 'extends'; "
-                            "name a grid of the recipe's grids, or write the whole field",
-                            True,
-                        )
-                    )
-            data = {k: copy.deepcopy(v) for k, v in written.items() if k in FIELDS}
-            return _Grid(data, {"/" + k: pointer_join(ptr, k) for k in data})
-        if name not in self.parts:
-            known = ", ".join(self.parts) or "none: this recipe has no grids"
+    def _too_long(self, names: list[str], where: str) -> None:
+        """A chain past MAX_CHAIN: a cycle further on is named as the cycle, else the chain is
+        refused where it passes the bound; either way once, and every grid on it is broken."""
+        seen = set(names)
+        rest, grid = list(names), self.parts[names[-1]]
+        while isinstance(grid, dict) and isinstance(grid.get("extends"), str) and grid["extends"] in self.parts:
+            name = grid["extends"]
+            if name in seen:
+                self._cycle(tuple(rest[rest.index(name) :]))
+                break
+            if self.done.get(name, False) is None:
+                break  # broken further on, said there
+            seen.add(name)
+            rest.append(name)
+            grid = self.parts[name]
+        else:
             self.problems.append(
                 (
-                    pointer_join(ptr, "extends"),
-                    f"{name!r} is not a grid of the recipe's grids (its grids: {known})",
+                    pointer_join(where, "extends"),
+                    f"a chain of more than {MAX_CHAIN} grids extending each other ({names[0]} → … → {names[-1]}); "
+                    "share fewer levels: a grid may extend one that extends another, a few levels deep",
                     False,
                 )
             )
+        for broken in rest:
+            self.done[broken] = None
+
+    def part(self, name: str) -> _Grid | None:
+        if name not in self.done:
+            self.grid(self.parts[name], pointer_join("/grids", name), name)
+        return self.done.get(name)
+
+    def grid(self, written: Mapping[str, Any], ptr: str, own: str | None = None) -> _Grid | None:
+        """The resolved grid written at ``ptr`` (the part ``own`` of grids, if it is one), or None
+        when what it extends is broken (said once, there). The parts it extends are resolved from
+        the farthest one down, each once."""
+        if "extends" not in written:
+            self._changes_need_extends(written, ptr)
+            data = {k: copy.deepcopy(v) for k, v in written.items() if k in FIELDS}
+            resolved: _Grid | None = _Grid(data, {"/" + k: pointer_join(ptr, k) for k in data})
+            if own is not None:
+                self.done[own] = resolved
+            return resolved
+        chain = self._chain(written, ptr)
+        if chain is None or (own is not None and own in chain):
+            if own is not None:
+                self.done.setdefault(own, None)
             return None
-        parent = self.part(name, stack)
-        if parent is None:
-            return None
-        grid, problems = merge(parent, written, ptr, pointer_join("/grids", name), name)
-        self.problems += problems
-        return None if problems else grid
+        parent: _Grid | None = None
+        for name in reversed(chain):  # the farthest first
+            if name in self.done:
+                parent = self.done[name]
+                continue
+            part = self.parts[name]
+            if "extends" not in part:
+                self._changes_need_extends(part, pointer_join("/grids", name))
+                data = {k: copy.deepcopy(v) for k, v in part.items() if k in FIELDS}
+                parent = _Grid(data, {"/" + k: pointer_join("/grids", name, k) for k in data})
+            elif parent is not None:
+                parent, problems = merge(
+                    parent, part, pointer_join("/grids", name), pointer_join("/grids", part["extends"]), part["extends"]
+                )
+                self.problems += problems
+                parent = None if problems else parent
+            self.done[name] = parent
+            if parent is None:
+                break
+        result: _Grid | None = None
+        if parent is not None:
+            result, problems = merge(parent, written, ptr, pointer_join("/grids", chain[0]), chain[0])
+            self.problems += problems
+            result = None if problems else result
+        if own is not None:
+            self.done[own] = result
+        return result
+
+    def _changes_need_extends(self, written: Mapping[str, Any], ptr: str) -> None:
+        self.problems += changes_without_extends(written, ptr)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -311,22 +412,32 @@ class Resolved:
 
 
 def _written_out(data: Any, document: Document | None = None) -> Resolved:
-    if not isinstance(data, dict) or not _shares(data):
+    if not isinstance(data, dict):
         return Resolved(data=data, origin={}, problems=[])
+    if not _shares(data):  # nothing to write out; a change with nothing to change is still refused
+        resolver = _Resolver({})
+        for si, ti, _slug, _target, grid in _targets(data):
+            if isinstance(grid, dict):
+                resolver._changes_need_extends(grid, pointer_join("/strategies", si, "options", ti, "grid"))
+        problems = [document.problem(p, m, key=k) for p, m, k in resolver.problems] if document is not None else []
+        return Resolved(data=data, origin={}, problems=problems)
     resolver = _Resolver(data)
     out = {k: v for k, v in data.items() if k != "grids"}
     out["strategies"] = copy.deepcopy(data["strategies"])
     origin: dict[str, str] = {}
     for si, ti, _slug, _target, grid in _targets(data):
-        if not isinstance(grid, dict) or "extends" not in grid:
+        if not isinstance(grid, dict):
             continue
         ptr = pointer_join("/strategies", si, "options", ti, "grid")
+        if "extends" not in grid:
+            resolver._changes_need_extends(grid, ptr)
+            continue
         resolved = resolver.grid(grid, ptr)
         if resolved is None:
             continue
         missing = [f for f in FIELDS if f not in resolved.data]
         if missing:
-            chain = ", ".join(repr(n) for n in _chain(resolver.parts, grid))
+            chain = ", ".join(repr(n) for n in _chain(resolver.parts, grid)[:MAX_CHAIN])
             resolver.problems.append(
                 (
                     ptr,
@@ -337,6 +448,9 @@ def _written_out(data: Any, document: Document | None = None) -> Resolved:
             continue
         out["strategies"][si]["options"][ti]["grid"] = {f: resolved.data[f] for f in FIELDS}
         origin.update({ptr + inner: where for inner, where in resolved.origin.items()})
+    for name in resolver.parts:  # a part no target reaches is still resolved: its own problems are found
+        if name not in resolver.done and isinstance(resolver.parts[name], dict):
+            resolver.part(name)
     for name, targets in reach(data).items():
         if not targets:
             resolver.problems.append(

@@ -444,8 +444,30 @@ def parse(text: str, path: str) -> tuple[Document | None, list[Problem]]:
     return document, problems
 
 
-def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
-    """Read and parse a file; unreadable or non-UTF-8 files become problems too."""
+def value_problems(text: str) -> list[Problem]:
+    """The problems of a JSON text inside a recipe (a flag's or an environment variable's value),
+    read as the recipe file itself is read: syntax, a repeated key, NaN, a number of more than
+    MAX_DIGITS digits, nesting deeper than MAX_DEPTH; each at its line and column of the text."""
+    return parse(text, "")[1]
+
+
+def loads(text: str) -> Any:
+    """A JSON text inside a recipe, read by this module's reader (never ``json.loads`` alone, which
+    keeps the last of two keys, converts 5,000 digits until Python refuses, and recurses until
+    the stack ends): its data, or ``json.JSONDecodeError`` with the first problem."""
+    document, problems = parse(text, "")
+    if problems or document is None:
+        first = problems[0]
+        starts = line_starts(text)
+        offset = starts[first.line - 1] + first.column - 1 if first.line - 1 < len(starts) else 0
+        raise json.JSONDecodeError(first.message, text, min(offset, len(text)))
+    return document.data
+
+
+def read(path: str | Path, what: str = "recipe", limit: int = MAX_BYTES) -> tuple[Document | None, list[Problem]]:
+    """Read and parse a file (``what`` it holds: a recipe, a stored result, ...); unreadable or
+    non-UTF-8 files become problems too: a file that is not a regular file, one linked from
+    outside its folder and one past ``limit`` bytes are refused unread."""
     name = str(path)
 
     def refused(message: str) -> tuple[None, list[Problem]]:
@@ -455,11 +477,17 @@ def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
         # the type first (a FIFO would block the read, a device never end it), then a capped read
         kind = _not_regular(os.stat(path).st_mode)
         if kind:
-            return refused(f"not a regular file but {kind}; a recipe is a JSON file")
+            return refused(f"not a regular file but {kind}; a {what} is a JSON file")
+        elsewhere = _linked_out(path)
+        if elsewhere is not None:
+            return refused(
+                f"a symbolic link to {elsewhere}, outside the {what}'s folder: the site would publish a file from "
+                f"elsewhere; copy the {what} into the folder instead"
+            )
         with Path(path).open("rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
-        if len(raw) > MAX_BYTES:
-            return refused(f"the file is larger than {MAX_BYTES // (1024 * 1024)} MiB; a recipe is far smaller")
+            raw = handle.read(limit + 1)
+        if len(raw) > limit:
+            return refused(f"the file is larger than {limit // (1024 * 1024)} MiB; a {what} is far smaller")
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
     except UnicodeDecodeError as error:
         return None, [
@@ -479,6 +507,13 @@ def read(path: str | Path) -> tuple[Document | None, list[Problem]]:
             )
         ]
     return parse(text, name)
+
+
+def _linked_out(path: str | Path) -> str | None:
+    """Where a recipe file really is, when a symbolic link leads out of the folder it is in."""
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    real = os.path.realpath(path)
+    return None if os.path.dirname(real) == folder or real.startswith(folder + os.sep) else real
 
 
 def _not_regular(mode: int) -> str | None:

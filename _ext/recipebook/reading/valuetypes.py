@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import shell
 from ..problems import excerpt
+from . import source
 
 # The words for each converter of the data file: what a value must be.
 EXPECTED = {
@@ -120,7 +121,7 @@ def value_problem(flag: str, entry: Mapping[str, Any], value: str, release: str)
         # its parser uses: --speculative-config's json.loads, then SpeculativeConfig(**value)
         wanted = "object" if kind == "object" or entry.get("json_class") else kind
         try:
-            parsed = json.loads(value)
+            parsed = source.loads(value)
         except json.JSONDecodeError:
             if value.lstrip().startswith(("{", "[")):
                 return None  # the rules say where the JSON breaks
@@ -242,7 +243,7 @@ def env_value_problem(spec: Mapping[str, Any], value: str) -> tuple[str, str | N
     kind: str = spec.get("type") or ""  # no type: nothing to check
     if shell.PLACEHOLDER.search(value):
         return None
-    converters: dict[str, Any] = {"int": int, "float": float, "json": json.loads}
+    converters: dict[str, Any] = {"int": int, "float": float, "json": source.loads}
     try:
         if kind in converters:
             converters[kind](value)

@@ -29,7 +29,7 @@ from typing import Any
 from .. import shell
 from ..memo import remembered
 from ..problems import excerpt
-from . import valuetypes
+from . import source, valuetypes
 
 PINNED_VLLM = "0.30.0"
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / f"vllm-{PINNED_VLLM}.json"
@@ -251,7 +251,7 @@ class Vocabulary:
 
     def _json_problems(self, flag: str, entry: Mapping[str, Any], value: str) -> Iterator[str]:
         try:
-            obj = json.loads(value)
+            obj = source.loads(value)
         except json.JSONDecodeError:
             return  # the rules report JSON that does not parse (and value_problem a bare word)
         if entry.get("json_fields") is not None:
@@ -594,7 +594,7 @@ def _dotted_value(text: str, *, list_item: bool) -> Any:
     if list_item:
         return text.split(",")
     try:
-        return json.loads(text)
+        return source.loads(text)
     except json.JSONDecodeError:
         pass
     try:

@@ -33,13 +33,14 @@ import furo
 import sphinx
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
-from babel.messages.pofile import normalize, read_po, write_po
+from babel.messages.pofile import normalize, write_po
 from sphinx.locale import init as init_locale
 
 from recipebook import load
 
 from .. import store
 from ..paths import PACKAGE, ROOT
+from . import po, po_check
 
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 WIDTH = 0  # no wrapping (babel and sphinx-intl: 0 or less disables it)
@@ -132,8 +133,8 @@ def write(catalog: Catalog, path: Path) -> None:
 
 
 def _read(path: Path) -> Catalog:
-    with path.open("rb") as handle:
-        return read_po(handle)
+    """A catalog or template, read by the project's one reader (``po``)."""
+    return po.to_babel(po.read_file(path))
 
 
 def _dump(path: Path, catalog: Catalog) -> None:
@@ -157,31 +158,41 @@ def _dump(path: Path, catalog: Catalog) -> None:
     path.write_bytes(text.encode("utf-8"))
 
 
-def update(pot_dir: Path, locale_dir: Path, languages: tuple[str, ...]) -> None:
+def update(pot_dir: Path, locale_dir: Path, languages: tuple[str, ...]) -> list[str]:
     """Merge the templates into the catalogs, as ``sphinx-intl update`` does (translations kept, a
     changed message fuzzy, a removed one obsolete), unwrapped and keeping each fuzzy entry's
-    previous English (``#| msgid``), which sphinx-intl drops."""
+    previous English (``#| msgid``), which sphinx-intl drops. A catalog with a problem is not
+    merged (a message its reader could not read would be lost): nothing is written, and the
+    problems are returned."""
+    problems = [str(p) for language in languages for p in po_check.check_language([locale_dir], language)]
+    if problems:
+        return problems
     for pot in sorted(pot_dir.rglob("*.pot")):
         template = _read(pot)
         for language in languages:
-            po = Path(locale_dir, language, "LC_MESSAGES", pot.relative_to(pot_dir).with_suffix(".po"))
-            if not po.exists():
+            po_path = Path(locale_dir, language, "LC_MESSAGES", pot.relative_to(pot_dir).with_suffix(".po"))
+            if not po_path.exists():
                 template.locale = language
-                _dump(po, template)
-                print(f"Create: {po}")
+                _dump(po_path, template)
+                print(f"Create: {po_path}")
                 continue
-            before = po.read_bytes()
-            catalog = _read(po)
+            before = po_path.read_bytes()
+            catalog = _read(po_path)
             catalog.update(template)
-            _dump(po, catalog)
-            if po.read_bytes() != before:
-                print(f"Update: {po}")
+            _dump(po_path, catalog)
+            if po_path.read_bytes() != before:
+                print(f"Update: {po_path}")
+    return []
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) >= 4 and argv[0] == "--update":
-        update(Path(argv[1]), Path(argv[2]), tuple(argv[3:]))
-        return 0
+    if len(argv) >= 4 and argv[0] == "--update" and all(po_check.LANGUAGE.fullmatch(a) for a in argv[3:]):
+        problems = update(Path(argv[1]), Path(argv[2]), tuple(argv[3:]))
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if problems:
+            print(f"{len(problems)} problem(s) in the catalogs; fix them, then update again", file=sys.stderr)
+        return 1 if problems else 0
     if len(argv) != 1 or argv[0].startswith("-"):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2

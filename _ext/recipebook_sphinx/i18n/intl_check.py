@@ -22,10 +22,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import polib
 from markdown_it import MarkdownIt
 
-from . import po_check
+from . import po, po_check
 
 _MD = MarkdownIt("commonmark")
 _ROLE = re.compile(r"\{[a-z:]+\}$")
@@ -85,21 +84,22 @@ def markup(text: str) -> Markup:
     )
 
 
-def entry_problems(entry: polib.POEntry) -> list[str]:
-    if entry.obsolete or not entry.msgid:
+def entry_problems(entry: po.Message) -> list[str]:
+    if entry.obsolete or not entry.id:
         return []
-    if "fuzzy" in entry.flags:
+    if entry.fuzzy:
         return ["fuzzy: review the translation, then remove the fuzzy flag"]
-    if not entry.msgstr.strip():
+    if not all(text.strip() for text in entry.strings):
         return ["untranslated"]
     found = []
-    if _STUCK.search(_CODE_SPAN.sub("`", entry.msgstr)):  # code spans may show such markup literally
+    msgid, msgstr = entry.id, entry.strings[0]
+    if _STUCK.search(_CODE_SPAN.sub("`", msgstr)):  # code spans may show such markup literally
         found.append(
             "bold or emphasis ends in punctuation or code and a Korean letter follows: the stars "
             "would show; put a space or punctuation after them"
         )
-    source, target = markup(entry.msgid), markup(entry.msgstr)
-    missing = kept_tokens(entry.msgid) - kept_tokens(entry.msgstr)
+    source, target = markup(msgid), markup(msgstr)
+    missing = kept_tokens(msgid) - kept_tokens(msgstr)
     if missing:
         found.append(
             "names, flags or numbers of the English are missing: "
@@ -118,11 +118,13 @@ def entry_problems(entry: polib.POEntry) -> list[str]:
 def check(locale_dir: Path, language: str) -> list[str]:
     """Every problem of every catalog of one language."""
     folder = Path(locale_dir) / language / "LC_MESSAGES"
-    files = sorted(folder.glob("*.po"))
-    if not files:
+    checked = po_check.read_language([locale_dir], language)
+    if not checked.catalogs and not checked.problems:
         return [f"{folder}: no catalogs"]
-    problems = []
-    for path in files:
+    problems = [str(problem) for problem in checked.problems]
+    for path, catalog in sorted(checked.catalogs.items()):
+        if not catalog.opened:
+            continue  # its problem is reported; msgfmt would wait on a FIFO or read what a link leads to
         compiled = subprocess.run(
             ["msgfmt", "--check", "-o", "/dev/null", str(path)],
             capture_output=True,
@@ -132,17 +134,14 @@ def check(locale_dir: Path, language: str) -> list[str]:
         )
         if compiled.returncode:
             problems += [f"msgfmt: {line}" for line in compiled.stderr.strip().splitlines()]
-        read = po_check.check_file(path)
-        problems += [str(problem) for problem in read]
-        if any("not UTF-8 text" in problem.message for problem in read):
-            continue  # polib would stop on the bytes: the catalog is not read further
-        for entry in polib.pofile(str(path)):
-            problems += [f"{path}:{entry.linenum}: {p}" for p in entry_problems(entry)]
+        for entry in catalog.messages:
+            line = entry.fields["msgid"].line if "msgid" in entry.fields else entry.line
+            problems += [f"{path}:{line}: {p}" for p in entry_problems(entry) if not entry.damaged]
     return problems
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
+    if len(argv) != 2 or not po_check.LANGUAGE.fullmatch(argv[1]) or not Path(argv[0]).is_dir():
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
         return 2
     problems = check(Path(argv[0]), argv[1])

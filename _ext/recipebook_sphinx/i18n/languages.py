@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
@@ -17,6 +16,7 @@ from sphinx.locale import get_translation
 from ..config import language as current
 from ..config import site_config
 from ..paths import LOCALE
+from . import po_check
 
 _ = get_translation("recipebook")
 
@@ -46,26 +46,30 @@ def script_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True).translate(_SCRIPT_ESCAPES)
 
 
-def check_catalogs(app: Sphinx, config: Config) -> None:
-    """config-inited: the build's catalogs, checked before Sphinx compiles or reads a page's.
+def catalog_folders(app: Sphinx) -> list[Path]:
+    """The locale folders of a build: the project's (conf.py's locale_dirs) and the extension's."""
+    folders = [Path(app.srcdir, folder) for folder in app.config.locale_dirs]
+    return [*folders, LOCALE] if LOCALE not in {Path(os.path.abspath(f)) for f in folders} else folders
+
+
+def prepare_catalogs(app: Sphinx) -> None:
+    """When the extension loads, before the build writes a file: every catalog of every language
+    of the locale folders checked (``po_check``), then compiled by the project's own reader and
+    writer, the only compiled catalogs a build loads (Sphinx compiles none: gettext_auto_build).
+    The English build reads them too (the landing page names every language in its own words).
 
     A problem stops the build here, each one as FILE:LINE: message (never a traceback from
     the middle of the build, where a broken {placeholder} would raise).
     """
-    if not config.language:
-        return
-    # imported when used, not at the top: `python -m recipebook_sphinx.i18n.po_check` imports this package
-    # first, and a po_check already imported would run twice (runpy's RuntimeWarning)
-    from . import po_check  # noqa: PLC0415 - see above
-
-    folders = [Path(app.srcdir, folder) for folder in config.locale_dirs] + [LOCALE]
-    problems = po_check.check_language(folders, current(config), relative_to=app.confdir)
+    app.config.gettext_auto_build = False
+    folders = catalog_folders(app)
+    extensions = frozenset(getattr(app.config, "myst_enable_extensions", ()) or ())
+    problems = []
+    for language in po_check.languages_in(folders):
+        problems += po_check.compile_language(folders, language, relative_to=app.confdir, extensions=extensions)
     if problems:
-        lines = [str(problem) for problem in problems]
-        lines.append(
-            f"{len(problems)} problem(s) in the {current(config)!r} translation catalogs; "
-            "the build stops before it reads them"
-        )
+        lines = [str(problem) for problem in sorted(problems)]
+        lines.append(f"{len(problems)} problem(s) in the translation catalogs; the build stops before it reads them")
         raise SystemExit("\n".join(lines))
 
 
@@ -188,27 +192,3 @@ def description(doctree: Any) -> str:
     paragraph = doctree.next_node(nodes.paragraph)
     text = " ".join(paragraph.astext().split()) if paragraph is not None else ""
     return text if len(text) <= DESCRIPTION_LENGTH else text[: DESCRIPTION_LENGTH - 1].rsplit(" ", 1)[0] + "…"
-
-
-def compile_catalogs(locale_dir: Path, domains: tuple[str, ...]) -> None:
-    """Compile the extension's catalogs before they are loaded.
-
-    Sphinx compiles page catalogs when a build starts, which is after extensions load
-    theirs; without this, the first build of a fresh clone would miss them. A catalog with
-    a problem is not compiled (babel would compile what it could read of it): the build of
-    its language stops at ``config-inited`` with the problem (``check_catalogs``).
-    """
-    for po in sorted(Path(locale_dir).glob("*/LC_MESSAGES/*.po")):
-        if po.stem not in domains:
-            continue
-        mo = po.with_suffix(".mo")
-        if mo.exists() and mo.stat().st_mtime_ns >= po.stat().st_mtime_ns:
-            continue
-        from . import po_check  # noqa: PLC0415 - imported when used, as in check_catalogs
-
-        if po_check.check_file(po):
-            continue
-        with po.open("rb") as source:
-            catalog = read_po(source)
-        with mo.open("wb") as target:
-            write_mo(target, catalog)

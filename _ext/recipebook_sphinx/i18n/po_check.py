@@ -1,299 +1,130 @@
 """Translation catalogs checked before a build reads them: every problem at its file and line.
 
-A catalog is written by hand, and neither babel (which compiles the catalogs of the build)
-nor polib stops at a mistake in it: an unclosed ``msgstr "레시`` compiles to "레", a
-``{variant`` left open stops the build in the middle with ``ValueError: expected '}'``.
-This module reads a ``.po`` file line by line and reports, as ``FILE:LINE: message``:
+A catalog is written by hand, and by people the project does not know, so it is read as hostile
+(``po``: the one reader) and a translation may hold nothing its English does not have, whatever
+form it takes. Reported as ``FILE:LINE: message``:
 
-- what ``msgfmt --check`` refuses: a string not closed on its line, an escape gettext does
-  not have, a line it cannot read, a keyword out of place or missing (``msgid`` without
-  ``msgstr``), a message defined twice, a header without a UTF-8 ``Content-Type`` or with
-  plural forms the messages do not match, a ``msgstr`` that does not start and end with a
-  newline where its ``msgid`` does, and a ``python-format`` message whose ``%(name)s``
-  directives differ from its English;
-- what would break or change a page: a translation whose ``{placeholders}`` are not those
-  of its English (one lost, renamed, added or left unclosed: ``str.format`` raises on it,
-  and a MyST role such as ``{doc}`` is lost), HTML the English does not have (a
-  ``</script><script>`` in a theme string or a page would run on every page), and, in the
-  catalogs theme templates write into attributes unescaped (``sphinx.po``, ``recipebook.po``),
-  a quotation mark the English does not have; an image or an address the English does not have
-  (a page would load it, or send its reader there), and characters a reader does not see
-  (bidirectional and zero-width characters, controls, variation selectors), named by code point.
+- the file itself: a FIFO, a device, a directory or a symbolic link out of the locale folder
+  named ``*.po``, a file over ``po.MAX_BYTES``, bytes that are not UTF-8; beside the catalogs, a
+  compiled ``.mo`` with no ``.po`` (the build would load it unchecked) and a ``sphinx.js`` (Sphinx
+  would put it into every page as a script);
+- what ``msgfmt --check`` refuses: a string not closed on its line, an escape gettext does not
+  have, a keyword out of place or missing, a message defined twice, a header without a UTF-8
+  ``Content-Type``, plural forms the messages do not match or an expression outside gettext's
+  grammar (``nplurals=N; plural=EXPR;`` with ``n``, numbers, ``! * / % + - < <= > >= == != &&
+  || ?:`` and parentheses, its value a form for every n), a ``msgstr`` that does not start and end
+  with a newline where its ``msgid`` does;
+- what would change a page: format fields (``{name}``, ``%(name)s``) the English does not have
+  exactly, with the same specs, conversions and attributes, and no more often than it has them;
+  Markdown and MyST constructs the English does not have, compared as MyST parses them (roles and
+  their targets, directives, links and images with their addresses after character references are
+  read, raw HTML, targets, footnotes); HTML tags; addresses; characters a reader does not see
+  (Unicode's default-ignorable code points, the fillers among them, controls, variation
+  selectors), named by code point; a quotation mark in a message a theme writes into an attribute;
+  a translation far longer than its English.
 
-Pure Python, nothing of Sphinx: the build calls ``check_language`` at ``config-inited``,
-before it compiles or reads a catalog; the translation gate (``intl_check``) and
-``python -m recipebook_sphinx.i18n.po_check LOCALE_DIR LANG`` report the same lines.
+Pure Python, nothing of Sphinx: the build checks every catalog when its extension loads, before it
+writes a file, and compiles them itself (``compile_language``); ``make html`` runs
+``python -m recipebook_sphinx.i18n --compile LOCALE_DIR`` before anything else;
+the translation gate (``intl_check``) reports the same lines.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import html
 import os
 import re
+import runpy
 import string
 import sys
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
-_KEYWORD = re.compile(r"(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)(?=[\s\"]|$)")
-_WORD = re.compile(r"[^\s\"]+")
-# gettext's escapes (po-lex.c): these letters, up to three octal digits, \x and hex digits
-_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "r": "\r", "f": "\f", "v": "\v", "a": "\a", "\\": "\\", '"': '"'}
-_OCTAL = re.compile(r"[0-7]{1,3}")
-_HEX = re.compile(r"x([0-9A-Fa-f]+)")
-_PLURAL_FORMS = re.compile(r"^\s*nplurals\s*=\s*(\d+)\s*;\s*plural\s*=\s*[^;]+;?\s*$")
+import regex
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
+
+from recipebook.checking.characters import INVISIBLE, describe
+
+from . import po
+from .plural import FORMS as _PLURAL_FORMS
+from .plural import plural_problem
+from .po import Catalog, CatalogProblem, Message
+
+__all__ = [
+    "CatalogProblem",
+    "check_file",
+    "check_language",
+    "check_text",
+    "compile_language",
+    "main",
+    "plural_problem",
+]
+
 _CHARSET = re.compile(r"charset\s*=\s*([^\s;]+)", re.IGNORECASE)
-# a python-format directive (%(name)s, %5.2f, %%), or a lone % that is none
-_PERCENT = re.compile(
-    r"%(?:\((?P<name>[^)]*)\))?[#0 +-]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?(?P<conv>[diouxXeEfFgGcrsa%])|%"
-)
-# where a translation could open markup: the start of a tag, a comment, a declaration
-_MARKUP_START = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)|<!--|<!|<\?")
-_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>")
-# {name} that is not {{name}}: a format field or a MyST role, in a message that is no format string
-_BRACED = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
-_FORMATTER = string.Formatter()
+# a translation may be this much longer than its English, and no more: a page does not grow
+LONGER = 3
+LONGER_BY = 120
 # Catalogs whose messages theme templates write into HTML attributes without escaping them
 # (furo's title="{{ _('Search') }}"): a quotation mark there would end the attribute.
 ATTRIBUTE_CATALOGS = frozenset({"sphinx", "recipebook"})
+# Catalogs of strings that templates and scripts write as they are (no Markdown reads them); the
+# others are pages' catalogs, read as MyST Markdown.
+TEMPLATE_CATALOGS = frozenset({"sphinx", "recipebook", "recipe-labels"})
+# the MyST syntax extensions of the site (conf.py's myst_enable_extensions) when none is given
+SITE = Path(__file__).resolve().parents[3] / "conf.py"
 
 
-@dataclasses.dataclass(frozen=True, order=True)
-class CatalogProblem:
-    """One thing wrong in a catalog, at a line of its file."""
-
-    file: str
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
+# -- the header and the file as a whole -------------------------------------------------------
 
 
-@dataclasses.dataclass
-class _Field:
-    keyword: str  # msgctxt, msgid, msgid_plural, msgstr, msgstr[N]
-    line: int
-    text: str = ""
-
-
-@dataclasses.dataclass
-class _Entry:
-    line: int
-    obsolete: bool
-    flags: frozenset[str]
-    fields: dict[str, _Field] = dataclasses.field(default_factory=dict)
-    damaged: bool = False  # a line of it could not be read
-
-    def text(self, keyword: str) -> str | None:
-        field = self.fields.get(keyword)
-        return None if field is None else field.text
-
-    @property
-    def translations(self) -> list[_Field]:
-        return [f for k, f in self.fields.items() if k.startswith("msgstr")]
-
-
-class _LineError(Exception):
-    pass
-
-
-def _string(line: str, i: int) -> tuple[str, int]:
-    """The C-style string whose opening quote is at i, and the index after its closing quote."""
-    out: list[str] = []
-    j = i + 1
-    while j < len(line):
-        ch = line[j]
-        if ch == '"':
-            return "".join(out), j + 1
-        if ch != "\\":
-            out.append(ch)
-            j += 1
-            continue
-        nxt = line[j + 1 : j + 2]
-        if nxt in _ESCAPES:
-            out.append(_ESCAPES[nxt])
-            j += 2
-        elif octal := _OCTAL.match(line, j + 1):
-            out.append(chr(int(octal.group(), 8)))
-            j = octal.end()
-        elif hexa := _HEX.match(line, j + 1):
-            out.append(chr(int(hexa.group(1), 16) % 0x110000))
-            j = hexa.end()
-        elif not nxt:
-            raise _LineError("a backslash at the end of the line; a string ends on its own line with '\"'")
-        else:
-            raise _LineError(
-                f"'\\{nxt}' is not an escape gettext knows (\\n, \\t, \\\\, \\\" and a few more); "
-                "write '\\\\' for a backslash"
-            )
-    raise _LineError("unclosed string: no closing double quote before the end of the line")
-
-
-def _strings(line: str, i: int) -> str:
-    """All the strings from i to the end of the line, joined (gettext allows several)."""
-    parts: list[str] = []
-    while True:
-        while i < len(line) and line[i] in " \t":
-            i += 1
-        if i == len(line):
-            return "".join(parts)
-        if line[i] != '"':
-            word = _WORD.match(line, i)
-            raise _LineError(
-                f"{(word.group() if word else line[i])!r} is not a string: after a keyword, a line holds "
-                "only strings in double quotes"
-            )
-        part, i = _string(line, i)
-        parts.append(part)
-
-
-class _Reader:
-    """Reads a catalog's lines into entries, noting every line it cannot read."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.entries: list[_Entry] = []
-        self.problems: list[CatalogProblem] = []
-        self._flags: set[str] = set()
-        self._entry: _Entry | None = None
-        self._field: _Field | None = None
-
-    def problem(self, line: int, message: str) -> None:
-        self.problems.append(CatalogProblem(self.path, line, message))
-
-    def read(self, text: str) -> None:
-        for number, raw in enumerate(text.split("\n"), 1):
-            self.line(number, raw.rstrip("\r"))
-        self.close()
-
-    def line(self, number: int, raw: str) -> None:
-        line = raw.strip()
-        obsolete = line.startswith("#~")
-        if obsolete:
-            line = line[2:].strip()
-            if not line or line.startswith("|"):  # a previous msgid of an obsolete entry
-                return
-        elif line.startswith("#"):
-            if line.startswith("#,"):
-                self._flags |= {flag.strip() for flag in line[2:].split(",") if flag.strip()}
-            return
-        if not line:
-            return
-        try:
-            if line.startswith('"'):
-                self.continuation(line)
-            else:
-                self.keyword(number, line, obsolete)
-        except _LineError as error:
-            where = f"{self._field.keyword}: " if self._field is not None else ""
-            self.problem(number, where + str(error))
-            if self._entry is not None:
-                self._entry.damaged = True  # what is missing from it follows from this line
-            self._field = None
-
-    def continuation(self, line: str) -> None:
-        if self._field is None:
-            _strings(line, 0)  # a broken string is reported as such
-            raise _LineError("a string with no keyword before it (msgid, msgstr, ...)")
-        self._field.text += _strings(line, 0)
-
-    def keyword(self, number: int, line: str, obsolete: bool) -> None:
-        self._field = None
-        match = _KEYWORD.match(line)
-        if match is None:
-            word = _WORD.match(line)
-            raise _LineError(
-                f"unknown keyword {(word.group() if word else line)!r}; a catalog knows msgctxt, msgid, "
-                "msgid_plural, msgstr and msgstr[N]"
-            )
-        keyword = match.group(1)
-        entry = self._entry
-        starts = keyword == "msgctxt" or (keyword == "msgid" and (entry is None or "msgctxt" not in entry.fields))
-        if starts or entry is None:
-            self.close()
-            entry = self._entry = _Entry(line=number, obsolete=obsolete, flags=frozenset(self._flags))
-            self._flags = set()
-        self._place(entry, keyword)
-        self._field = entry.fields[keyword] = _Field(keyword, number)
-        self._field.text = _strings(line, match.end())
-
-    def _place(self, entry: _Entry, keyword: str) -> None:
-        """Whether a keyword may come here in its entry (raises _LineError when it may not)."""
-        if keyword in entry.fields:
-            raise _LineError(f"a second {keyword} in one message; a message has one of each")
-        if keyword == "msgid" or keyword == "msgctxt":
-            return
-        if "msgid" not in entry.fields:
-            raise _LineError(f"{keyword} without a msgid before it")
-        translated = any(k.startswith("msgstr") for k in entry.fields)
-        if keyword == "msgid_plural":
-            if translated:
-                raise _LineError("msgid_plural after msgstr; it follows msgid")
-            return
-        plural = "msgid_plural" in entry.fields
-        if keyword == "msgstr" and plural:
-            raise _LineError("a message with msgid_plural takes msgstr[0], msgstr[1], ..., not msgstr")
-        if keyword.startswith("msgstr["):
-            if not plural:
-                raise _LineError(f"{keyword} without msgid_plural; a message without plural forms takes msgstr")
-            index = int(keyword[7:-1])
-            expected = sum(k.startswith("msgstr[") for k in entry.fields)
-            if index != expected:
-                raise _LineError(f"{keyword} where msgstr[{expected}] is next; number the plural forms from 0")
-        elif keyword == "msgstr" and translated:
-            raise _LineError("a second msgstr in one message")
-
-    def close(self) -> None:
-        entry, self._entry, self._field = self._entry, None, None
-        if entry is None:
-            return
-        if entry.damaged:  # its line is reported; what it lacks may follow from that line
-            self.entries.append(entry)
-            return
-        if "msgid" not in entry.fields:
-            self.problem(entry.line, "msgctxt without a msgid after it")
-        elif not entry.translations:
-            self.problem(
-                entry.fields["msgid"].line, 'msgid without msgstr; add msgstr "" for a message not translated yet'
-            )
-        else:
-            self.entries.append(entry)
-
-
-def _header(entries: list[_Entry], path: str) -> Iterator[CatalogProblem]:
-    header = next((e for e in entries if not e.obsolete and e.text("msgid") == "" and "msgctxt" not in e.fields), None)
+def _header(catalog: Catalog) -> Iterator[CatalogProblem]:
+    path, messages = catalog.path, catalog.messages
+    header = catalog.header
     if header is None:
-        if any(e.damaged for e in entries[:1]):
+        if any(m.damaged for m in messages[:1]):
             return  # the first message, likely the header, has a line reported already
         yield CatalogProblem(path, 1, 'no header (msgid "" with its Content-Type); `make intl-update` writes one')
         return
     if header.damaged:
         return
-    fields = {}
-    for line in (header.text("msgstr") or "").split("\n"):
-        key, colon, value = line.partition(":")
-        if colon:
-            fields[key.strip().lower()] = value.strip()
     where = header.translations[0].line
-    charset = _CHARSET.search(fields.get("content-type", ""))
+    field = header.translations[0]
+    names: dict[str, list[int]] = {}
+    offset = 0
+    for line in field.text.split("\n"):
+        if ":" in line:
+            names.setdefault(line.partition(":")[0].strip().lower(), []).append(field.line_of(offset))
+        offset += len(line) + 1
+    for name, lines in sorted(names.items()):
+        if len(lines) > 1:
+            yield CatalogProblem(path, lines[1], f"the header gives {name} more than once; keep one")
+    fields = catalog.header_fields()
+    content_type, content_line = fields.get("content-type", ("", where))
+    charset = _CHARSET.search(content_type)
     if charset is None:
         yield CatalogProblem(
-            path, where, 'the header has no Content-Type charset; write "Content-Type: text/plain; charset=UTF-8\\n"'
+            path,
+            content_line,
+            'the header has no Content-Type charset; write "Content-Type: text/plain; charset=UTF-8\\n"',
         )
     elif charset.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
         yield CatalogProblem(
             path,
-            where,
+            content_line,
             f"the header's charset is {charset.group(1)!r}; catalogs are read as UTF-8: write charset=UTF-8",
         )
-    plural = [e for e in entries if not e.obsolete and not e.damaged and "msgid_plural" in e.fields]
-    forms = fields.get("plural-forms")
-    if forms is not None and not _PLURAL_FORMS.match(forms):
-        yield CatalogProblem(path, where, f"Plural-Forms is {forms!r}; write 'nplurals=N; plural=EXPRESSION;'")
-        return
+    plural = [m for m in messages if not m.obsolete and not m.damaged and m.plural is not None]
+    forms, forms_line = fields.get("plural-forms", (None, where))
+    if forms is not None:
+        wrong = plural_problem(forms)
+        if wrong:
+            yield CatalogProblem(path, forms_line, f"Plural-Forms {forms!r}: {wrong}")
+            return
     if not plural:
         return
     if forms is None:
@@ -303,62 +134,78 @@ def _header(entries: list[_Entry], path: str) -> Iterator[CatalogProblem]:
             "a message has plural forms but the header has no Plural-Forms (for Korean: 'nplurals=1; plural=0;')",
         )
         return
-    count = int(_PLURAL_FORMS.match(forms).group(1))  # type: ignore[union-attr]  # the header was checked above
-    for entry in plural:
-        given = len(entry.translations)
+    declared = _PLURAL_FORMS.match(forms)
+    if declared is None:  # reported above, with what is wrong in it
+        return
+    count = int(declared.group(1))
+    for message in plural:
+        given = len(message.translations)
         if given != count:
             yield CatalogProblem(
                 path,
-                entry.translations[-1].line,
+                message.translations[-1].line,
                 f"{given} plural form(s) where the header's Plural-Forms has nplurals={count}",
             )
 
 
-def _duplicates(entries: list[_Entry], path: str) -> Iterator[CatalogProblem]:
+def _duplicates(catalog: Catalog) -> Iterator[CatalogProblem]:
     first: dict[tuple[str | None, str], int] = {}
-    for entry in entries:
-        if entry.obsolete:
+    for message in catalog.messages:
+        if message.obsolete:
             continue
-        key = (entry.text("msgctxt"), entry.text("msgid") or "")
+        key = (message.context, message.id)
         if key in first:
             yield CatalogProblem(
-                path, entry.line, f"message defined twice (first at line {first[key]}); keep one of them"
+                catalog.path, message.line, f"message defined twice (first at line {first[key]}); keep one of them"
             )
         else:
-            first[key] = entry.line
+            first[key] = message.line
 
 
-def _brace_fields(text: str) -> set[str] | str:
-    """The names of a format string's fields ({name}, {0}, {} as ''), or why it is none."""
-    names: set[str] = set()
+# -- format fields ----------------------------------------------------------------------------
+
+_FORMATTER = string.Formatter()
+# every {...} that is not {{ or }}: the format fields (and MyST roles) of any message
+_BRACED_ANY = re.compile(r"(?<!\{)\{(?!\{)([^{}]*)\}")
+
+
+def _fields(text: str) -> Counter[str] | str:
+    """Each format field as written ({name}, {name!r}, {name.attr:spec}), counted; or why the text is
+    no format string."""
+    found: Counter[str] = Counter()
     try:
-        for _, name, spec, _ in _FORMATTER.parse(text):
+        for _, name, spec, conversion in _FORMATTER.parse(text):
             if name is None:
                 continue
-            names.add(re.split(r"[.\[]", name, maxsplit=1)[0])
+            written = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            found["{" + written + "}"] += 1
             if spec and "{" in spec:
-                nested = _brace_fields(spec)
+                nested = _fields(spec)
                 if isinstance(nested, str):
                     return nested
-                names |= nested
+                found += nested
     except ValueError as error:
         return str(error)
-    return names
+    return found
 
 
-def _shown(names: Iterable[str]) -> str:
-    return ", ".join("{" + name + "}" for name in sorted(names))
+def _shown(fields: Iterable[str]) -> str:
+    return ", ".join(sorted(fields))
 
 
 def _placeholders(source: str, translation: str) -> str | None:
-    """What is wrong with the {placeholders} of a translation, or None."""
-    wanted = _brace_fields(source)
-    if isinstance(wanted, str):  # the English is no format string (a brace in code): compare {names}
-        lost = Counter(_BRACED.findall(source)) - Counter(_BRACED.findall(translation))
+    """Format fields a translation does not keep exactly as its English has them, or None."""
+    wanted = _fields(source)
+    if isinstance(wanted, str):  # the English is no format string (a brace in code): compare its {...}
+        english = Counter("{" + m + "}" for m in _BRACED_ANY.findall(source))
+        written = Counter("{" + m + "}" for m in _BRACED_ANY.findall(translation))
+        lost, added = english - written, written - english
         if lost:
             return f"the translation loses {_shown(lost)} of the English; keep the English's placeholders exactly"
+        if added:
+            return f"the translation has {_shown(added)}, which the English does not have; keep only the English's"
         return None
-    found = _brace_fields(translation)
+    found = _fields(translation)
     if isinstance(found, str):
         keep = f"keep {_shown(wanted)} of the English whole, and " if wanted else ""
         return (
@@ -366,46 +213,87 @@ def _placeholders(source: str, translation: str) -> str | None:
             f"{keep}write '{{{{' and '}}}}' for a literal brace"
         )
     problems = []
-    if wanted - found:
-        problems.append(f"loses {_shown(wanted - found)} of the English")
-    if found - wanted:
-        problems.append(f"has {_shown(found - wanted)}, which the English does not have")
+    if set(wanted) - set(found):
+        problems.append(f"loses {_shown(set(wanted) - set(found))} of the English")
+    if set(found) - set(wanted):
+        problems.append(f"has {_shown(set(found) - set(wanted))}, which the English does not have")
     if problems:
-        return f"the translation {' and '.join(problems)}; keep the English's placeholders exactly"
+        hint = (
+            " (a format spec, conversion or attribute is part of a field: it could pad the page, or read "
+            "what the English does not show)"
+            if any(c in "".join(set(found) - set(wanted)) for c in ":!.[")
+            else ""
+        )
+        return f"the translation {' and '.join(problems)}; keep the English's placeholders exactly{hint}"
+    more = found - wanted
+    if more:
+        return (
+            f"the translation repeats {_shown(more)} more often than the English does; a placeholder appears as "
+            "often as in the English, or less"
+        )
     return None
 
 
-def _percent(text: str) -> tuple[dict[str, str], list[str]] | str:
-    named: dict[str, str] = {}
-    positional: list[str] = []
+# a %-directive as Python's % operator reads it (%(name)s, %5.2f, %%), or a lone % that is none
+_PERCENT = re.compile(
+    r"%(?:\((?P<name>[^)]*)\))?(?P<flags>[#0 +-]*)(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?[hlL]?"
+    r"(?P<conv>[diouxXeEfFgGcrsa%])|%"
+)
+
+
+def _percent(text: str) -> tuple[Counter[str], int] | str:
+    """Each %-directive as written, counted, and how many take no name; or why the text has a '%'
+    that starts none."""
+    found: Counter[str] = Counter()
+    positional = 0
     for match in _PERCENT.finditer(text):
-        conv = match.group("conv")
-        if conv is None:
+        if match.group("conv") is None:
             after = text[match.end() : match.end() + 1] or "the end"
             return f"'%' before {after!r} starts no directive; write '%%' for a percent sign"
-        if conv == "%":
+        if match.group("conv") == "%":
             continue
-        if match.group("name") is not None:
-            named[match.group("name")] = conv
-        else:
-            positional.append(conv)
-    return named, positional
+        found[match.group()] += 1
+        positional += match.group("name") is None
+    return found, positional
 
 
 def _python_format(source: str, translation: str) -> str | None:
+    """%-directives the translation does not keep exactly (a width pads the page), whatever the flags
+    say: the English decides whether a message is a %-format string."""
     wanted, found = _percent(source), _percent(translation)
-    if isinstance(wanted, str):
+    if isinstance(wanted, str) or not wanted[0]:
         return None
     if isinstance(found, str):
         return f"the translation is not a valid Python format string: {found}"
-    if wanted[0].keys() != found[0].keys():
-        lost = ", ".join(f"%({n})s" for n in sorted(wanted[0].keys() - found[0].keys()))
-        extra = ", ".join(f"%({n})s" for n in sorted(found[0].keys() - wanted[0].keys()))
-        parts = [f"loses {lost}" if lost else "", f"has {extra}, which the English does not have" if extra else ""]
-        return f"the translation {' and '.join(p for p in parts if p)}; keep the English's directives exactly"
-    if len(wanted[1]) != len(found[1]):
-        return f"the translation has {len(found[1])} %-directive(s) where the English has {len(wanted[1])}"
+    names = re.compile(r"%\(([^)]*)\)")
+    if wanted[1] != found[1]:
+        return f"the translation has {found[1]} %-directive(s) where the English has {wanted[1]}"
+    lost = {d for d in wanted[0] if d not in found[0]}
+    added = {d for d in found[0] if d not in wanted[0]}
+    if lost or added:
+        lost_names = {m for d in lost for m in names.findall(d)} - {m for d in found[0] for m in names.findall(d)}
+        if lost_names and not added:
+            shown = ", ".join(f"%({n})s" for n in sorted(lost_names))
+            return f"the translation loses {shown}; keep the English's directives exactly"
+        parts = [
+            f"loses {_shown(lost)}" if lost else "",
+            f"has {_shown(added)}, which the English does not have" if added else "",
+        ]
+        return (
+            f"the translation {' and '.join(p for p in parts if p)}; keep the English's directives exactly "
+            "(a width or precision is part of a directive: it could pad the page)"
+        )
+    more = found[0] - wanted[0]
+    if more:
+        return f"the translation repeats {_shown(more)} more often than the English does"
     return None
+
+
+# -- markup -----------------------------------------------------------------------------------
+
+# where a translation could open markup: the start of a tag, a comment, a declaration
+_MARKUP_START = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)|<!--|<!|<\?")
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>")
 
 
 def _markup_starts(text: str) -> Counter[str]:
@@ -431,52 +319,145 @@ def _markup(source: str, translation: str) -> str | None:
     return None
 
 
-def _quotes(source: str, translation: str) -> str | None:
-    """A quotation mark the English does not have, in a message a template writes into an attribute."""
-    for mark in ('"', "'"):
-        if translation.count(mark) > source.count(mark):
-            return (
-                f"the translation has a {mark} the English does not have: a theme template writes this message "
-                "into an HTML attribute, where it would end the attribute; use “ ” or ‘ ’ instead"
-            )
-    return None
+def _markdown(extensions: frozenset[str]) -> Any:
+    """The Markdown parser the site's pages are read with: MyST's, with the site's extensions
+    (made once per catalog checked)."""
+    return create_md_parser(MdParserConfig(enable_extensions=set(extensions)), RendererHTML)
 
 
-def _leading_newlines(source: str, translation: str) -> str | None:
-    for end, where in ((str.startswith, "start"), (str.endswith, "end")):
-        if end(source, "\n") != end(translation, "\n"):
-            return f"msgid and msgstr do not both {where} with '\\n'; give the translation the English's line breaks"
-    return None
+def site_extensions() -> frozenset[str]:
+    """conf.py's myst_enable_extensions (the catalogs are the site's; its pages are parsed so;
+    read once per language checked)."""
+    try:
+        return frozenset(runpy.run_path(str(SITE)).get("myst_enable_extensions", ()))
+    except (OSError, SyntaxError):
+        return frozenset()
+
+
+# tokens that only carry text, or its emphasis: a translation may have them as it likes
+_PLAIN_TOKENS = frozenset(
+    {
+        "text",
+        "softbreak",
+        "hardbreak",
+        "inline",
+        "paragraph_open",
+        "paragraph_close",
+        "em_open",
+        "em_close",
+        "strong_open",
+        "strong_close",
+        "s_open",
+        "s_close",
+        "code_inline",
+        "link_close",
+    }
+)
+_ROLE_TARGET = re.compile(r"<([^<>]*)>\s*$")
+
+
+def _construct(token: Any) -> tuple[str, ...]:
+    """What a token does, in the terms that must match the English: a link by its address, a role by
+    its name and target, a directive or a code block by its whole text, HTML by its text."""
+    kind = token.type
+    if kind == "link_open":
+        return ("link", token.attrs.get("href", ""))
+    if kind == "image":
+        return ("image", token.attrs.get("src", ""))
+    if kind == "myst_role":
+        target = _ROLE_TARGET.search(token.content)
+        return ("role", token.meta.get("name", ""), target.group(1) if target else token.content)
+    if kind in ("fence", "colon_fence", "code_block", "html_block", "html_inline", "myst_target", "front_matter"):
+        return (kind, token.info, token.content)
+    if kind.startswith("footnote"):
+        return (kind, str(token.meta.get("label", "")))
+    return (kind, token.info, token.markup, token.content, repr(sorted(token.attrs.items())))
+
+
+def _tokens(tokens: Iterable[Any]) -> Iterator[Any]:
+    for token in tokens:
+        yield token
+        if token.children:
+            yield from _tokens(token.children)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Read:
+    """A message as a page would read it: its constructs, and its text as a reader sees it."""
+
+    constructs: Counter[tuple[str, ...]]
+    shown: str
+
+
+def _read(text: str, markdown: Any) -> _Read:
+    try:
+        tokens = list(_tokens(markdown.parse(text, {})))
+    except Exception:  # a parser that stops on a hostile text: the text is refused, as unreadable
+        return _Read(Counter({("unreadable", text): 1}), text)
+    constructs = Counter(_construct(t) for t in tokens if t.type not in _PLAIN_TOKENS)
+    parts = [t.content for t in tokens if t.type in ("text", "code_inline", "html_inline", "html_block")]
+    parts += [t.attrs.get("href", "") for t in tokens if t.type == "link_open"]
+    parts += [t.attrs.get("src", "") for t in tokens if t.type == "image"]
+    return _Read(constructs, "\n".join(parts))
+
+
+_DIRECTIVE = re.compile(r"\s*(\{[^{}\s]*\})")
+
+
+def _only_roles(english: str, text: str, source: _Read, translation: _Read) -> bool:
+    """Whether the format fields a translation changes are all roles and directives it adds
+    (``{download}`x``` is a role to MyST and a field to str.format: one cause)."""
+    roles = set()
+    for kind, *rest in translation.constructs - source.constructs:
+        if kind == "role":
+            roles.add("{" + rest[0] + "}")
+        elif kind in ("fence", "colon_fence") and (named := _DIRECTIVE.match(rest[0])):
+            roles.add(named.group(1))
+    wanted, found = _fields(english), _fields(text)
+    if isinstance(wanted, str) or isinstance(found, str):
+        return bool(roles)
+    changed = set(found - wanted) | set(wanted - found)
+    return bool(changed) and changed <= roles
+
+
+def _constructs(source: _Read, translation: _Read) -> str | None:
+    added = translation.constructs - source.constructs
+    if not added:
+        return None
+    if all(kind.startswith("html_") for kind, *_ in added):  # in the words of a template's HTML
+        html = [
+            "".join(c[2] for c in read.constructs.elements() if c[0].startswith("html_"))
+            for read in (source, translation)
+        ]
+        worded = _markup(*html)
+        if worded:
+            return worded
+    named = []
+    for construct in sorted(added):
+        kind, *rest = construct
+        if kind == "role":
+            named.append(f"the role {{{rest[0]}}} with {rest[1]!r}")
+        elif kind in ("link", "image"):
+            named.append(f"{'an image' if kind == 'image' else 'a link'} to {rest[0]!r}")
+        elif kind in ("fence", "colon_fence"):
+            named.append(f"a block {rest[0]!r}" if rest[0] else "a code block")
+        elif kind in ("html_block", "html_inline"):
+            named.append(f"the HTML {rest[1].strip()[:60]!r}")
+        else:
+            named.append(kind.replace("_", " ").replace(" open", ""))
+    return (
+        f"the translation has Markdown the English does not have: {'; '.join(named)}; a page would read a file, "
+        "link, include or show what the English does not: keep the English's roles, links and blocks exactly"
+    )
 
 
 # an address or a Markdown image: what a page would fetch or send its reader to
-_ADDRESS = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//[^\s<>\"'()\[\]`]+|\bwww\.[^\s<>\"'()\[\]`]+")
+_ADDRESS = re.compile(
+    r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//[^\s<>\"'()\[\]`]+|\bwww\.[^\s<>\"'()\[\]`]+"
+    r"|\b(?:javascript|vbscript|data|file|mailto):[^\s<>\"'\[\]`]+",
+    re.IGNORECASE,
+)
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)")
-
-
-def _hidden(text: str) -> Counter[str]:
-    """The characters of a text that do not show: format, control (but tab and newline), line and
-    paragraph separators, and variation selectors."""
-    return Counter(
-        ch
-        for ch in text
-        if (unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp") and ch not in "\t\n")
-        or "\ufe00" <= ch <= "\ufe0f"
-        or "\U000e0100" <= ch <= "\U000e01ef"
-    )
-
-
-def _characters(source: str, translation: str) -> str | None:
-    """Invisible, bidirectional or control characters a translation adds, named by code point."""
-    added = _hidden(translation) - _hidden(source)
-    if not added:
-        return None
-    named = ", ".join(f"U+{ord(ch):04X} {unicodedata.name(ch, 'CONTROL CHARACTER')}" for ch in sorted(added))
-    return (
-        f"the translation has characters the English does not have and a reader does not see: {named} "
-        "(a bidirectional control reorders the text, a zero-width or control character changes what is copied "
-        "and searched); remove them"
-    )
 
 
 def _addresses(source: str, translation: str) -> str | None:
@@ -496,85 +477,269 @@ def _addresses(source: str, translation: str) -> str | None:
     return None
 
 
-def _translation_problems(entry: _Entry, path: str) -> Iterator[CatalogProblem]:
-    if entry.obsolete or entry.damaged or "fuzzy" in entry.flags or not entry.text("msgid"):
+_SELECTOR = regex.compile(r"\p{Variation_Selector}")
+
+
+def _hidden(text: str) -> Counter[str]:
+    """The characters of a text that do not show: the invisible class of the recipe check (Unicode's
+    default-ignorable code points, controls, separators, fillers) and variation selectors."""
+    return Counter(ch for ch in text if INVISIBLE.match(ch) or _SELECTOR.match(ch))
+
+
+def _characters(source: str, translation: str) -> str | None:
+    """Invisible, bidirectional or control characters a translation adds, named by code point."""
+    added = _hidden(translation) - _hidden(source)
+    if not added:
+        return None
+    named = ", ".join(describe(ch) for ch in sorted(added))
+    return (
+        f"the translation has characters the English does not have and a reader does not see: {named} "
+        "(a bidirectional control reorders the text, a zero-width, filler or control character changes what is "
+        "copied and searched); remove them"
+    )
+
+
+def _quotes(source: str, translation: str) -> str | None:
+    """A quotation mark the English does not have, in a message a template writes into an attribute."""
+    for mark in ('"', "'"):
+        if translation.count(mark) > source.count(mark):
+            return (
+                f"the translation has a {mark} the English does not have: a theme template writes this message "
+                "into an HTML attribute, where it would end the attribute; use “ ” or ‘ ’ instead"
+            )
+    return None
+
+
+def _leading_newlines(source: str, translation: str) -> str | None:
+    for end, where in ((str.startswith, "start"), (str.endswith, "end")):
+        if end(source, "\n") != end(translation, "\n"):
+            return f"msgid and msgstr do not both {where} with '\\n'; give the translation the English's line breaks"
+    return None
+
+
+def _length(source: str, translation: str) -> str | None:
+    limit = LONGER * len(source) + LONGER_BY
+    if len(translation) > limit:
+        return (
+            f"the translation is {len(translation):,} characters long, its English {len(source):,}; a translation "
+            f"has at most {LONGER} times the English's length and {LONGER_BY} characters more"
+        )
+    return None
+
+
+_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
+
+
+def _without_code(text: str) -> str:
+    """A page's text without its code spans (and role contents): what is literal there is no HTML."""
+    return _CODE.sub(" ", text) if "`" in text else text
+
+
+def _decoded(text: str) -> str:
+    """A text with its character references read, as HTML and Markdown read them (&#47; is /)."""
+    return html.unescape(text) if "&" in text else text
+
+
+def _translation_problems(message: Message, path: str, markdown: Any) -> Iterator[CatalogProblem]:
+    if message.obsolete or message.damaged or message.fuzzy or not message.id:
         return
     in_attributes = Path(path).stem in ATTRIBUTE_CATALOGS
-    source = entry.text("msgid") or ""
-    plural = entry.text("msgid_plural")
-    for index, field in enumerate(entry.translations):
+    in_templates = Path(path).stem in TEMPLATE_CATALOGS
+    plural = message.plural
+    for index, field in enumerate(message.translations):
         if not field.text:
             continue  # not translated yet: the English is shown
-        english = source if (plural is None or index == 0) else plural
-        checks = [_leading_newlines, _placeholders, _markup, _characters, _addresses]
-        if "python-format" in entry.flags:
-            checks.append(_python_format)
+        english = message.id if (plural is None or index == 0) else plural
+        text = field.text
+        found = [_length(english, text), _leading_newlines(english, text)]
+        if found[0]:  # far longer than its English: not read further
+            yield CatalogProblem(path, field.line, f"{field.keyword}: {found[0]}")
+            continue
+        source_read, translation_read = _read(english, markdown), _read(text, markdown)
+        shown_english = f"{english}\n{_decoded(english)}\n{source_read.shown}"
+        shown = f"{text}\n{_decoded(text)}\n{translation_read.shown}"
+        # what the translation adds or loses, each cause named once: HTML a template writes as it
+        # is, or a Markdown construct of a page (its HTML among them); a format field (unless it is
+        # only a role the construct's problem names); else an address
+        markup = _markup(english, text) if in_templates else _constructs(source_read, translation_read)
+        fields = _placeholders(english, text) or _python_format(english, text)
+        if markup and fields and _only_roles(english, text, source_read, translation_read):
+            fields = None
+        found += [markup, fields, None if markup or fields else _addresses(shown_english, shown)]
+        found.append(_characters(shown_english, shown))
         if in_attributes:
-            checks.append(_quotes)
-        for check in checks:
-            message = check(english, field.text)
-            if message:
-                yield CatalogProblem(path, field.line, f"{field.keyword}: {message}")
+            found.append(_quotes(english, text))
+        for message_text in found:
+            if message_text:
+                yield CatalogProblem(path, field.line, f"{field.keyword}: {message_text}")
 
 
-def check_text(text: str, path: str) -> list[CatalogProblem]:
-    """Every problem of a catalog's text; path is what the problems name."""
-    reader = _Reader(path)
-    reader.read(text)
-    problems = list(reader.problems)
-    entries = reader.entries
-    problems += _header(entries, path)
-    problems += _duplicates(entries, path)
-    for entry in entries:
-        problems += _translation_problems(entry, path)
+def check_catalog(catalog: Catalog, extensions: frozenset[str] | None = None) -> list[CatalogProblem]:
+    """Every problem of a catalog read by ``po``."""
+    problems = list(catalog.problems)
+    if not catalog.opened:
+        return problems
+    markdown = _markdown(site_extensions() if extensions is None else extensions)
+    problems += _header(catalog)
+    problems += _duplicates(catalog)
+    for message in catalog.messages:
+        problems += _translation_problems(message, catalog.path, markdown)
     return sorted(set(problems))
 
 
-def check_file(path: str | Path, shown: str | None = None) -> list[CatalogProblem]:
+def check_text(text: str, path: str, extensions: frozenset[str] | None = None) -> list[CatalogProblem]:
+    """Every problem of a catalog's text; path is what the problems name."""
+    return check_catalog(po.read_text(text, path), extensions)
+
+
+def check_file(
+    path: str | Path, shown: str | None = None, within: Path | None = None, extensions: frozenset[str] | None = None
+) -> list[CatalogProblem]:
     """Every problem of one catalog file (named as shown, or by its path)."""
-    name = shown or str(path)
-    data = Path(path).read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        return [
-            CatalogProblem(name, line, f"not UTF-8 text ({error.reason} at byte {error.start}); save the file as UTF-8")
-        ]
-    return check_text(text.removeprefix("\ufeff"), name)
+    return check_catalog(po.read_file(path, shown, within), extensions)
 
 
-def catalog_files(locale_dirs: Iterable[str | Path], language: str) -> list[Path]:
-    """The catalogs of one language in the locale folders, each file once."""
-    found: dict[Path, None] = {}
-    for folder in locale_dirs:
-        for path in sorted(Path(folder, language, "LC_MESSAGES").glob("*.po")):
-            found.setdefault(path.resolve(), None)
-    return list(found)
+# -- a language's folder ----------------------------------------------------------------------
+
+
+def _shown_path(path: Path, relative_to: str | Path | None) -> str:
+    if relative_to is not None:
+        base = Path(os.path.abspath(relative_to))
+        absolute = Path(os.path.abspath(path))
+        if absolute.is_relative_to(base):
+            return os.path.relpath(absolute, base)
+    return str(path)
+
+
+@dataclasses.dataclass
+class LanguageCheck:
+    """A language's catalogs, read once: each with its problems, and the problems of the folder."""
+
+    catalogs: dict[Path, Catalog]
+    problems: list[CatalogProblem]
+
+
+def read_language(
+    locale_dirs: Iterable[str | Path],
+    language: str,
+    relative_to: str | Path | None = None,
+    extensions: frozenset[str] | None = None,
+) -> LanguageCheck:
+    """Every catalog of one language in the locale folders, read and checked, and every problem
+    (file names relative to a folder if given)."""
+    catalogs: dict[Path, Catalog] = {}
+    problems: list[CatalogProblem] = []
+    extensions = site_extensions() if extensions is None else extensions
+    files = po.every_file(locale_dirs, language)
+    sources = {path.with_suffix("") for path in files if path.suffix == ".po"}
+    for path, folder in files.items():
+        shown = _shown_path(path, relative_to)
+        elsewhere = po.outside(path, Path(folder))
+        if elsewhere is not None and path.is_dir():  # not entered: a folder elsewhere is not read
+            problems.append(
+                CatalogProblem(
+                    shown,
+                    1,
+                    f"a symbolic link to the folder {elsewhere}, outside the locale folder; its catalogs are not "
+                    "read: copy them into the locale folder",
+                )
+            )
+        elif path.suffix == ".po":
+            catalog = po.read_file(path, shown, Path(folder))
+            catalogs[path] = catalog
+            problems += check_catalog(catalog, extensions)
+        elif path.suffix == ".mo" and path.with_suffix("") not in sources:
+            problems.append(
+                CatalogProblem(
+                    shown,
+                    1,
+                    "a compiled catalog with no .po beside it: the build would load it unchecked; delete it "
+                    "(the build compiles each .mo from its .po)",
+                )
+            )
+        elif path.name == "sphinx.js":
+            problems.append(
+                CatalogProblem(
+                    shown,
+                    1,
+                    "Sphinx would copy this file into every page as a script (its translations.js); the site's "
+                    "translations are .po catalogs only: delete it",
+                )
+            )
+    return LanguageCheck(catalogs, sorted(problems))
 
 
 def check_language(
-    locale_dirs: Iterable[str | Path], language: str, relative_to: str | Path | None = None
+    locale_dirs: Iterable[str | Path],
+    language: str,
+    relative_to: str | Path | None = None,
+    extensions: frozenset[str] | None = None,
 ) -> list[CatalogProblem]:
     """Every problem of every catalog of one language (file names relative to a folder if given)."""
-    problems: list[CatalogProblem] = []
-    for path in catalog_files(locale_dirs, language):
-        shown = str(path)
-        if relative_to is not None and path.is_relative_to(Path(relative_to).resolve()):
-            shown = os.path.relpath(path, Path(relative_to).resolve())
-        problems += check_file(path, shown)
-    return sorted(problems)
+    return read_language(locale_dirs, language, relative_to, extensions).problems
+
+
+def compile_language(
+    locale_dirs: Iterable[str | Path],
+    language: str,
+    relative_to: str | Path | None = None,
+    extensions: frozenset[str] | None = None,
+) -> list[CatalogProblem]:
+    """Check one language's catalogs; when none has a problem, write each one's ``.mo`` (the only
+    compiled catalogs a build loads). Returns the problems (nothing is written if there is one)."""
+    checked = read_language(locale_dirs, language, relative_to, extensions)
+    if checked.problems:
+        return checked.problems
+    for path, catalog in checked.catalogs.items():
+        try:
+            po.write_compiled(path, catalog)
+        except OSError as error:
+            shown = _shown_path(path.with_suffix(".mo"), relative_to)
+            checked.problems.append(
+                CatalogProblem(shown, 1, f"cannot write the compiled catalog: {error.strerror or error}")
+            )
+    return checked.problems
+
+
+def languages_in(locale_dirs: Iterable[str | Path]) -> list[str]:
+    """The languages that have a catalog folder in the locale folders."""
+    found = set()
+    for folder in locale_dirs:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        found |= {e.name for e in entries if not e.name.startswith(".") and Path(e.path, "LC_MESSAGES").is_dir()}
+    return sorted(found)
+
+
+USAGE = "usage: python -m recipebook_sphinx.i18n [--compile] LOCALE_DIR [LANG ...]"
+# a language code as a locale folder names it (ko, pt_BR, zh_Hant): nothing that leads elsewhere
+LANGUAGE = re.compile(r"[a-z]{2,3}(?:[_-][A-Za-z0-9]{2,8}){0,2}")
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m recipebook_sphinx.i18n.po_check LOCALE_DIR LANG", file=sys.stderr)
+    """Print every problem of the catalogs of the languages given (every language with catalogs
+    when none is), exit 1 if there is any; --compile also writes the .mo files when there is none."""
+    build = argv[:1] == ["--compile"]
+    arguments = argv[1:] if build else argv
+    if not arguments or any(a.startswith("-") or not a for a in arguments):
+        print(USAGE, file=sys.stderr)
         return 2
-    problems = check_language([argv[0]], argv[1], relative_to=Path.cwd())
+    folder, languages = arguments[0], arguments[1:]
+    for language in languages:
+        if not LANGUAGE.fullmatch(language):
+            print(f"{language[:40]!r} is not a language code such as ko; {USAGE}", file=sys.stderr)
+            return 2
+    if not Path(folder).is_dir():
+        print(f"{folder}: not a folder of catalogs (LOCALE_DIR/LANG/LC_MESSAGES/*.po)", file=sys.stderr)
+        return 2
+    problems: list[CatalogProblem] = []
+    for language in languages or languages_in([folder]):
+        run = compile_language if build else check_language
+        problems += run([folder], language, relative_to=Path.cwd())
     for problem in problems:
-        print(problem)
+        print(problem, file=sys.stderr if build else sys.stdout)
+    if problems and build:
+        print(f"{len(problems)} problem(s) in the translation catalogs; nothing was built", file=sys.stderr)
     return 1 if problems else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

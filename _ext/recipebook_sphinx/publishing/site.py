@@ -179,8 +179,8 @@ def file_index(recipe: Recipe, selection: Mapping[str, str], names: list[str]) -
 
 def translators(languages: Iterable[str]) -> dict[str, Callable[[str], str]]:
     """The extension's catalog in each language: the site-level pages name every language
-    in its own words, the same bytes whichever language's build writes them."""
-    i18n.compile_catalogs(LOCALE, ("recipebook",))
+    in its own words, the same bytes whichever language's build writes them (compiled when the
+    extension loaded: i18n.prepare_catalogs)."""
     return {lang: gettext.translation("recipebook", LOCALE, [lang], fallback=True).gettext for lang in languages}
 
 
