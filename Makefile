@@ -40,8 +40,9 @@ $(STAMP): requirements.txt pyproject.toml
 LANGUAGE_JOBS ?= $(words $(LANGUAGES))
 # Every recipe is checked once, first, on every core (`recipebook validate`, its verdicts kept in
 # $(VERDICTS) for the language builds, which read them instead of checking again); its words are
-# printed at the end, once (each language's build fails on a recipe problem without repeating it:
-# recipebook_problems=fail).
+# printed at the end, once (each language's build fails on a recipe error without repeating it:
+# recipebook_problems=fail). Only errors fail; STRICT=1 fails on a recipe warning too (validate -W).
+STRICT ?=
 SOURCEDIR ?= source
 CONFDIR   ?= .
 RECIPES   ?= recipes
@@ -54,7 +55,7 @@ CATALOGS   = $(BIN)/python -m recipebook_sphinx.i18n --compile $(LOCALEDIR)
 html: $(STAMP)
 	@$(CATALOGS)
 	@mkdir -p $(BUILD); status=0; \
-	$(BIN)/python -m recipebook validate --verdicts $(VERDICTS) $(filter-out %/schema.json,$(wildcard $(RECIPES)/*.json)) >$(BUILD)/validate.out 2>$(BUILD)/validate.err || status=1; \
+	$(BIN)/python -m recipebook validate $(if $(STRICT),--strict) --verdicts $(VERDICTS) $(filter-out %/schema.json,$(wildcard $(RECIPES)/*.json)) >$(BUILD)/validate.out 2>$(BUILD)/validate.err || status=1; \
 	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES)) RECIPE_PROBLEMS=fail RECIPE_VERDICTS=$(VERDICTS) || status=$$?; \
 	cat $(BUILD)/validate.out; cat $(BUILD)/validate.err >&2; exit $$status
 
@@ -81,7 +82,7 @@ intl-stats: $(STAMP)
 	$(BIN)/sphinx-intl stat -d locale -l ko
 
 validate: $(STAMP)
-	$(BIN)/python -m recipebook validate
+	$(BIN)/python -m recipebook validate $(if $(STRICT),--strict)
 
 recipe-page: $(STAMP)
 	@test -n $(call arg,NAME) || { echo "usage: make recipe-page NAME=<recipe name>"; exit 2; }

@@ -1,5 +1,5 @@
 """Command line: validate recipes, expand one selection, print the whole matrix, write a selection's
-files, report drift against another vLLM release.
+files, report drift against another vLLM release, import recipes from vLLM Recipes.
 
 Every argument is hostile input, checked before anything is read or written: a path names what
 it should (an existing regular file of a bounded size to read, a folder or a new or regular file
@@ -17,7 +17,9 @@ import json
 import multiprocessing
 import os
 import re
+import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -26,13 +28,13 @@ from typing import Any, NoReturn
 
 import jsonschema_rs
 
-from . import shell
+from . import importing, shell
 from .checking import drift, manifests, rules, safety, schema, vocabulary
 from .expanding import expansion, memory, page, results
 from .memo import Memo
-from .pipeline import verdicts
+from .pipeline import fix, verdicts
 from .pipeline.load import check_file
-from .problems import Problem, SelectionError
+from .problems import Problem, SelectionError, errors, warnings
 from .reading import sharing, source
 from .reading.model import Recipe
 from .reading.vocabulary import DATA_FILE as PINNED_VOCABULARY
@@ -191,6 +193,39 @@ def input_folder(what: str) -> Callable[[str], Path]:
     return check
 
 
+CHECKOUT = "a work tree of github.com/vllm-project/recipes"
+_CHECKOUT_HOLDS = (
+    ("models", stat.S_ISDIR, "models/ folder"),
+    ("strategies", stat.S_ISDIR, "strategies/ folder"),
+    ("taxonomy.yaml", stat.S_ISREG, "taxonomy.yaml file"),
+)
+
+
+def checkout_folder(text: str) -> Path:
+    """A checkout of vLLM Recipes to import from: a folder holding ``models/``, ``strategies/``
+    and ``taxonomy.yaml`` (looked at, not read)."""
+    root = input_folder(CHECKOUT)(text)
+    for name, test, words in _CHECKOUT_HOLDS:
+        found = _stat(str(root / name))
+        if found is None or not test(found.st_mode):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} holds no {words}; give {CHECKOUT}")
+    return root
+
+
+def commit_id(text: str) -> str:
+    """A git commit as ``git rev-parse`` writes it: 40 hexadecimal digits."""
+    if not re.fullmatch(r"[0-9a-f]{40}", text):
+        raise argparse.ArgumentTypeError(
+            f"{_shown(text)} is not a commit (40 hexadecimal digits, as git rev-parse writes)"
+        )
+    return text
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether a path is a folder or is under it, once every link is followed (it may not exist yet)."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
 # what a stored result may carry from the command line (results.py checks the same of a file)
 _LINK = re.compile(r"https://[^\s\"'<>\\`]{1,480}")
 _TIMEZONE = re.compile(r"[+-](0[0-9]|1[0-4]):?[0-5][0-9]")
@@ -269,11 +304,28 @@ def _verdicts(files: list[Path], folder: str | None = None) -> list[verdicts.Ver
         return list(pool.map(one, files, chunksize=max(1, len(files) // (4 * cores))))
 
 
+def _fix(files: list[Path]) -> None:
+    """validate --fix: each file's mechanical fixes written in place, each said where it was."""
+    count, touched = 0, 0
+    for path in files:
+        done = fix.fix_file(path)
+        if done.refused:
+            print(f"{path}: not fixed: {done.refused}", file=sys.stderr)
+        for problem in done.applied:
+            assert problem.fix is not None
+            print(problem.line_of(f"fixed: {problem.fix.says}"), file=sys.stderr)
+        count += len(done.applied)
+        touched += bool(done.applied)
+    print(f"{count} fix(es) written in {touched} of {len(files)} recipe file(s)", file=sys.stderr)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     files = recipe_files(args.files)
     if not files:
         print(f"no recipe files in {RECIPES}/", file=sys.stderr)
         return 1
+    if args.fix:
+        _fix(files)
     problems: list[Problem] = []
     counts: list[tuple[str, int]] = []
     for found in _verdicts(files, args.verdicts):
@@ -283,23 +335,33 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.verdicts:
         verdicts.prune(args.verdicts, files)
     problems = sorted(problems + safety.names_differ_in_more_than_case(files))
-    if problems:
-        _print_problems(problems)
-        bad = len({p.file for p in problems})
-        print(f"{len(problems)} problem(s) in {bad} of {len(files)} recipe file(s)", file=sys.stderr)
+    _print_problems(problems)
+    wrong, style = errors(problems), warnings(problems)
+    if wrong:
+        bad = len({p.file for p in wrong})
+        said = f"{len(wrong)} problem(s) in {bad} of {len(files)} recipe file(s)"
+        print(said + (f"; {_warned(style, files)}" if style else ""), file=sys.stderr)
         return 1
     total = sum(n for _, n in counts)
     each = ", ".join(f"{name} {n}" for name, n in counts)
     print(f"{len(counts)} recipe(s) valid, {total} selections ({each})")
+    if style:
+        strict = " (strict: warnings fail)" if args.strict else ""
+        print(_warned(style, files) + strict, file=sys.stderr)
+        return 1 if args.strict else 0
     return 0
 
 
+def _warned(style: list[Problem], files: list[Path]) -> str:
+    return f"{len(style)} warning(s) in {len({p.file for p in style})} of {len(files)} recipe file(s)"
+
+
 def _load_one(path: Path, memo: Memo) -> Recipe | None:
-    """The recipe when it is valid (its tables and page model kept in ``memo``), else None
-    after printing its problems."""
+    """The recipe when none of its problems is an error (its tables and page model kept in
+    ``memo``), else None; its problems printed either way (the errors that stop here, or the
+    warnings of a valid recipe)."""
     recipe, problems = check_file(path, memo)
-    if recipe is None:
-        _print_problems(problems)
+    _print_problems(problems)
     return recipe
 
 
@@ -762,7 +824,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
             if not problems:
                 recipe = Recipe.from_json(document.data, str(path))
                 problems = sorted({*rules.check(recipe, document), *vocabulary.check(recipe, document, old)})
-        if problems:  # drift is measured from a recipe that is right for the pinned release
+        if errors(problems):  # drift is measured from a recipe that is right for the pinned release
             _print_problems(problems)
             invalid += 1
             continue
@@ -779,6 +841,69 @@ def cmd_drift(args: argparse.Namespace) -> int:
         + (f"; {invalid} file(s) not checked: fix their problems first" if invalid else "")
     )
     return 1 if breaking or invalid else 0
+
+
+def _commit(root: Path) -> str | None:
+    """The commit a git work tree is at (for the targets' notes), or None."""
+    git = shutil.which("git")
+    if git is None or not (root / ".git").exists():
+        return None
+    result = subprocess.run(
+        [git, "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=False, timeout=30
+    )
+    commit = result.stdout.strip()
+    return commit if result.returncode == 0 and len(commit) == 40 else None
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Recipes of this format from model files of a vLLM Recipes checkout, one file each; every
+    choice their command builder offers that a recipe cannot hold is listed."""
+    try:
+        checkout = importing.Checkout.read(args.checkout, commit=args.commit or _commit(args.checkout))
+    except importing.NotImportable as error:
+        args.parser.error(f"argument CHECKOUT: {error}")
+    paths = args.model_files or checkout.models()
+    out = Path(args.out)
+    lost_lines: list[str] = []
+    failed = 0
+    for path in paths:
+        try:
+            imported = importing.convert_file(path, checkout)
+        except importing.NotImportable as error:
+            print(f"{error}", file=sys.stderr)
+            failed += 1
+            continue
+        target = out / f"{imported.name}.json"
+        if os.path.lexists(target) and not args.force:
+            print(f"{target}: exists; not overwritten (--force overwrites)", file=sys.stderr)
+            failed += 1
+            continue
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            _replace(target, importing.dumps(imported.recipe).encode("utf-8"), 0o644)
+        except OSError as error:
+            print(f"{target}: cannot write: {error.strerror or error}", file=sys.stderr)
+            failed += 1
+            continue
+        _recipe, problems = check_file(target)
+        verdict = f"{len(errors(problems))} error(s), {len(warnings(problems))} warning(s)" if problems else "valid"
+        print(
+            f"{target}: {imported.targets} target(s) from {imported.source}; {verdict}; {len(imported.lost)} not expressed"
+        )
+        lost_lines += [f"{imported.source}: {line}" for line in imported.lost]
+    if args.lost:
+        try:
+            lost = Path(args.lost)
+            lost.parent.mkdir(parents=True, exist_ok=True)
+            _replace(lost, "".join(f"{line}\n" for line in lost_lines).encode("utf-8"), 0o644)
+        except OSError as error:
+            print(f"{args.lost}: cannot write: {error.strerror or error}", file=sys.stderr)
+            return 1
+        print(f"what their builder offers and the recipes do not hold: {len(lost_lines)} line(s) in {args.lost}")
+    else:
+        for line in lost_lines:
+            print(f"not expressed: {line}")
+    return 1 if failed else 0
 
 
 RECIPE_FILE = "a recipe file (recipes/NAME.json)"
@@ -799,6 +924,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep each file's verdict in DIR (a new or empty folder, or one this command filled) and read it back "
         "while the file and the engine are unchanged (make html: the language builds read them instead of checking "
         "again)",
+    )
+    validate.add_argument(
+        "--fix",
+        action="store_true",
+        help="first write every mechanical fix into the files (a flag's documented spelling), keeping their "
+        "formatting; say each one, then check",
+    )
+    validate.add_argument(
+        "-W",
+        "--strict",
+        action="store_true",
+        help="fail on warnings too, as sphinx-build -W does (by default only errors fail)",
     )
     validate.set_defaults(run=cmd_validate, parser=validate)
     expand = sub.add_parser("expand", help="print the commands of one selection")
@@ -860,6 +997,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sizing.add_argument("--format", choices=("text", "json"), default="text")
     sizing.set_defaults(run=cmd_fit, parser=sizing)
+    bring = sub.add_parser(
+        "import",
+        help="recipes from model files of a vLLM Recipes checkout (models/<org>/<model>.yaml, its strategies, "
+        "kv_store/ and taxonomy.yaml)",
+    )
+    bring.add_argument(
+        "checkout", type=checkout_folder, metavar="CHECKOUT", help="a work tree of github.com/vllm-project/recipes"
+    )
+    bring.add_argument(
+        "models",
+        nargs="*",
+        type=word,
+        metavar="MODEL",
+        help="Hugging Face ids (Qwen/Qwen3-8B) or model files in the checkout's models/ (default: every model)",
+    )
+    bring.add_argument(
+        "--out",
+        type=output_folder("a folder to write the recipes into"),
+        default=str(RECIPES),
+        metavar="DIR",
+        help="where to write the recipes, a folder outside the checkout (default: recipes/)",
+    )
+    bring.add_argument("--force", action="store_true", help="overwrite a recipe file that exists")
+    bring.add_argument(
+        "--lost",
+        type=output_file("a file to list what is not expressed"),
+        metavar="FILE",
+        help="write what cannot be expressed to FILE, one line each, outside the checkout (default: print it)",
+    )
+    bring.add_argument(
+        "--commit",
+        type=commit_id,
+        metavar="SHA",
+        help="the checkout's commit, 40 hex digits, for the notes (default: git rev-parse)",
+    )
+    bring.set_defaults(run=cmd_import, parser=bring)
     measured = sub.add_parser("results", help="measured results of vllm bench serve")
     measured_sub = measured.add_subparsers(dest="action", required=True, parser_class=_Parser)
     add = measured_sub.add_parser(
@@ -920,6 +1093,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _checked_import(args: argparse.Namespace) -> None:
+    """import: each model a file in the checkout's models/, the recipes written outside the
+    checkout, the list of what is not expressed neither in the checkout, nor a model file, nor a
+    recipe the import may write."""
+    parser: argparse.ArgumentParser = args.parser
+    out: Path = args.out
+    if _inside(out, args.checkout):
+        parser.error(
+            f"argument --out: {_shown(str(out))} is in the checkout {_shown(str(args.checkout))}; give a folder "
+            "outside it (default: recipes/)"
+        )
+    try:
+        args.model_files = [importing.model_file(args.checkout, name) for name in args.models]
+    except importing.NotImportable as error:
+        parser.error(f"argument MODEL: {error}")
+    distinct(parser, [("MODEL", path) for path in args.model_files] + [("--lost", args.lost)])
+    if args.lost is None:
+        return
+    if _inside(args.lost, args.checkout):
+        parser.error(f"argument --lost: {_shown(str(args.lost))} is in the checkout; give a file outside it")
+    if args.lost.suffix == ".json" and os.path.realpath(args.lost.parent) == os.path.realpath(out):
+        parser.error(
+            f"argument --lost: {_shown(str(args.lost))} is a recipe file of --out {_shown(str(out))}; "
+            "give a file that is not a recipe (lost.txt)"
+        )
+
+
+def _checked_fix(parser: argparse.ArgumentParser, paths: list[Path]) -> None:
+    """validate --fix rewrites each file in place: each is a regular file of a bounded size given
+    as itself, not a link (the fixed file would replace the link, not what it points to)."""
+    for path in paths:
+        try:
+            found = os.lstat(path)
+        except OSError as error:
+            parser.error(f"argument FILE: {_shown(str(path))}: {error.strerror or error}")
+        if stat.S_ISLNK(found.st_mode):
+            parser.error(
+                f"argument FILE: {_shown(str(path))} is a symbolic link (to {_shown(os.readlink(path))}); --fix "
+                "rewrites files in place: give the recipe file itself"
+            )
+        if not stat.S_ISREG(found.st_mode):
+            parser.error(f"argument FILE: {_shown(str(path))} is {_kind(found.st_mode)}, not {RECIPE_FILE}")
+        if found.st_size > MAX_RECIPE_BYTES:
+            parser.error(
+                f"argument FILE: {_shown(str(path))} is {found.st_size:,} bytes; {RECIPE_FILE} is at most "
+                f"{MAX_RECIPE_BYTES // (1024 * 1024)} MiB"
+            )
+
+
 def _checked(args: argparse.Namespace) -> None:
     """What no single argument shows: a file given twice, a verdicts folder that holds other files,
     results stored among the recipes."""
@@ -932,6 +1154,10 @@ def _checked(args: argparse.Namespace) -> None:
     if args.command == "drift":
         files += [("--vocabulary", args.vocabulary), ("--against", args.against or PINNED_VOCABULARY)]
     distinct(parser, files)
+    if args.command == "import":
+        _checked_import(args)
+    if args.command == "validate" and args.fix:
+        _checked_fix(parser, recipe_files(args.files))
     if args.command == "results" and _same(args.results, args.recipes):
         parser.error(
             f"argument --results: {_shown(str(args.results))} is the recipes' folder; give a folder of its own "

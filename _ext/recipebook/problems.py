@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 _ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(0x20), 0x7F)}
 
@@ -18,6 +18,35 @@ class Kind(enum.Enum):
     VOCABULARY = "vocabulary"
 
 
+class Level(enum.Enum):
+    """How much a problem matters. An error: the recipe is wrong, it is not built and the build
+    fails. A warning: a style the portal prefers (the documented spelling of a flag vLLM also
+    accepts written otherwise); the recipe is built, and only a strict build (``-W``) fails."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclasses.dataclass(frozen=True)
+class Edit:
+    """One change to a recipe file as written: the JSON string at a pointer (the member's key, or
+    its value) from ``old`` to ``new``."""
+
+    pointer: str
+    key: bool
+    old: str
+    new: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Fix:
+    """A mechanical fix of a problem: what it does, in words, and the edits that do it
+    (``recipebook validate --fix`` applies them in place)."""
+
+    says: str
+    edits: tuple[Edit, ...]
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True, order=True)
 class Problem:
     """One thing wrong with a recipe file, at a line, column and JSON pointer."""
@@ -28,15 +57,42 @@ class Problem:
     pointer: str
     message: str
     kind: Kind = dataclasses.field(default=Kind.RULE, compare=False)
+    level: Level = dataclasses.field(default=Level.ERROR, compare=False)
+    fix: Fix | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        # one problem, one line: control characters (a key may hold a newline) are shown escaped
-        text = f"{self.file}:{self.line}:{self.column}: {self.pointer or '/'}: {self.message}"
-        return text.translate(_ESCAPES)
+        # one problem, one line; a warning says so before its message, an error is every other
+        # line (as it always was)
+        level = "warning: " if self.level is Level.WARNING else ""
+        return self.line_of(f"{level}{self.message}")
+
+    def line_of(self, text: str) -> str:
+        """``FILE:LINE:COL: POINTER: text`` on one line: control characters (a key may hold a
+        newline) are shown escaped."""
+        return f"{self.file}:{self.line}:{self.column}: {self.pointer or '/'}: {text}".translate(_ESCAPES)
+
+    @property
+    def is_error(self) -> bool:
+        return self.level is Level.ERROR
+
+    def warning(self) -> Problem:
+        """This problem as a warning."""
+        return dataclasses.replace(self, level=Level.WARNING)
+
+
+def errors(problems: Iterable[Problem]) -> list[Problem]:
+    """The problems that are errors (those that keep a recipe from being built)."""
+    return [problem for problem in problems if problem.level is Level.ERROR]
+
+
+def warnings(problems: Iterable[Problem]) -> list[Problem]:
+    """The problems that are warnings."""
+    return [problem for problem in problems if problem.level is Level.WARNING]
 
 
 class RecipeError(Exception):
-    """Raised with every problem of one or more recipes; never shown as a traceback."""
+    """Raised with every problem of one or more recipes (at least one an error); never shown as a
+    traceback."""
 
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = sorted(problems)

@@ -10,7 +10,7 @@ from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.util.typing import ExtensionMetadata
 
-from recipebook.problems import Problem
+from recipebook.problems import Problem, errors
 
 from . import config, store
 from .explorer import html as explorer_html
@@ -43,8 +43,9 @@ def _configure(app: Sphinx, conf: Config) -> None:
 
 def _report(app: Sphinx) -> None:
     """Check every recipe at the start of every build, so a bad one always fails it: each problem
-    a warning, or (recipebook_problems = "fail", as make html builds each language) none, the
-    build failing at its end; make html then prints them once, in make validate's words."""
+    (error or warning) a Sphinx warning, or (recipebook_problems = "fail", as make html builds each
+    language) none, make html printing them once, in make validate's words. A recipe error fails
+    the build at its end (``_fail``); a recipe warning only a strict build (-W), as Sphinx does."""
     problems: list[Problem] = []
     site = config.site_config(app.config)
     for found in store.check_all(app.env, site.dir).values():
@@ -56,10 +57,11 @@ def _report(app: Sphinx) -> None:
 
 
 def _fail(app: Sphinx, exception: Exception | None) -> None:
-    """recipebook_problems = "fail": a build with recipe problems ends with status 1."""
+    """recipebook_problems = "fail": a build with a recipe error ends with status 1 (warnings alone
+    do not fail it; -W does)."""
     site = config.site_config(app.config)
     failing = exception is None and site.problems == config.PROBLEMS_FAIL
-    if failing and any(store.check_all(app.env, site.dir).values()):
+    if failing and any(errors(found) for found in store.check_all(app.env, site.dir).values()):
         app.statuscode = 1
 
 
@@ -79,7 +81,7 @@ def _pages(app: Sphinx, env: BuildEnvironment) -> None:
     pattern = site.pages["recipe"]
     for path, problems in store.check_all(env, site.dir).items():
         name = path.stem  # a valid recipe's name is its file name
-        if not problems and pattern.format(name=name) not in env.found_docs:
+        if not errors(problems) and pattern.format(name=name) not in env.found_docs:
             warn(
                 f"recipe {name!r} has no page {pattern.format(name=name)!r}; create it with "
                 f"`make recipe-page NAME={name}`",

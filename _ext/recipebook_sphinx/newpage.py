@@ -14,6 +14,7 @@ from pathlib import Path
 
 from recipebook import check_file
 from recipebook.checking import safety
+from recipebook.problems import errors
 
 TEMPLATE = """# Serving {name} on RBLN NPU
 
@@ -97,7 +98,7 @@ def main(argv: list[str]) -> int:
         return 1
     page.write_text(TEMPLATE.format(name=name), encoding="utf-8")
     print(f"wrote {page}; write its guide sections, then run make html")
-    return 1 if problems else 0
+    return 1 if errors(problems) else 0
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from recipebook.expanding.table import Product
 from recipebook.memo import Memo as EngineMemo
 from recipebook.pipeline import verdicts
 from recipebook.pipeline.verdicts import Verdict
-from recipebook.problems import Problem
+from recipebook.problems import Problem, errors
 from recipebook.reading import vocabulary
 from recipebook.reading.model import Recipe
 
@@ -207,7 +207,7 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
     verdict = state["checked"].get((os.fspath(path), key))
     if verdict is None:
         return check(env, path)[0]
-    if verdict.problems:
+    if errors(verdict.problems):
         return None
     cached = state["recipes"].get(os.fspath(path))
     if cached is None or cached[0] != key:

@@ -33,9 +33,11 @@ def warn(message: str, subtype: Subtype, location: Location) -> None:
 
 
 def warn_problem(problem: Problem, relative_file: str) -> None:
-    """A recipe problem, located as FILE:LINE:COL like the command line prints it."""
+    """A recipe problem, located as FILE:LINE:COL like the command line prints it (a recipe's
+    warning says so, as the command line does)."""
+    level = "" if problem.is_error else "warning: "
     warn(
-        f"{problem.pointer or '/'}: {problem.message}",
+        f"{problem.pointer or '/'}: {level}{problem.message}",
         Subtype(problem.kind.value),
         f"{relative_file}:{problem.line}:{problem.column}",
     )

@@ -4,7 +4,8 @@
 
 Copies the project (the working tree, without build output) into a temporary folder, adds the
 recipes of tests/batch/recipes, their pages (tests/batch/source/recipes, written with
-`make recipe-page` and filled in) and their Korean entries (tests/batch/locale/ko/LC_MESSAGES),
+`make recipe-page` and filled in), the tests of tests/batch/tests (the larger real recipes, too
+slow for make test) and their Korean entries (tests/batch/locale/ko/LC_MESSAGES),
 as an author and a translator would: `make intl-update`, the translations, `make intl-update`
 again. Then runs `make test` there (with the given pytest arguments, if any) and exits with its
 status. The copy shares this project's .venv and node_modules (linked; never reinstalled from the
@@ -46,6 +47,9 @@ def add_batch(project: Path) -> list[str]:
         shutil.copy(recipe, project / "recipes" / recipe.name)
         shutil.copy(page, project / "source" / "recipes" / page.name)
         names.append(recipe.stem)
+    for test in sorted((BATCH / "tests").glob("test_*.py")):  # checks only the batch runs
+        assert not (project / "tests" / test.name).exists(), f"{test.name} is a test file of make test"
+        shutil.copy(test, project / "tests" / test.name)
     run(project, *MAKE, "intl-update")
     for batch_catalog in sorted((BATCH / "locale" / "ko" / "LC_MESSAGES").glob("*.po")):
         translations = {e.msgid: e.msgstr for e in polib.pofile(str(batch_catalog)) if e.msgid}

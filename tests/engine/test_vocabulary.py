@@ -20,13 +20,14 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import fixture
-from recipebook.problems import Kind, Problem
+from recipebook.problems import Kind, Level, Problem
 from recipebook.reading import vocabulary
 
 REPO = Path(__file__).resolve().parents[2]
 RECIPES = REPO / "recipes"
 SHIPPED = sorted(p for p in RECIPES.glob("*.json") if p.name != "schema.json")
 VERSIONS = "vLLM 0.30.0 with vllm-rbln 0.12.0"
+RELEASE_ALONE = "vLLM 0.30.0"
 
 GPT = "gpt-oss-120b"
 AXK2 = "A.X-K2"
@@ -75,7 +76,8 @@ class Broken:
         assert problem.kind is Kind.VOCABULARY
         assert problem.file == str(self.path)
         assert (problem.line, problem.column) == self.position(at), str(problem)
-        assert self.recipe is None, "a recipe with problems must not load"
+        wrong = any(p.level is Level.ERROR for p in self.problems)
+        assert (self.recipe is None) == wrong, "a recipe loads when none of its problems is an error"
         return problem
 
     def only(self, pointer: str, message: str, *, at: str) -> Problem:
@@ -205,9 +207,13 @@ def test_underscore_spelling_is_a_style_problem(tmp_path: Path) -> None:
 
     broken = Broken(tmp_path, GPT, mutate)
     pointer = f"{GPT_GRID}/deltas/spec_decode=eagle3/main/add_args/--speculative_config"
-    problem = broken.only(pointer, "write '--speculative-config'", at=key_at("--speculative_config"))
-    assert "not a flag" not in problem.message
+    assert [(p.pointer, p.kind) for p in broken.problems] == [(pointer, Kind.VOCABULARY)], broken.problems
+    problem = broken.problems[0]
+    assert "write '--speculative-config'" in problem.message and "not a flag" not in problem.message
     assert "vLLM reads '--speculative_config' as --speculative-config" in problem.message
+    assert (problem.line, problem.column) == broken.position(key_at("--speculative_config"))
+    # a warning: the command runs as shown, so the recipe is built (issue 39.2)
+    assert problem.level is Level.WARNING and broken.recipe is not None
 
 
 def test_unknown_flag_in_base_near_miss(tmp_path: Path) -> None:
@@ -370,7 +376,16 @@ def test_unknown_field_in_dotted_form(tmp_path: Path) -> None:
     )
 
 
-def test_unknown_vllm_environment_name(tmp_path: Path) -> None:
+NO_EFFECT = (
+    f"{RELEASE_ALONE} starts with a warning ('Unknown vLLM environment variable detected') and the variable has "
+    "no effect (it stops only under --fail-on-environ-validation)"
+)
+
+
+def test_unknown_vllm_environment_name_is_a_warning_as_vllm_judges_it(tmp_path: Path) -> None:
+    """vLLM's validate_environ only logs a VLLM_ name it does not read (unless asked to fail): the
+    server starts and the variable does nothing, so the recipe builds and the problem is a warning."""
+
     def mutate(data: Any) -> None:
         rename(grid(data)["base"][0]["envs"], "VLLM_ENGINE_READY_TIMEOUT_S", "VLLM_ENGINE_READY_TIMEOUT")
 
@@ -380,24 +395,79 @@ def test_unknown_vllm_environment_name(tmp_path: Path) -> None:
         "'VLLM_ENGINE_READY_TIMEOUT' is not an environment variable",
         at=key_at("VLLM_ENGINE_READY_TIMEOUT"),
     )
+    assert problem.level is Level.WARNING and broken.recipe is not None
     assert problem.message == (
-        f"'VLLM_ENGINE_READY_TIMEOUT' is not an environment variable that {VERSIONS} reads; "
-        "did you mean 'VLLM_ENGINE_READY_TIMEOUT_S'?"
+        f"'VLLM_ENGINE_READY_TIMEOUT' is not an environment variable that {VERSIONS} reads (removed, or never "
+        f"vLLM's): {NO_EFFECT}; did you mean 'VLLM_ENGINE_READY_TIMEOUT_S'?"
     )
 
 
-def test_unknown_vllm_rbln_environment_name(tmp_path: Path) -> None:
+def test_unknown_vllm_rbln_environment_name_is_a_warning(tmp_path: Path) -> None:
     def mutate(data: Any) -> None:
         envs = grid(data)["deltas"]["prefix_caching=on"]["main"]["add_envs"]
         rename(envs, "VLLM_RBLN_SUB_BLOCK_CACHE", "VLLM_RBLN_SUBBLOCK_CACHE")
 
     broken = Broken(tmp_path, GPT, mutate)
-    broken.only(
+    problem = broken.only(
         f"{GPT_GRID}/deltas/prefix_caching=on/main/add_envs/VLLM_RBLN_SUBBLOCK_CACHE",
-        "'VLLM_RBLN_SUBBLOCK_CACHE' is not an environment variable that vLLM 0.30.0 with vllm-rbln 0.12.0 reads; "
-        "did you mean 'VLLM_RBLN_SUB_BLOCK_CACHE'?",
+        "'VLLM_RBLN_SUBBLOCK_CACHE' is not an environment variable that vLLM 0.30.0 with vllm-rbln 0.12.0 reads",
         at=key_at("VLLM_RBLN_SUBBLOCK_CACHE"),
     )
+    assert problem.level is Level.WARNING
+    assert problem.message.endswith(f"{NO_EFFECT}; did you mean 'VLLM_RBLN_SUB_BLOCK_CACHE'?")
+
+
+def test_removed_vllm_environment_name_says_what_replaced_it(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        grid(data)["base"][0]["envs"]["VLLM_ATTENTION_BACKEND"] = "VLLM_ATTENTION_BACKEND=FLASH_ATTN"
+
+    broken = Broken(tmp_path, GPT, mutate)
+    problem = broken.only(
+        f"{GPT_GRID}/base/0/envs/VLLM_ATTENTION_BACKEND",
+        "'VLLM_ATTENTION_BACKEND' was removed from vLLM (deprecated by https://github.com/vllm-project/vllm/pull/26315",
+        at=key_at("VLLM_ATTENTION_BACKEND"),
+    )
+    assert problem.level is Level.WARNING
+    assert f"{NO_EFFECT}; choose the attention backend with --attention-backend" in problem.message
+
+
+@pytest.mark.parametrize("spelling", ["--fail-on-environ-validation", "--fail_on_environ_validation"])
+def test_unknown_vllm_environment_name_is_an_error_where_the_command_asks_to_fail(
+    tmp_path: Path, spelling: str
+) -> None:
+    """--fail-on-environ-validation makes vLLM raise at the same name: there it is an error."""
+
+    def mutate(data: Any) -> None:
+        base = grid(data)["base"][0]
+        base["args"][spelling] = spelling
+        base["envs"]["VLLM_ATTENTION_BACKEND"] = "VLLM_ATTENTION_BACKEND=FLASH_ATTN"
+        envs = grid(data)["deltas"]["prefix_caching=on"]["main"]["add_envs"]
+        rename(envs, "VLLM_RBLN_SUB_BLOCK_CACHE", "VLLM_RBLN_SUBBLOCK_CACHE")
+
+    broken = Broken(tmp_path, GPT, mutate)
+    asked = "this role's command asks --fail-on-environ-validation, so vLLM stops there"
+    for pointer, name in (
+        (f"{GPT_GRID}/base/0/envs/VLLM_ATTENTION_BACKEND", "VLLM_ATTENTION_BACKEND"),
+        (f"{GPT_GRID}/deltas/prefix_caching=on/main/add_envs/VLLM_RBLN_SUBBLOCK_CACHE", "VLLM_RBLN_SUBBLOCK_CACHE"),
+    ):
+        problem = broken.expect(pointer, asked, at=key_at(name))
+        assert problem.level is Level.ERROR
+    assert broken.recipe is None
+
+
+def test_a_misspelt_environment_prefix_stays_an_error(tmp_path: Path) -> None:
+    """Only a VLLM_ name is one vLLM warns of: a name in another case is never looked at by it."""
+
+    def mutate(data: Any) -> None:
+        rename(grid(data)["base"][0]["envs"], "VLLM_ENGINE_READY_TIMEOUT_S", "vllm_engine_ready_timeout_s")
+
+    broken = Broken(tmp_path, GPT, mutate)
+    problem = broken.only(
+        f"{GPT_GRID}/base/0/envs/vllm_engine_ready_timeout_s",
+        "environment names are case-sensitive",
+        at=key_at("vllm_engine_ready_timeout_s"),
+    )
+    assert problem.level is Level.ERROR
 
 
 def test_other_environment_names_are_not_checked(tmp_path: Path) -> None:
@@ -411,7 +481,7 @@ def test_other_environment_names_are_not_checked(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- value types
 
-RELEASE = "vLLM 0.30.0"
+RELEASE = RELEASE_ALONE
 
 
 def _entry(flag: str) -> dict[str, Any]:

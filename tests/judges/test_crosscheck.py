@@ -440,3 +440,17 @@ def test_the_charts_pool_and_route_are_judged_against_the_files(commands) -> Non
         "not the pool" in p
         for p in helm.pool_problems(rendered(pool_labels, backend="x"), written, "inference-gateway")
     )
+
+
+def test_a_command_vllm_hands_to_vllm_omni_is_not_parsed_as_vllm_serve_s(commands) -> None:
+    """vLLM's vllm command runs vllm_omni's entry point for a command line holding --omni before
+    parsing it: vllm serve's parser would refuse --omni, so such a command is counted, not judged."""
+    data = json.loads((RECIPES / "gpt-oss-120b.json").read_text(encoding="utf-8"))
+    recipe = recipebook.Recipe.from_json(data, "omni.json")
+    before = commands.collect([("omni.json", recipe)])
+    role = data["strategies"][0]["options"][0]["grid"]["base"][0]
+    role["args"]["--omni"] = "--omni"
+    omni = commands.collect([("omni.json", recipebook.Recipe.from_json(data, "omni.json"))])
+    assert before.omni == 0 and omni.omni > 0
+    assert omni.total_commands == before.total_commands - omni.omni
+    assert not any("--omni" in c.argv for c in omni.commands.values())

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipebook import shell
-from recipebook.problems import Problem
+from recipebook.problems import Level, Problem
 from recipebook.reading import vocabulary
 
 FIXTURE = Path(__file__).resolve().parents[1] / "roots" / "test-vllm-parsing" / "parsing-fixture.json"
@@ -97,19 +97,24 @@ def test_an_underscore_spelling_is_a_style_problem_not_an_unknown_flag(tmp_path:
     problem = changed.one(f"{BASE}/--tokenizer_mode", "write '--tokenizer-mode'", key="--tokenizer_mode")
     assert "not a flag" not in problem.message
     assert "vLLM reads '--tokenizer_mode' as --tokenizer-mode" in problem.message
+    # a warning: vLLM runs the command as shown, so the recipe is built (issue 39.2)
+    assert problem.level is Level.WARNING and changed.recipe is not None
+    assert str(problem).endswith(f"{BASE}/--tokenizer_mode: warning: {problem.message}")
 
 
 def test_an_underscore_spelling_still_has_its_value_checked(tmp_path: Path) -> None:
     changed = Changed(tmp_path, with_args(a="--max_num_seqs eight"))
-    messages = [p.message for p in changed.at(f"{BASE}/--max_num_seqs")]
-    assert any(m.startswith("write '--max-num-seqs'") for m in messages), changed.listing()
-    assert any("takes an integer" in m for m in messages), changed.listing()
+    found = changed.at(f"{BASE}/--max_num_seqs")
+    assert any(p.message.startswith("write '--max-num-seqs'") and not p.is_error for p in found), changed.listing()
+    assert any("takes an integer" in p.message and p.is_error for p in found), changed.listing()
+    assert changed.recipe is None  # the value is an error: the recipe is not built
 
 
 def test_an_abbreviation_argparse_expands_is_a_style_problem(tmp_path: Path) -> None:
     changed = Changed(tmp_path, lambda data: base_args(data).update({"--gpu-memory-util": "--gpu-memory-util 0.8"}))
     problem = changed.one(f"{BASE}/--gpu-memory-util", "write '--gpu-memory-utilization'", key="--gpu-memory-util")
     assert "not a flag" not in problem.message
+    assert problem.level is Level.WARNING and changed.recipe is not None
 
 
 def test_an_ambiguous_start_of_a_name_is_refused_as_vllm_refuses_it(tmp_path: Path) -> None:
@@ -269,6 +274,38 @@ def test_omni_is_recognised_and_its_flags_are_not_vllm_serve_s(tmp_path: Path) -
     problem = changed.one(f"{BASE}/--omni", "hands the command to vLLM-Omni", key="--omni")
     assert "not a flag" not in problem.message
     assert "vllm_omni" in problem.message
+    # without vLLM-Omni in the install line the command stops at once: an error
+    assert problem.is_error and "the install line installs no vllm-omni" in problem.message
+    assert changed.recipe is None
+
+
+@pytest.mark.parametrize(
+    "install",
+    [
+        "uv venv && source .venv/bin/activate && uv pip install git+https://github.com/vllm-project/vllm-omni.git",
+        "git clone https://github.com/vllm-project/vllm-omni.git && cd vllm-omni && uv pip install -e .",
+        "uv pip install vllm-omni",
+    ],
+)
+def test_omni_with_vllm_omni_installed_is_accepted_and_its_flags_not_judged(tmp_path: Path, install: str) -> None:
+    def mutate(data: Any) -> None:
+        data["installLine"] = install
+        base_args(data).update({"--omni": "--omni", "--stage-configs-path": "--stage-configs-path stages.yaml"})
+        envs = data["strategies"][0]["options"][0]["grid"]["base"][0]["envs"]
+        envs["VLLM_OMNI_TARGET_DEVICE"] = "VLLM_OMNI_TARGET_DEVICE=rocm"  # vLLM-Omni's own setting
+
+    changed = Changed(tmp_path, mutate)
+    changed.valid()
+
+
+def test_a_vllm_omni_name_outside_an_omni_command_is_still_judged(tmp_path: Path) -> None:
+    def mutate(data: Any) -> None:
+        data["strategies"][0]["options"][0]["grid"]["base"][0]["envs"]["VLLM_OMNI_TARGET_DEVICE"] = (
+            "VLLM_OMNI_TARGET_DEVICE=rocm"
+        )
+
+    changed = Changed(tmp_path, mutate)
+    changed.one(f"{GRID}/base/0/envs/VLLM_OMNI_TARGET_DEVICE", "is not an environment variable", key=None)
 
 
 # --------------------------------------------------------------------------- one option, two names
@@ -342,12 +379,13 @@ def test_a_misspelt_plugin_flag_is_not_a_flag_with_its_fix(tmp_path: Path) -> No
     changed.one(f"{BASE}/--tool-parser-plugn", "did you mean '--tool-parser-plugin'?")
 
 
-def test_an_env_name_vllm_never_reads_is_refused(tmp_path: Path) -> None:
+def test_an_env_name_vllm_never_reads_is_reported_as_vllm_warns_of_it(tmp_path: Path) -> None:
     def mutate(data: Any) -> None:
         data["strategies"][0]["options"][0]["grid"]["base"][0]["envs"]["VLLM_USE_V1"] = "VLLM_USE_V1=1"
 
     changed = Changed(tmp_path, mutate)
-    changed.one(f"{GRID}/base/0/envs/VLLM_USE_V1", "is not an environment variable")
+    problem = changed.one(f"{GRID}/base/0/envs/VLLM_USE_V1", "is not an environment variable")
+    assert not problem.is_error and "the variable has no effect" in problem.message
 
 
 @settings(max_examples=80, deadline=None)

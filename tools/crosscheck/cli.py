@@ -145,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         f"crosscheck: {release} ({answer['platform']}): {compared}"
         f"{plan.total_commands} commands of {plan.selections} selections in {len(plan.recipes)} recipe(s) "
         f"({len(plan.commands)} distinct) parsed: {refused_commands} refused; "
-        f"{len(configs)} config objects built ({', '.join(answer['config_classes'])}): {refused_configs} refused; "
+        + (f"{plan.omni} handed to vLLM-Omni (--omni), not parsed; " if plan.omni else "")
+        + f"{len(configs)} config objects built ({', '.join(answer['config_classes'])}): {refused_configs} refused; "
         f"{len(answer['envs'])} distinct VLLM_* env values evaluated with vLLM's getters: {refused_envs} refused; "
         f"{len(pairings)} distinct Kubernetes server containers ({sum(p.merged for p in pairings.values())} running every "
         f"rank of a role, each rank derived by vLLM's supervisor) compared with their commands: "

@@ -76,6 +76,7 @@ class Plan:
     env_values: dict[tuple[str, str], list[tuple[Use, str]]] = dataclasses.field(default_factory=dict)
     selections: int = 0
     total_commands: int = 0
+    omni: int = 0  # commands vLLM hands to vLLM-Omni (--omni): not vllm serve's to parse
     recipes: list[str] = dataclasses.field(default_factory=list)
 
     def request(self, vocabulary_file: Path, *, configs: bool = True) -> dict[str, Any]:
@@ -115,6 +116,9 @@ def collect(recipes: Iterable[tuple[str, Recipe]]) -> Plan:
             target = targets[(path, expansion.strategy, expansion.target)]
             for command in expansion.commands:
                 if command.launcher != vocabulary.LAUNCHER:
+                    continue
+                if any(line.key == vocabulary.OMNI for line in command.arg_lines):
+                    plan.omni += 1  # vLLM's vllm command runs vllm_omni's entry point before parsing it
                     continue
                 plan.total_commands += 1
                 use = Use(

@@ -5,7 +5,10 @@ and in ``llms-full.txt``, and readers paste them. Each gets the rules of a comma
 (``shown_command_problem``): one command (no ``;``, ``|``, ``&``, redirection or newline outside
 quotes; a backslash-newline continues the line), no expansion outside single quotes (``$``,
 backquotes, ``!``, file-name patterns, braces, ``~``), placeholders written ``'<NAME>'`` inside
-quotes, and ``bash -n``; each problem at its character.
+quotes, and ``bash -n``; each problem at its character. The install line may be a chain of install
+steps joined by ``&&``, as vLLM's own documentation writes it (``uv venv && source
+.venv/bin/activate && uv pip install -U vllm``): each step is judged as such a command and must be
+an install step (``install_line_problem``, ``INSTALL_STEPS``).
 
 What ``serve.sh`` runs is judged as joined, not only piece by piece:
 
@@ -103,6 +106,19 @@ def _outside_quote_problem(text: str, i: int, at_word_start: bool) -> str | None
 def shown_command_problem(text: str) -> tuple[int, str] | None:
     """The index and the reason of the first thing that keeps a text from being one plain command
     when pasted into bash, or None."""
+    found = _scan(text, None)
+    if found:
+        return found
+    error = shell.bash_syntax_error(text) if shutil.which("bash") else None  # without bash, the scan above
+    if error:
+        return 0, f"does not pass bash -n: {error}"
+    return None
+
+
+def _scan(text: str, joins: list[int] | None) -> tuple[int, str] | None:
+    """The first thing outside quotes that keeps a text from being plain words (see
+    shown_command_problem), or None. With ``joins`` (a list) an ``&&`` outside quotes joins two
+    commands: its index is appended there instead of being a problem."""
     if "\0" in text:
         return text.index("\0"), "a NUL character cannot be part of a command"
     quote, opened = None, 0
@@ -140,6 +156,11 @@ def shown_command_problem(text: str) -> tuple[int, str] | None:
             i += 2
             at_word_start = False
             continue
+        elif joins is not None and text.startswith("&&", i) and not text.startswith("&&&", i):
+            joins.append(i)
+            i += 2
+            at_word_start = True
+            continue
         else:
             reason = _outside_quote_problem(text, i, at_word_start)
             if reason:
@@ -148,9 +169,152 @@ def shown_command_problem(text: str) -> tuple[int, str] | None:
         i += 1
     if quote:
         return opened, f"unbalanced {quote} quote: it is never closed, so the shell waits for more"
-    error = shell.bash_syntax_error(text) if shutil.which("bash") else None  # without bash, the scan above
-    if error:
-        return 0, f"does not pass bash -n: {error}"
+    return None
+
+
+# What an install line may run, step by step: the program's first words (after any NAME=value
+# assignments), each with what may follow. vLLM's documentation chains the first three
+# (`uv venv && source .venv/bin/activate && uv pip install -U vllm --torch-backend auto`); recipes
+# of other people add a package from a source checkout (git clone, cd, pip install -e .), a
+# system package, an image or the model's weights.
+INSTALL_STEPS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("uv", "venv"), "any"),
+    (("python", "-m", "venv"), "any"),
+    (("python3", "-m", "venv"), "any"),
+    (("source",), "activate"),
+    ((".",), "activate"),
+    (("pip", "install"), "any"),
+    (("pip3", "install"), "any"),
+    (("python", "-m", "pip", "install"), "any"),
+    (("python3", "-m", "pip", "install"), "any"),
+    (("uv", "pip", "install"), "any"),
+    (("docker", "pull"), "one"),
+    (("apt-get", "install"), "any"),
+    (("apt-get", "update"), "any"),
+    (("apt", "install"), "any"),
+    (("apt", "update"), "any"),
+    (("git", "clone"), "any"),
+    (("cd",), "one"),
+    (("hf", "download"), "any"),
+    (("huggingface-cli", "download"), "any"),
+)
+# the one wrapper an install step may start with, and only before these programs
+_SUDO_BEFORE = frozenset({"apt-get", "apt"})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_STEP_NAMES = (
+    "uv venv, source .venv/bin/activate, pip install, uv pip install, docker pull, apt-get install, git clone, cd"
+)
+_WITH_SUBCOMMANDS = frozenset({"uv", "pip", "pip3", "python", "python3", "docker", "apt", "apt-get", "git", "hf"})
+
+
+def install_step_problem(words: list[str]) -> str | None:
+    """Why the words of one step of an install line are not an install step, or None."""
+    words = list(words)
+    while words and _ASSIGNMENT.match(words[0]):
+        words.pop(0)  # VLLM_TARGET_DEVICE=empty pip install -e .: the step's own environment
+    if words[:1] == ["sudo"] and words[1:2] and words[1] in _SUDO_BEFORE:
+        words.pop(0)
+    if not words:
+        return "a step that runs nothing"
+    for start, rest in INSTALL_STEPS:
+        if tuple(words[: len(start)]) != start:
+            continue
+        after = words[len(start) :]
+        if rest == "one" and len(after) != 1:
+            return f"{' '.join(start)!r} takes one argument here, not {len(after)}"
+        if rest == "activate" and (len(after) != 1 or not after[0].endswith("bin/activate")):
+            return f"{' '.join(start)!r} in an install line activates a virtual environment (.venv/bin/activate) only"
+        return None
+    if words[0] == "sudo":
+        shown = " ".join(words[:2])
+        return f"{shown!r} is not an install step: an install line runs sudo only before apt-get or apt"
+    shown = " ".join(words[:2]) if words[0] in _WITH_SUBCOMMANDS and len(words) > 1 else words[0]
+    return f"{shown!r} is not an install step (an install line runs {_STEP_NAMES}, hf download)"
+
+
+def _joined_lines(step: str) -> str:
+    """A step with each backslash-newline outside single quotes removed, as bash reads it."""
+    out, quote, i = [], None, 0
+    while i < len(step):
+        ch = step[i]
+        if quote != "'" and ch == "\\" and step.startswith("\\\n", i):
+            i += 2
+            continue
+        if ch == "\\" and quote != "'":
+            out.append(step[i : i + 2])
+            i += 2
+            continue
+        if ch in "'\"" and quote in (None, ch):
+            quote = None if quote else ch
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def install_steps(text: str) -> list[list[str]]:
+    """The words of each step of an install line (none for a line that does not split)."""
+    joins: list[int] = []
+    if _scan(text, joins):
+        return []
+    starts, ends = [0, *(at + 2 for at in joins)], [*joins, len(text)]
+    try:
+        return [shell.words(_joined_lines(text[a:b])) for a, b in zip(starts, ends, strict=True)]
+    except ValueError:
+        return []
+
+
+_OMNI_NAME = re.compile(r"vllm[-_]omni", re.IGNORECASE)
+_PIP_INSTALLS = tuple(
+    start for start, _ in INSTALL_STEPS if start[-1] == "install" and start[0] not in ("apt", "apt-get")
+)
+
+
+def installs_vllm_omni(text: str) -> bool:
+    """Whether an install line installs vLLM-Omni: a pip install naming it (a package or a URL), or
+    a pip install of the checkout a step cloned from its repository."""
+    cloned = False
+    for words in install_steps(text):
+        while words and _ASSIGNMENT.match(words[0]):
+            words = words[1:]
+        if words[:2] == ["git", "clone"] and any(_OMNI_NAME.search(w) for w in words[2:]):
+            cloned = True
+        installing = next((len(start) for start in _PIP_INSTALLS if tuple(words[: len(start)]) == start), 0)
+        if not installing:
+            continue
+        packages = [w for w in words[installing:] if not w.startswith("-")]
+        if any(_OMNI_NAME.search(w) for w in packages) or (cloned and any(w.startswith(".") for w in packages)):
+            return True
+    return False
+
+
+def install_line_problem(text: str) -> tuple[int, str] | None:
+    """The index and the reason of the first thing that keeps an install line from being one plain
+    command or a chain of install steps joined by ``&&``, or None. Each step is held to the rules
+    of a shown command (``shown_command_problem``) and must be an install step; the line as a whole
+    passes ``bash -n``."""
+    joins: list[int] = []
+    found = _scan(text, joins)
+    if found:
+        return found
+    starts = [0, *(at + 2 for at in joins)]
+    ends = [*joins, len(text)]
+    for n, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        step = text[start:end]
+        try:
+            words = shell.words(_joined_lines(step))
+        except ValueError as error:
+            return start, f"does not split into shell words: {error}"
+        reason = install_step_problem(words)
+        if reason is None:
+            continue
+        if n and not words:
+            return joins[n - 1], "'&&' here joins nothing: the step after it is empty; remove it"
+        if n:
+            return joins[n - 1], f"'&&' here makes this more than one plain command: {reason}"
+        return start + len(step) - len(step.lstrip()), reason
+    syntax = shell.bash_syntax_error(text) if shutil.which("bash") else None
+    if syntax:
+        return 0, f"does not pass bash -n: {syntax}"
     return None
 
 
@@ -163,9 +327,13 @@ def _near(text: str) -> tuple[int, str] | None:
 
 
 def shown_commands(recipe: Recipe, doc: Document) -> Iterator[Problem]:
-    """The install line and the client example are one plain command each, as shown."""
-    for pointer, text in (("/installLine", recipe.install_line), ("/client", recipe.client)):
-        found = shown_command_problem(text) or _near(text)
+    """The client example is one plain command, as shown; the install line one, or a chain of
+    install steps joined by ``&&``."""
+    for pointer, text, judge in (
+        ("/installLine", recipe.install_line, install_line_problem),
+        ("/client", recipe.client, shown_command_problem),
+    ):
+        found = judge(text) or _near(text)
         if found:
             index, message = found
             yield doc.problem_inside(pointer, index, message)
@@ -325,9 +493,11 @@ RULES = (shown_commands, launchers, router_steps, function_names)
 
 
 def check(recipe: Recipe, doc: Document) -> list[Problem]:
-    """21. Every text shown as a command runs as the page says: the install line and the client
-    example are one plain command each (no `;`, `&`, `|`, redirection, second line, or `$` or
-    backquote outside single quotes, quotes balanced, placeholders in single quotes); a launcher
+    """21. Every text shown as a command runs as the page says: the client example is one plain
+    command (no `;`, `&`, `|`, redirection, second line, or `$` or backquote outside single quotes,
+    quotes balanced, placeholders in single quotes), and so is each step of the install line, which
+    may chain install steps with `&&` (`uv venv`, `source .venv/bin/activate`, `pip install`,
+    `uv pip install`, `docker pull`, `apt-get install`, `git clone`, `cd`, `hf download`); a launcher
     is the program alone (`vllm serve`, no `sudo` or other wrapper); a router step does not end
     in a backslash and keeps its placeholders in quotes; no two commands get one function name
     in `serve.sh`; and each target's joined `serve.sh` passes `bash -n`."""

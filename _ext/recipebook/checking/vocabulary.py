@@ -7,12 +7,13 @@ asks them of every key and value of a recipe and places each answer there.
   name starting with the key (``--device`` is not ``--device-ids``); a flag vLLM removed is named
   as removed, with what to do instead (``data/removed-flags.json``); the start of several names
   is refused as vLLM refuses it;
-* a spelling vLLM accepts but pages do not publish (``_`` for ``-``, an abbreviation): the
-  style problem, with the name to write;
+* a spelling vLLM accepts but pages do not publish (``_`` for ``-``, an abbreviation): a
+  warning (the command runs as shown), with the name to write;
 * one option under two names in one command (``--tensor-parallel-size 4`` and ``-tp 1``, a flag
   and its ``--no-`` form, a JSON flag given whole and by dotted fields): vLLM keeps the last;
-* a command holding ``--omni``, which vLLM hands to vLLM-Omni: one problem there, its other flags
-  not judged as vllm serve's;
+* a command holding ``--omni``, which vLLM hands to vLLM-Omni: its other flags (and its
+  ``VLLM_OMNI_*`` environment names) are not judged as vllm serve's, and unless the install line
+  installs vllm-omni, one problem there (the command stops at once);
 * a ``--chat-template`` path into vLLM's source checkout (``examples/...``), which no package installs;
 * a value outside the values the source states for a flag, or a value given to a
   flag that takes none (or none given to one that needs it);
@@ -24,7 +25,11 @@ asks them of every key and value of a recipe and places each answer there.
   ``--kv-transfer-config`` including a MultiConnector's children, ...);
 * a ``VLLM_*`` environment name (``VLLM_RBLN_*`` included) that neither package reads, or an
   ``LMCACHE_*`` name that LMCache does not (upstream ``lmcache``, the release the data file
-  names); names are case-sensitive, and a misspelt prefix (``LMCAHCE_``) is checked too;
+  names); names are case-sensitive, and a misspelt prefix (``LMCAHCE_``) is checked too. A
+  ``VLLM_*`` name vLLM does not read (one it removed, with what replaced it when
+  ``data/removed-flags.json`` knows) is a warning, as vLLM judges it: the server starts with a
+  warning and the variable has no effect; it is an error in a role whose command asks
+  ``--fail-on-environ-validation``, where vLLM stops;
 * an environment value that the variable's getter would refuse: vLLM's and vllm-rbln's getters
   (``int(os.getenv(...))``, ``env_with_choices``) and LMCache's converters, as the data file
   records them.
@@ -32,13 +37,18 @@ asks them of every key and value of a recipe and places each answer there.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 
-from ..problems import Kind, Problem, pointer_join
+from ..problems import Edit, Fix, Kind, Problem, pointer_join
 from ..reading import valuetypes
 from ..reading.model import Grid, Recipe
 from ..reading.source import Document
-from ..reading.vocabulary import LAUNCHER, OMNI, Vocabulary, pinned
+from ..reading.vocabulary import FAIL_ON_ENVIRON, LAUNCHER, OMNI, Vocabulary, pinned
+from . import commandtext
+
+# The environment names vLLM-Omni reads: in a command vLLM hands to it (--omni), not vLLM's to judge.
+OMNI_ENV = "VLLM_OMNI_"
 
 
 def check(recipe: Recipe, doc: Document, vocabulary: Vocabulary | None = None) -> Iterator[Problem]:
@@ -54,6 +64,7 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
         omni = _omni_roles(grid, serve)
         mappings = list(_mappings(grid))
         present = {key for kind, _, mapping in mappings if kind == "args" for key in mapping}
+        failing = _failing_on_environ(vocabulary, grid, serve - omni)
         for kind, pointer, role, mapping in _role_mappings(grid):
             for key, text in mapping.items():
                 where = pointer_join(pointer, key)
@@ -61,13 +72,20 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
                     if role not in serve:
                         continue
                     if role in omni:
-                        if key == OMNI:
+                        if key == OMNI and not commandtext.installs_vllm_omni(recipe.install_line):
                             yield doc.problem(where, _omni_message(vocabulary), kind=Kind.VOCABULARY, key=True)
                         continue
+                    if style := vocabulary.spelling(key):
+                        problem = doc.problem(where, style, kind=Kind.VOCABULARY, key=True).warning()
+                        yield dataclasses.replace(problem, fix=_spelled(vocabulary, doc, where, key, text))
                     for on_key, message in vocabulary.arg_messages(key, text, present):
                         yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
+                elif role in omni and key.startswith(OMNI_ENV):
+                    continue  # vLLM-Omni's own setting, which it reads (not checked here, as its flags)
                 elif found := vocabulary.env_problem(key):
-                    yield doc.problem(where, found, kind=Kind.VOCABULARY, key=True)
+                    yield _env_level(
+                        vocabulary, doc.problem(where, found, kind=Kind.VOCABULARY, key=True), key, role in failing
+                    )
                 elif not valuetypes.is_port_env(key) and (found := vocabulary.env_value_problem(key, text)):
                     yield doc.problem(where, found, kind=Kind.VOCABULARY)
         reported: set[str] = set()
@@ -83,7 +101,30 @@ def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Pr
                         yield doc.problem(pointer_join(delta.ptr, "del_args", i), found, kind=Kind.VOCABULARY)
                 for i, key in enumerate(delta.del_envs):
                     if found := vocabulary.env_problem(key):
-                        yield doc.problem(pointer_join(delta.ptr, "del_envs", i), found, kind=Kind.VOCABULARY)
+                        problem = doc.problem(pointer_join(delta.ptr, "del_envs", i), found, kind=Kind.VOCABULARY)
+                        yield _env_level(vocabulary, problem, key, name in failing)
+
+
+def _failing_on_environ(vocabulary: Vocabulary, grid: Grid, serve: set[str]) -> set[str]:
+    """The vllm serve roles some of whose commands ask --fail-on-environ-validation: vLLM stops
+    there at an environment name it does not read (elsewhere it only warns)."""
+    return {
+        role
+        for kind, _, role, mapping in _role_mappings(grid)
+        if kind == "args" and role in serve and any(vocabulary.reading(key).flag == FAIL_ON_ENVIRON for key in mapping)
+    }
+
+
+def _env_level(vocabulary: Vocabulary, problem: Problem, name: str, failing: bool) -> Problem:
+    """An env name's problem at the level vLLM gives it: a ``VLLM_`` name vLLM does not read is a
+    warning (the server starts, the variable does nothing), an error in a role whose command asks
+    --fail-on-environ-validation (vLLM stops there); other names' problems are errors."""
+    if not vocabulary.env_unread(name):
+        return problem
+    if failing:
+        message = f"{problem.message}; this role's command asks {FAIL_ON_ENVIRON}, so vLLM stops there"
+        return dataclasses.replace(problem, message=message)
+    return problem.warning()
 
 
 def _omni_roles(grid: Grid, serve: set[str]) -> set[str]:
@@ -93,12 +134,24 @@ def _omni_roles(grid: Grid, serve: set[str]) -> set[str]:
     }
 
 
+def _spelled(vocabulary: Vocabulary, doc: Document, where: str, key: str, text: str) -> Fix:
+    """The fix of a spelling: the key and the start of its text as vLLM documents the flag
+    (``--tokenizer_mode mistral`` -> ``--tokenizer-mode mistral``), where they were written."""
+    reading = vocabulary.reading(key)
+    assert reading.flag is not None
+    written = key.partition(".")[0]
+    name = reading.flag + key[len(written) :]
+    at = doc.real(where)
+    edits = (Edit(at, True, key, name), Edit(at, False, text, name + text[len(key) :]))
+    return Fix(f"wrote {name!r} for {key!r}", edits)
+
+
 def _omni_message(vocabulary: Vocabulary) -> str:
     return (
         f"{OMNI} hands the command to vLLM-Omni: {vocabulary.release}'s vllm command passes any command line that "
-        f"holds {OMNI} to vllm_omni's own entry point before parsing it (and stops if vllm-omni is not "
-        "installed), so vllm serve's flags do not apply to it. vllm-omni is not among the releases this site "
-        f"checks against ({vocabulary.versions}): its flags cannot be checked here, and the install must add it"
+        f"holds {OMNI} to vllm_omni's own entry point before parsing it, and stops if vllm-omni is not installed; "
+        "the install line installs no vllm-omni: add it (vllm serve's flags do not apply to such a command, and "
+        f"vllm-omni's cannot be checked here, against {vocabulary.versions})"
     )
 
 

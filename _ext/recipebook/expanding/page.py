@@ -304,7 +304,14 @@ def _arg_texts(grid: Grid) -> Iterator[tuple[str, str]]:
 
 
 def flags_in_use(recipe: Recipe) -> frozenset[str]:
-    return frozenset(key for _s, target in recipe.targets() for key, _text in _arg_texts(target.grid))
+    """The flags of vllm serve a recipe's commands use; a command holding --omni is vLLM-Omni's,
+    whose flags are not vLLM's (none of them has vLLM's help)."""
+    return frozenset(
+        key
+        for _s, target in recipe.targets()
+        if not any(vocabulary.OMNI in role.args for role in target.grid.base)
+        for key, _text in _arg_texts(target.grid)
+    )
 
 
 def context_length(recipe: Recipe) -> int | None:

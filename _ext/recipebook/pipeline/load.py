@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..checking import bounds, characters, commandtext, facts, rules, safety, schema, sizing, vocabulary
 from ..memo import Memo
-from ..problems import Problem, RecipeError
+from ..problems import Problem, RecipeError, errors
 from ..reading import sharing, source
 from ..reading.model import Recipe
 
@@ -19,9 +19,10 @@ def _instead(problems: list[Problem], named: list[Problem]) -> list[Problem]:
 
 
 def check_file(path: str | Path, memo: Memo | None = None) -> tuple[Recipe | None, list[Problem]]:
-    """Every problem of one recipe file, and the recipe when there are none. The line tables and
-    the page model the rules build are kept in ``memo`` when the caller gives one (to show the
-    recipe afterwards without building them again), else only while the file is checked."""
+    """Every problem of one recipe file (errors and warnings), and the recipe when none is an
+    error. The line tables and the page model the rules build are kept in ``memo`` when the
+    caller gives one (to show the recipe afterwards without building them again), else only
+    while the file is checked."""
     memo = Memo() if memo is None else memo
     document, problems = source.read(path)
     if document is None:
@@ -54,22 +55,18 @@ def check_file(path: str | Path, memo: Memo | None = None) -> tuple[Recipe | Non
             named,
         ),
     )
-    if not problems:  # what serve.sh runs, joined (needs a recipe whose commands expand)
-        problems = sharing.finish(
-            written,
-            sorted(
-                {
-                    *commandtext.joined_scripts(recipe, written, memo),
-                    *sizing.npus_agree(recipe, written, memo),
-                    *sizing.observations(recipe, written, memo),
-                }
-            ),
-        )
-    return (None if problems else recipe), problems
+    if not errors(problems):  # what serve.sh runs, joined (needs a recipe whose commands expand)
+        later = [
+            *commandtext.joined_scripts(recipe, written, memo),
+            *sizing.npus_agree(recipe, written, memo),
+            *sizing.observations(recipe, written, memo),
+        ]
+        problems = sorted({*problems, *sharing.finish(written, sorted(set(later)))})
+    return (None if errors(problems) else recipe), problems
 
 
 def load(path: str | Path, memo: Memo | None = None) -> Recipe:
-    """A valid recipe, or RecipeError with all of its problems."""
+    """A valid recipe (its warnings aside), or RecipeError with all of its problems."""
     recipe, problems = check_file(path, memo)
     if recipe is None:
         raise RecipeError(problems)

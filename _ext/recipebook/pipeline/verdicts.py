@@ -27,7 +27,7 @@ from pathlib import Path
 from ..checking.schema import SCHEMA_PATH
 from ..expanding import expansion
 from ..memo import remembered
-from ..problems import Kind, Problem
+from ..problems import Kind, Level, Problem, errors
 from ..reading.source import MAX_BYTES
 from .load import check_file
 
@@ -38,9 +38,10 @@ LIMIT = 1 << 22  # bytes: an entry larger than this is not a verdict this engine
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
-    """A recipe file's problems; for a valid one, its name and how many selections it offers
-    (when checked here, not by the Sphinx adapter, which keeps only the problems). The one
-    verdict type: ``recipebook validate`` files it, the adapter's domain keeps it per file."""
+    """A recipe file's problems; for a valid one (no problem an error), its name and how many
+    selections it offers (when checked here, not by the Sphinx adapter, which keeps only the
+    problems). The one verdict type: ``recipebook validate`` files it, the adapter's domain keeps
+    it per file."""
 
     problems: list[Problem]
     name: str | None = None
@@ -77,25 +78,27 @@ def _key(path: Path, data: bytes) -> str:
 
 
 def _written(verdict: Verdict) -> str:
-    problems = [[p.file, p.line, p.column, p.pointer, p.message, p.kind.name] for p in verdict.problems]
+    problems = [[p.file, p.line, p.column, p.pointer, p.message, p.kind.name, p.level.name] for p in verdict.problems]
     return json.dumps({"problems": problems, "name": verdict.name, "selections": verdict.selections})
 
 
 def _problem(row: object) -> Problem:
     """A problem as _written writes it; ValueError for anything else."""
-    if not isinstance(row, list) or len(row) != 6:
+    if not isinstance(row, list) or len(row) != 7:
         raise ValueError("not a problem")
-    file, line, column, pointer, message, kind = row
-    if not all(isinstance(text, str) for text in (file, pointer, message, kind)):
+    file, line, column, pointer, message, kind, level = row
+    if not all(isinstance(text, str) for text in (file, pointer, message, kind, level)):
         raise ValueError("not a problem")
     if type(line) is not int or type(column) is not int:
         raise ValueError("not a problem")
-    return Problem(file=file, line=line, column=column, pointer=pointer, message=message, kind=Kind[kind])
+    return Problem(
+        file=file, line=line, column=column, pointer=pointer, message=message, kind=Kind[kind], level=Level[level]
+    )
 
 
 def _read(entry: Path) -> Verdict | None:
-    """The verdict in an entry, or None for a missing, oversized or malformed one: problems and
-    no name, or a name, a selection count and no problem."""
+    """The verdict in an entry, or None for a missing, oversized or malformed one: errors (and
+    maybe warnings) and no name, or a name, a selection count and no error."""
     try:
         with entry.open("rb") as handle:
             text = handle.read(LIMIT + 1)
@@ -106,9 +109,9 @@ def _read(entry: Path) -> Verdict | None:
         name, selections = data["name"], data["selections"]
     except (OSError, ValueError, TypeError, KeyError):
         return None
-    if problems and name is None and selections is None:
+    if errors(problems) and name is None and selections is None:
         return Verdict(problems)
-    if not problems and isinstance(name, str) and type(selections) is int:
+    if not errors(problems) and isinstance(name, str) and type(selections) is int:
         return Verdict(problems, name, selections)
     return None
 

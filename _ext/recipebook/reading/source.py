@@ -59,6 +59,19 @@ class Document:
     def _line_starts(self) -> list[int]:
         return line_starts(self.text or "")
 
+    def real(self, pointer: str) -> str:
+        """Where the value at a pointer was written in the file (itself here; a recipe with shared
+        grids places a target's value where its grid part wrote it)."""
+        return pointer
+
+    def offset(self, pointer: str, *, key: bool = False) -> int | None:
+        """The offset in the text where the value (or the key) at a pointer was written, or None."""
+        table = self.keys if key else self.values
+        if self.text is None or pointer not in table:
+            return None
+        line, column = table[pointer]
+        return self._line_starts[line - 1] + column - 1
+
     def where_inside(self, pointer: str, index: int) -> tuple[int, int]:
         """Line and column in the file of the character ``index`` of the string value at a pointer:
         escapes (``\\n``, ``\\u00e9``) count as the one character they write. The value's start

@@ -33,6 +33,9 @@ from . import source, valuetypes
 
 PINNED_VLLM = "0.30.0"
 DATA_FILE = Path(__file__).resolve().parents[1] / "data" / f"vllm-{PINNED_VLLM}.json"
+# The flag that makes vLLM stop at an environment name it does not read (else it only warns).
+FAIL_ON_ENVIRON = "--fail-on-environ-validation"
+
 # Flags vLLM removed before the pinned release, and the chat templates it installs (by hand, with sources).
 REMOVED_FILE = Path(__file__).resolve().parents[1] / "data" / "removed-flags.json"
 # vLLM's `vllm` command hands a command line holding this word to vLLM-Omni before parsing it
@@ -88,6 +91,9 @@ class Vocabulary:
         self.long_options = sorted(option for option in self.options if option.startswith("--"))
         removed = _removed_data()
         self.removed: Mapping[str, Any] = {f: e for f, e in removed.get("flags", {}).items() if f not in self.options}
+        self.removed_envs: Mapping[str, Any] = {
+            name: entry for name, entry in removed.get("envs", {}).items() if name not in self.env_names
+        }
         templates = removed.get("chat_templates") or {}
         self.chat_templates = frozenset(templates.get("names", ()) if templates.get("vllm") == data["vllm"] else ())
 
@@ -188,6 +194,15 @@ class Vocabulary:
             "name starts so (argparse's abbreviations), but pages publish whole names"
         )
 
+    def spelling(self, key: str) -> str | None:
+        """A spelling of an accepted flag that vLLM reads but pages do not publish (``_`` for ``-``,
+        the start of a name), with the name to write; None for the documented name, an alias, or a
+        key vLLM does not accept (``arg_messages`` says so). A warning: the command runs as shown."""
+        reading = self.reading(key)
+        if reading.how not in ("underscore", "abbreviation") or self.unknown_flag(key):
+            return None
+        return self._spelling_message(reading)
+
     def _field_problems(self, reading: Reading, values: list[str] | None) -> list[tuple[bool, str]]:
         """``--json-flag.field VALUE``: vLLM's parser gathers such fields into one JSON value of the
         flag, so each is judged as that JSON's field: its name, then its value."""
@@ -266,14 +281,13 @@ class Vocabulary:
                 yield from self._object_problems(flag, entry, child, f"{where + '.' if where else ''}{path}[{i}]")
 
     def arg_messages(self, key: str, text: str, present: set[str]) -> list[tuple[bool, str]]:
-        """(whether the message is about the key itself, the message) for each problem of one arg."""
+        """(whether the message is about the key itself, the message) for each problem of one arg;
+        the spelling message (``spelling``) is not among them."""
         reading = self.reading(key)
         values = _values(key, text)
         if not reading.accepted or (reading.how == "abbreviation" and self.unknown_flag(key)):
             return [(True, self._not_a_flag(reading, values))]
         found: list[tuple[bool, str]] = []
-        if reading.how in ("underscore", "abbreviation"):
-            found.append((True, self._spelling_message(reading)))
         if reading.field:
             return found + self._field_problems(reading, values)
         if values is None:
@@ -382,8 +396,32 @@ class Vocabulary:
             normal = "LMCACHE_" + normal.partition("_")[2]
         elif family == "vllm" and not name.upper().startswith("VLLM_"):
             normal = "VLLM_" + normal.partition("_")[2]
+        if self.env_unread(name):
+            return self._unread(name, _near(name, known, normal))
         suggestion = _near(name, known, normal)
         return f"{name!r} is not an environment variable that {reader} reads{_did_you_mean(suggestion)}"
+
+    def env_unread(self, name: str) -> bool:
+        """Whether vLLM starts with a name set and only warns of it: a ``VLLM_`` name its
+        ``environment_variables`` (or vllm-rbln's) do not hold. vLLM's ``validate_environ`` logs
+        "Unknown vLLM environment variable detected" and the server starts, the variable having no
+        effect; only ``--fail-on-environ-validation`` makes it stop (``FAIL_ON_ENVIRON``)."""
+        return name.startswith("VLLM_") and name not in self.env_names
+
+    def _unread(self, name: str, suggestion: str | None) -> str:
+        """What an unread ``VLLM_`` name does: removed (with what replaced it, when the data file
+        knows) or unknown, and nothing either way."""
+        effect = (
+            f"{self.release} starts with a warning ('Unknown vLLM environment variable detected') and the "
+            f"variable has no effect (it stops only under {FAIL_ON_ENVIRON})"
+        )
+        removed = self.removed_envs.get(name)
+        if removed is not None:
+            return f"{name!r} was removed from vLLM ({removed['source']}): {effect}; {removed['instead']}"
+        return (
+            f"{name!r} is not an environment variable that {self.versions} reads (removed, or never vLLM's): "
+            f"{effect}{_did_you_mean(suggestion)}"
+        )
 
     @property
     def lmcache(self) -> str:

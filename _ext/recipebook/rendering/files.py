@@ -74,8 +74,9 @@ _EMPTY_AFTER = re.compile(r"(?<=\}\")''")
 
 
 def selection_key(selection: Mapping[str, str]) -> str:
-    """A folder name for a selection: axis-value pairs in axis order."""
-    return "__".join(f"{axis}-{value}" for axis, value in selection.items())
+    """A folder name for a selection: axis-value pairs in axis order (``default`` for a target
+    without axes, whose one selection chooses nothing)."""
+    return "__".join(f"{axis}-{value}" for axis, value in selection.items()) or "default"
 
 
 _PLACEHOLDER_OR_QUOTE = re.compile(shell.PLACEHOLDER.pattern + r"""|(['"])""")

@@ -1,0 +1,1 @@
+"""The sample of vLLM Recipes the tests import: their files, and the commands their site builds."""

@@ -1,0 +1,3 @@
+from .sample import main
+
+raise SystemExit(main())
