@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recipe_support import GPT_NAME, REPO, shipped
+from recipe_support import GPT_NAME, REPO, fixture
 from recipebook import check_file
 from recipebook.pipeline import fix
 from recipebook.reading.vocabulary import pinned
@@ -91,7 +91,7 @@ def as_vllm_reads(selections: list[dict]) -> list:
 
 def test_fix_writes_the_documented_spellings_in_place_and_says_each(tmp_path):
     path = tmp_path / f"{GPT_NAME}.json"
-    before = write(path, spelled_otherwise(shipped(GPT_NAME)))
+    before = write(path, spelled_otherwise(fixture(GPT_NAME)))
     _recipe, problems = check_file(path)
     assert problems and all(not p.is_error and p.fix for p in problems)
     old = commands(path)
@@ -115,7 +115,7 @@ def test_fix_writes_the_documented_spellings_in_place_and_says_each(tmp_path):
 
 def test_fix_leaves_a_file_without_fixes_as_it_is(tmp_path):
     path = tmp_path / f"{GPT_NAME}.json"
-    text = write(path, shipped(GPT_NAME), indent=1)
+    text = write(path, fixture(GPT_NAME), indent=1)
     result = run("validate", "--fix", path)
     assert result.returncode == 0
     assert path.read_text(encoding="utf-8") == text
@@ -123,7 +123,7 @@ def test_fix_leaves_a_file_without_fixes_as_it_is(tmp_path):
 
 
 def test_a_fix_that_would_change_a_command_is_refused_and_the_file_kept(tmp_path):
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     args = grid(data)["base"][0]["args"]
     args["--max_num_seqs"] = "--max_num_seqs 4"  # both spellings: renaming would drop one of them
     path = tmp_path / f"{GPT_NAME}.json"
@@ -136,7 +136,7 @@ def test_a_fix_that_would_change_a_command_is_refused_and_the_file_kept(tmp_path
 
 
 def test_a_spelling_in_a_shared_grid_is_fixed_once_where_it_was_written(tmp_path):
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     strategy = data["strategies"][0]
     part = json.loads(json.dumps(strategy["options"][0]["grid"]))
     respell(part["base"][0]["args"], "--max-num-seqs", "--max_num_seqs")
@@ -155,7 +155,7 @@ def test_a_spelling_in_a_shared_grid_is_fixed_once_where_it_was_written(tmp_path
             "recommended",
             "router",
         ):
-            if own[field] != shipped(GPT_NAME)["strategies"][0]["options"][0]["grid"][field]:
+            if own[field] != fixture(GPT_NAME)["strategies"][0]["options"][0]["grid"][field]:
                 target["grid"][field] = own[field]
     path = tmp_path / f"{GPT_NAME}.json"
     write(path, data)
@@ -174,7 +174,7 @@ _FLAGS = sorted(f for f in pinned().flags if f.count("-") >= 3 and not pinned().
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from([f for f in _FLAGS if pinned().flags[f]["takes_value"] == "no"]))
 def test_any_underscored_flag_is_fixed_to_the_name_vllm_documents(tmp_path, flag):
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     written = "--" + flag[2:].replace("-", "_")
     grid(data)["base"][0]["args"][written] = written
     path = tmp_path / f"{GPT_NAME}.json"
@@ -205,11 +205,11 @@ def _refused_fix(result: subprocess.CompletedProcess, *said: str) -> None:
 def test_fix_refuses_a_link_in_or_out_of_the_tree_and_leaves_both_files_as_they_are(tmp_path):
     outside = tmp_path / "elsewhere" / f"{GPT_NAME}.json"
     outside.parent.mkdir()
-    text = write(outside, spelled_otherwise(shipped(GPT_NAME)))
+    text = write(outside, spelled_otherwise(fixture(GPT_NAME)))
     folder = tmp_path / "recipes"
     folder.mkdir()
     inside = folder / "inside.json"
-    write(inside, shipped(GPT_NAME))
+    write(inside, fixture(GPT_NAME))
     for link, to in ((folder / f"{GPT_NAME}.json", outside), (folder / "again.json", inside)):
         link.symlink_to(to)
         _refused_fix(run("validate", "--fix", link), "argument FILE", "is a symbolic link", "give the recipe file")
@@ -221,9 +221,9 @@ def test_fix_refuses_a_link_in_or_out_of_the_tree_and_leaves_both_files_as_they_
 def test_fix_refuses_a_link_among_the_default_recipes_before_fixing_any(tmp_path):
     (tmp_path / "recipes").mkdir()
     plain = tmp_path / "recipes" / f"{GPT_NAME}.json"
-    text = write(plain, spelled_otherwise(shipped(GPT_NAME)))
+    text = write(plain, spelled_otherwise(fixture(GPT_NAME)))
     outside = tmp_path / "other.json"
-    write(outside, shipped(GPT_NAME))
+    write(outside, fixture(GPT_NAME))
     (tmp_path / "recipes" / "linked.json").symlink_to(outside)
     result = subprocess.run(
         [sys.executable, "-m", "recipebook", "validate", "--fix"],

@@ -30,7 +30,7 @@ import yaml
 from referencing import Registry, Resource
 
 import crds
-from recipe_support import check_mutated, ptr, shipped
+from recipe_support import check_mutated, fixture, ptr
 from recipebook import shell
 from recipebook.checking import manifests
 from recipebook.expanding import client
@@ -438,7 +438,7 @@ def test_router_labels_that_would_select_the_wrong_pods_are_refused_at_the_value
 
     checked = check_mutated(tmp_path, name, lambda data: _with_router_values(data, labels))
     assert checked.recipe is None
-    pointer = _router_pointer(shipped(name))
+    pointer = _router_pointer(fixture(name))
     found = [p for p in checked.problems if p.pointer == pointer and fragment in p.message]
     assert found, "\n".join(map(str, checked.problems))
 
@@ -479,7 +479,7 @@ def test_a_values_file_outside_the_router_folder_is_refused(tmp_path):
 
     checked = check_mutated(tmp_path, name, rename)
     assert checked.recipe is None
-    assert any("plain file name" in p.message and p.pointer == _router_pointer(shipped(name)) for p in checked.problems)
+    assert any("plain file name" in p.message and p.pointer == _router_pointer(fixture(name)) for p in checked.problems)
 
 
 def test_a_long_recipe_name_gives_distinct_valid_names_for_every_role(tmp_path):

@@ -12,13 +12,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_cli import LOCATED, no_traceback, run
 
 from conftest import ROOT, ROOTS
-from recipe_support import GPT_NAME, shipped
+from recipe_support import GPT_NAME, fixture
 from recipebook import check_file
 from recipebook.pipeline import verdicts
 from recipebook.problems import Level, errors, warnings
-from test_cli import LOCATED, no_traceback, run
 
 BASE = "/strategies/0/options/0/grid/base/0/args"
 WARNED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<pointer>/\S*): warning: (?P<message>.+)$")
@@ -26,7 +26,7 @@ WARNED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<pointer>
 
 def _write(folder: Path, *, warning: bool = True, error: bool = False) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    data = shipped(GPT_NAME)
+    data = fixture(GPT_NAME)
     args = data["strategies"][0]["options"][0]["grid"]["base"][0]["args"]
     if warning:  # vLLM reads --max_num_seqs as --max-num-seqs: the command runs as shown
         args["--max_num_seqs"] = args.pop("--max-num-seqs").replace("--max-num-seqs", "--max_num_seqs")
