@@ -74,13 +74,14 @@ from recipebook.expanding.expansion import default_selection
 from recipebook.expanding.page import context_length, expand_selection, flags_in_use
 from recipebook.memo import Memo
 from recipebook.reading.model import Recipe
+from recipebook.rendering import kubernetes
 from recipebook_sphinx.page.settings import markdown_list as settings_list
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(p for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json")
 ENV = {**os.environ, "LANG": "C.UTF-8"}  # the engine and the extension: installed in .venv (pip install -e .)
 # a recipe directive (its argument, its option lines), and the recipe-memory role
-DIRECTIVE = re.compile(r"```\{(recipe-[a-z]+)\}[ \t]*([^\n]*)\n((?::[^\n]*\n)*)```\n")
+DIRECTIVE = re.compile(r"```\{(recipe-[a-z-]+)\}[ \t]*([^\n]*)\n((?::[^\n]*\n)*)```\n")
 ROLE = re.compile(r"\{(recipe-[a-z]+)\}`([^`]*)`")
 TAGS = re.compile(r"<[^>]+>")
 PEAKS: dict[str, int] = {}  # step -> the largest resident size (bytes) of any one of its processes
@@ -299,6 +300,12 @@ def plain_results(recipe) -> str:
     )
 
 
+def plain_kubernetes_settings() -> str:
+    """The operator's settings as the recipe-kubernetes-settings directive lists them: each name
+    with its default (or the placeholder it leaves)."""
+    return "".join(f"- `{s.name}`: {s.default or kubernetes.UNSET.get(s.name, '')}\n" for s in kubernetes.SETTINGS)
+
+
 def plain_source(directive_src: Path, srcdir: Path, recipes: list, versions: dict) -> None:
     """The same pages with every recipe directive and role replaced by its plain-text output."""
     by_name = {r.name: r for r in recipes}
@@ -307,6 +314,7 @@ def plain_source(directive_src: Path, srcdir: Path, recipes: list, versions: dic
         "recipe-flags": lambda _name, _options: plain_flags(recipes),
         "recipe-rules": lambda _name, options: plain_rules(options),
         "recipe-settings": lambda _name, _options: settings_list() + "\n",
+        "recipe-kubernetes-settings": lambda _name, _options: plain_kubernetes_settings(),
     }
     of_recipe = {
         "recipe-header": plain_header,

@@ -57,11 +57,10 @@ def _report(app: Sphinx) -> None:
 
 
 def _fail(app: Sphinx, exception: Exception | None) -> None:
-    """recipebook_problems = "fail": a build with a recipe error ends with status 1 (warnings alone
-    do not fail it; -W does)."""
+    """A build with a recipe error ends with status 1, whether its problems were warned
+    (recipebook_problems = "warn") or printed once (= "fail"); warnings alone do not fail it (-W does)."""
     site = config.site_config(app.config)
-    failing = exception is None and site.problems == config.PROBLEMS_FAIL
-    if failing and any(errors(found) for found in store.check_all(app.env, site.dir).values()):
+    if exception is None and any(errors(found) for found in store.check_all(app.env, site.dir).values()):
         app.statuscode = 1
 
 

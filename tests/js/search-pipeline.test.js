@@ -141,6 +141,15 @@ describe("a page about the thing, and names as names", () => {
     assert.equal(en.ranked("qwen3 8b bf16", raw).length, 0);
   });
 
+  test("a name typed with its own capitals is spelt on purpose: it finds no typo of it", () => {
+    const raw = en.small({
+      "a-memory": { title: "Memory", body: "the figures leave room for the cache" },
+      "b-other": { title: "Other", body: "nothing" },
+    });
+    assert.deepEqual(en.ranked("ROCm", raw), []); // ROCm is not room
+    assert.deepEqual(en.ranked("rocm", raw), ["a-memory"]); // typed in small letters, it may be a slip
+  });
+
   test("a name the title writes as one word is found typed as two", () => {
     const raw = en.small({
       "recipes/HunyuanOCR": { title: "Serving HunyuanOCR on RBLN NPU", body: "the hunyuan ocr model" },

@@ -570,7 +570,7 @@ class KubernetesSettingsDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         words = setting_words(_)
-        versions = dict(self.config.recipebook_versions)
+        versions = dict(site_config(self.config).versions)
         rows: list[list[nodes.Node | str | list[nodes.Node]]] = []
         for setting in kubernetes.SETTINGS:
             label, text = words[setting.name]

@@ -484,6 +484,11 @@ var RecipeSearch = (function () {
     });
   }
 
+  /** Whether a Latin word carries capitals of its own, beyond a first letter, beside small letters. */
+  function cased(token) {
+    return /[a-z]/.test(token) && /[A-Z]/.test(token.slice(1));
+  }
+
   function typos(index, lower, s, hangul) {
     var near = new Set();
     if (hangul) {
@@ -554,7 +559,8 @@ var RecipeSearch = (function () {
             }),
           ),
         ];
-      var close = typos(index, lower, s, hangul);
+      // a name typed with its own capitals (ROCm, vLLM) is spelt on purpose: no typo of it
+      var close = hangul || !cased(token) ? typos(index, lower, s, hangul) : [];
       if (close.length)
         return [
           makeWord(
