@@ -112,34 +112,30 @@ def input_file(what: str, limit: int) -> Callable[[str], Path]:
     return check
 
 
-def output_folder(what: str) -> Callable[[str], Path]:
-    """An argument naming a folder to write into: a folder, or nothing yet (it is created)."""
+def _output(what: str, is_kind: Callable[[int], bool]) -> Callable[[str], Path]:
+    """An argument naming a path to write: nothing there yet, or what ``is_kind`` accepts, under
+    an existing folder."""
 
     def check(text: str) -> Path:
         if not text:
             raise argparse.ArgumentTypeError(f"an empty path; give {what}")
         found = _stat(text)
-        if found is not None and not stat.S_ISDIR(found.st_mode):
+        if found is not None and not is_kind(found.st_mode):
             raise argparse.ArgumentTypeError(f"{_shown(text)} is {_kind(found.st_mode)}, not {what}")
         _parent_is_a_folder(text, what)
         return Path(text)
 
     return check
+
+
+def output_folder(what: str) -> Callable[[str], Path]:
+    """An argument naming a folder to write into: a folder, or nothing yet (it is created)."""
+    return _output(what, stat.S_ISDIR)
 
 
 def output_file(what: str) -> Callable[[str], Path]:
     """An argument naming a file to write: a regular file (replaced) or nothing yet, in a folder."""
-
-    def check(text: str) -> Path:
-        if not text:
-            raise argparse.ArgumentTypeError(f"an empty path; give {what}")
-        found = _stat(text)
-        if found is not None and not stat.S_ISREG(found.st_mode):
-            raise argparse.ArgumentTypeError(f"{_shown(text)} is {_kind(found.st_mode)}, not {what}")
-        _parent_is_a_folder(text, what)
-        return Path(text)
-
-    return check
+    return _output(what, stat.S_ISREG)
 
 
 def _parent_is_a_folder(text: str, what: str) -> None:
