@@ -606,6 +606,13 @@ def _advice_text(advice: memory.Advice) -> str:
     return f"to fit{reading}: {advice.role}: {advice.knob} {advice.value} ({advice.devices} NPUs)"
 
 
+def _served_text(served: memory.Served) -> str:
+    """ "served as verified: 2026-10-07, /strategies/0/options/0/verified" or "served as
+    recorded: rbln-axk2-notes, /facts/observations/1"."""
+    where = [served.date] if served.date else []
+    return f"served as {served.kind}: {', '.join([*where, *served.sources, served.key])}"
+
+
 def _seen_text(seen: memory.Seen) -> str:
     what = {"verified": "verified", "recorded": "observed", "measured": "measured"}[seen.kind]
     outcome = "serves" if seen.outcome == "serves" else f"fails ({seen.error})" if seen.error else "fails"
@@ -629,11 +636,15 @@ def fit_text(result: expansion.Expansion, figures: memory.Fit, seen: tuple[memor
     lines = [f"{head}, --max-model-len {figures.max_model_len}, --block-size {figures.block_size}{served}"]
     for flag, asked, own in figures.what_if:
         lines.append(f"what if: {flag} {asked} (the commands: {'not set' if own is None else own})")
+    if figures.served is not None:
+        lines.append(f"verdict: {_served_text(figures.served)}; the figures below explain it, they do not decide it")
     for group in memory.groups(figures):
         r = group.figures
         dps = sorted({dp for dp, _pp in group.ranks})
         pps = sorted({pp for _dp, pp in group.ranks})
         verdict = {True: "fits", False: "does not fit", None: "open"}[r.fits]
+        if figures.served is not None:
+            verdict = f"served as {figures.served.kind} ({verdict} by the figures alone)"
         lines += [
             f"  {r.role} rank(s) dp {_span(dps)}, pp {_span(pps)}: {r.layers} layers, tp {r.tp_size}",
             f"    weights        {_bytes(r.weights_bytes)}",
@@ -719,6 +730,16 @@ def cmd_fit(args: argparse.Namespace) -> int:
         model=args.checkpoint,
         settled=page.reconciled(recipe, memo)[0],
     )
+    selection = memory.selection_key(
+        result.strategy,
+        result.target,
+        figures.sku,
+        result.commands,
+        max_model_len=args.max_model_len,
+        max_num_seqs=args.max_num_seqs,
+        model=args.checkpoint,
+    )
+    figures = memory.observed(figures, selection, page.reconciled(recipe, memo)[1])
     seen = _seen_for(recipe, result, figures, memo)
     if args.format == "json":
         print(

@@ -35,6 +35,10 @@ which reads as the KV cache replicated on every chiplet. Two readings follow: ``
 KV cache counted once) and ``replicated``. An observation settles the question for its shape
 (device and KV heads per rank): a selection seen to serve refutes every reading under which it
 would not fit (``reconcile``). Unsettled, the verdict is None where the readings disagree.
+
+The verdict of a selection seen to serve (a target's verified date, a recorded observation) is
+what ran, not the figures (``observed``): "served", for that very selection only
+(``selection_key``), unless the figures contradict it, which is shown as a disagreement.
 """
 
 from __future__ import annotations
@@ -303,6 +307,24 @@ class Settlement:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class Served:
+    """An observation that this very selection served (``selection_key``: same strategy, target,
+    SKU, checkpoint, lengths, batch, draft and every other flag the figures read): the verdict.
+    The figures then explain it; they do not decide it."""
+
+    kind: str  # "verified" (a target's verified date) or "recorded" (facts.observations)
+    key: str  # where it is written: a JSON pointer
+    date: str | None  # the verified date; None for a recorded observation
+    sources: tuple[str, ...]  # the recorded observation's sources (keys of facts.sources)
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "key": self.key, "date": self.date, "sources": list(self.sources)}
+
+
+VERDICT_WORDS = {True: "fits", False: "does-not-fit", None: "open"}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Fit:
     """The figures of one selection on one SKU, or why there are none (``missing``)."""
 
@@ -317,15 +339,27 @@ class Fit:
     block_size: int | None = None
     model: str | None = None  # the checkpoint the figures are for
     what_if: tuple[tuple[str, int, int | None], ...] = ()  # (flag, asked, the commands' own)
+    served: Served | None = None  # this very selection was seen to serve (``observed``)
 
     @property
-    def fits(self) -> bool | None:
+    def figures_fit(self) -> bool | None:
+        """What the figures alone say: every rank fits, a rank does not, or open."""
         verdicts = {rank.fits for rank in self.ranks}
         if False in verdicts:
             return False
         if not self.ranks or None in verdicts:
             return None
         return True
+
+    @property
+    def fits(self) -> bool | None:
+        """The answer: True when this selection was seen to serve, else the figures' verdict."""
+        return True if self.served is not None else self.figures_fit
+
+    @property
+    def verdict(self) -> str:
+        """ "served" (seen to serve: the figures explain it), "fits", "does-not-fit" or "open"."""
+        return "served" if self.served is not None else VERDICT_WORDS[self.figures_fit]
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -335,7 +369,10 @@ class Fit:
             "max_model_len": self.max_model_len,
             "block_size": self.block_size,
             "what_if": [{"flag": f, "value": v, "commands": c} for f, v, c in self.what_if],
+            "verdict": self.verdict,
             "fits": self.fits,
+            "figures_fit": self.figures_fit,
+            "served": None if self.served is None else self.served.to_json(),
             "ranks": [rank.to_json() for rank in self.ranks],
             "open_questions": list(self.open_questions),
             "settled": [s.to_json() for s in self.settled],
@@ -688,6 +725,51 @@ def groups(result: Fit) -> tuple[Group, ...]:
 
 # -- observations ------------------------------------------------------------------------------
 
+# What names a selection as the figures see it: strategy, target, SKU and, per serve command, its
+# role, the checkpoint served and every flag the figures read (lengths, batch, block size,
+# parallel sizes, KV dtype, utilization, the draft of speculative decoding).
+SelectionKey = tuple[object, ...]
+
+
+def selection_key(
+    strategy: str,
+    target: str,
+    sku: str | None,
+    commands: Sequence[Command],
+    *,
+    max_model_len: int | None = None,
+    max_num_seqs: int | None = None,
+    model: str | None = None,
+) -> SelectionKey:
+    """The selection the commands serve, after any what-if (a what-if equal to the commands'
+    own value asks about the same selection)."""
+    parts = []
+    for command in commands:
+        if command.launcher.split()[:2] != ["vllm", "serve"]:
+            continue
+        flags = Flags.of(command)
+        flags = dataclasses.replace(
+            flags,
+            max_model_len=max_model_len or flags.max_model_len,
+            max_num_seqs=max_num_seqs or flags.max_num_seqs,
+        )
+        parts.append((command.role, model or command.model, flags))
+    return (strategy, target, sku, tuple(parts))
+
+
+def observed(result: Fit, key: SelectionKey, seen: Iterable[Seen]) -> Fit:
+    """The figures with their verdict from what ran: an observation that this very selection
+    (``key``) served, and that the figures do not contradict (a contradiction is shown as a
+    disagreement, never as a verdict), settles it; no advice is then given. Any other selection
+    (another length, batch, draft or SKU, a what-if) keeps the figures' verdict."""
+    if result.missing:
+        return result
+    for item in seen:
+        if item.outcome == "serves" and item.selection == key and item.agrees is not False:
+            served = Served(kind=item.kind, key=item.key, date=item.date, sources=item.sources)
+            return dataclasses.replace(result, served=served, advice=())
+    return result
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Seen:
@@ -714,6 +796,7 @@ class Seen:
     agrees: bool | None  # None: the figures give no verdict (missing facts)
     gap: int | None
     declared: bool = False  # the recipe says the figures disagree (facts.observations[].disagrees)
+    selection: SelectionKey = ()  # what ran, as ``selection_key`` names it
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -850,6 +933,15 @@ def hold(facts: Facts | None, run: Run, settled: Mapping[tuple[str, int], Settle
         agrees=agrees,
         gap=gap,
         declared=run.declared,
+        selection=selection_key(
+            run.strategy,
+            run.target,
+            run.sku,
+            run.commands,
+            max_model_len=run.max_model_len,
+            max_num_seqs=run.max_num_seqs,
+            model=run.model,
+        ),
     )
 
 

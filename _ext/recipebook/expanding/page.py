@@ -448,19 +448,23 @@ def _serving(lines: Table, router: bool, nodes: int | None, meta: tuple[str, ...
 
 
 def _memory(
-    recipe: Recipe, target: Target, lines: Table, settled: Mapping[tuple[str, int], memory.Settlement] | None = None
+    recipe: Recipe, strategy: Strategy, target: Target, lines: Table, seen: Reconciled
 ) -> tuple[MemoryGroup, ...]:
     """The memory figures of every offered selection, grouped: selections whose commands agree
-    on what the figures read share one computation and one group."""
+    on what the figures read share one computation and one group (and so one verdict: a group
+    is one selection as ``memory.selection_key`` names it, which an observation may settle)."""
     if recipe.facts is None:
         return ()
+    settled, observations = seen
     figures: dict[tuple[tuple[str, str, str, memory.Flags], ...], memory.Fit] = {}
     bits: dict[memory.Fit, int] = {}
     for bit, chosen in enumerate(lines.offered):
         commands = lines.commands(chosen)
         key = tuple((c.role, c.launcher, c.model, memory.Flags.of(c)) for c in commands)
         if key not in figures:
-            figures[key] = memory.fit(recipe.facts, target.skus, commands, settled=settled)
+            found = memory.fit(recipe.facts, target.skus, commands, settled=settled)
+            selection = memory.selection_key(strategy.slug, target.target, found.sku, commands)
+            figures[key] = memory.observed(found, selection, observations)
         fit = figures[key]
         bits[fit] = bits.get(fit, 0) | 1 << bit
     return tuple(
@@ -596,7 +600,7 @@ def target_page(
         nodes=nodes,
         placeholders=_placeholders(recipe, lines, router, serving, len(nodes)),
         provenance=provenance(target, pinned),
-        memory=_memory(recipe, target, lines, reconciled(recipe, memo)[0]),
+        memory=_memory(recipe, strategy, target, lines, reconciled(recipe, memo)),
     )
 
 

@@ -79,7 +79,15 @@ VERDICTS = {True: "ok", False: "no", None: "open"}
 
 
 def _verdict_words(_: Translate) -> dict[str | None, str]:
-    return {"ok": _("fits"), "no": _("does not fit"), "open": _("open")}
+    return {"ok": _("fits"), "no": _("does not fit"), "open": _("open"), "served": _("served")}
+
+
+def served_text(served: memory.Served, _: Translate) -> str:
+    """Where a selection was seen to serve: the verified date, or the recorded observation's
+    sources (keys of the recipe's facts.sources)."""
+    if served.kind == "verified":
+        return _("served as verified: {date}, the recipe's verified date of this target").format(date=served.date)
+    return _("served as recorded: {sources}").format(sources=", ".join(served.sources) or served.key)
 
 
 def _free(rank: memory.RankFit, fit: memory.Fit, _: Translate) -> str:
@@ -157,6 +165,11 @@ def _notes(fit: memory.Fit, _: Translate) -> list[str]:
 
 
 def _summary(fit: memory.Fit, _: Translate) -> str:
+    if fit.served is not None:
+        verdict = _(
+            "This selection is known to run: {served}. The figures below explain it; they do not decide it."
+        ).format(served=served_text(fit.served, _))
+        return f"{verdict} {_assumed(fit, _)}"
     verdict = {
         True: _("Fits: every rank has memory left."),
         False: _("Does not fit: a rank needs more memory than its device has."),
@@ -166,8 +179,12 @@ def _summary(fit: memory.Fit, _: Translate) -> str:
         verdict = _("No verdict: the weights are not known.")
     elif fit.fits is None and "draft" in fit.caveats and not fit.open_questions:
         verdict = _("No confident verdict: the draft model's memory is not known (below).")
+    return f"{verdict} {_assumed(fit, _)}"
+
+
+def _assumed(fit: memory.Fit, _: Translate) -> str:
     rank = fit.ranks[0]
-    assumed = _(
+    return _(
         "{length} tokens (--max-model-len), blocks of {block}; each device may use {available} of its {device}."
     ).format(
         length=f"{fit.max_model_len:,}" if fit.max_model_len else "—",
@@ -175,7 +192,6 @@ def _summary(fit: memory.Fit, _: Translate) -> str:
         available=" / ".join(memory.gib(a) for a in sorted({r.available_bytes for r in fit.ranks})),  # by role
         device=memory.gib(rank.device_bytes),
     )
-    return f"{verdict} {assumed}"
 
 
 MISSING = ("sku", "block-size", "max-model-len")
@@ -253,7 +269,7 @@ def fit_views(target: TargetPage, _: Translate, seen: Sequence[memory.Seen] = ()
             for ranks in memory.groups(fit):
                 r = ranks.figures
                 dp, pp = layout.get(ranks.role, (1, 1))
-                verdict = VERDICTS[r.fits]
+                verdict = "served" if fit.served is not None else VERDICTS[r.fits]
                 rows.append(
                     FitRow(
                         label=_label(ranks, role_title(ranks.role, _), dp, pp, _),
@@ -300,7 +316,11 @@ def llms_lines(page: RecipePage, strategy_label: Callable[[str], str], _: Transl
         fit = target.memory_at(target.opening)
         if fit is None or fit.missing or not fit.ranks:
             continue
-        verdict = {True: _("fits"), False: _("does not fit"), None: _("open")}[fit.fits]
+        verdict = (
+            served_text(fit.served, _)
+            if fit.served is not None
+            else {True: _("fits"), False: _("does not fit"), None: _("open")}[fit.fits]
+        )
         kv = max(r.kv_cache_bytes for r in fit.ranks)
         weights = [r.weights_bytes for r in fit.ranks if r.weights_bytes is not None]
         text = _("{kv} KV cache, {weights} weights per NPU at most, on {sku}: {verdict}").format(
