@@ -49,6 +49,21 @@ RUN_PREAMBLE = (
     "vllm_version=$(python3 -c 'import importlib.metadata as m; print(m.version(\"vllm\"))')",
     "vllm_rbln_version=$(python3 -c 'import importlib.metadata as m; print(m.version(\"vllm-rbln\"))')",
 )
+# The benchmark function's arguments are counts, checked before anything reads them: the
+# shell's arithmetic ($((8 * $3))) would evaluate an argument as an expression (a subscript
+# such as a[$(cmd)] runs cmd; 010 is octal), so each must be 1 to 9 digits without a leading 0;
+# anything else stops the function with a message (printf: the argument is never a format).
+BENCH_GUARD = (
+    '  for count in "$1" "$2" "$3"; do',
+    "    case ${count} in",
+    '      ""|0*|*[!0-9]*|??????????*)',
+    f"        printf '{BENCH_FUNCTION}: %s is not a count from 1 to 999999999"
+    ' (input tokens, output tokens, concurrent requests)\\n\' "${count}" >&2',
+    "        return 2 ;;",
+    "      *) ;;",
+    "    esac",
+    "  done",
+)
 RUN_METADATA = ('timezone="${timezone}"', 'vllm="${vllm_version}"', 'vllm_rbln="${vllm_rbln_version}"')
 
 
@@ -256,6 +271,7 @@ def bench_lines(first: Command, router: bool, meta: Sequence[str]) -> tuple[list
     ]
     indent = shell.ARG_INDENT * 2
     head = [*RUN_PREAMBLE, f"{BENCH_FUNCTION}() {{  # input tokens, output tokens, concurrent requests"]
+    head += BENCH_GUARD
     head.append("  vllm bench serve \\")
     head += [f"{shell.ARG_INDENT}{a} \\" for a in args]
     # the metadata three to a line: what the target says, what the run says, then the selection
