@@ -86,7 +86,7 @@ def served_text(served: memory.Served, _: Translate) -> str:
     """Where a selection was seen to serve: the verified date, or the recorded observation's
     sources (keys of the recipe's facts.sources)."""
     if served.kind == "verified":
-        return _("served as verified: {date}, the recipe's verified date of this target").format(date=served.date)
+        return _("served as verified: {date}, this target's verified date").format(date=served.date)
     return _("served as recorded: {sources}").format(sources=", ".join(served.sources) or served.key)
 
 
@@ -167,7 +167,7 @@ def _notes(fit: memory.Fit, _: Translate) -> list[str]:
 def _summary(fit: memory.Fit, _: Translate) -> str:
     if fit.served is not None:
         verdict = _(
-            "This selection is known to run: {served}. The figures below explain it; they do not decide it."
+            "This selection is known to run ({served}). The figures below explain it; they do not decide it."
         ).format(served=served_text(fit.served, _))
         return f"{verdict} {_assumed(fit, _)}"
     verdict = {
