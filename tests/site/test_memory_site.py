@@ -66,3 +66,24 @@ def test_advice_gives_a_value_the_flag_takes(language: str):
     found = re.findall(r"--(max-model-len|max-num-seqs|pipeline-parallel-size) (\S+?)[ .,(]", " ".join(notes))
     assert {flag for flag, _value in found} >= {"max-model-len", "pipeline-parallel-size"}, notes
     assert all(value.isdigit() for _flag, value in found), found
+
+
+@pytest.mark.parametrize(("language", "words"), [("en", "served as verified: {date}"), ("ko", "검증된 실행: {date}")])
+def test_the_verified_selection_is_served_in_every_view(site: Path, language: str, words: str):
+    """The opening selection of a verified target is "served" (issue 40, item 4), not "open": in
+    the API (its group of selections only), the Markdown view and llms.txt, in both languages."""
+    data = json.loads((Path("recipes") / f"{AXK2_NAME}.json").read_text(encoding="utf-8"))
+    (strategy,) = [s for s in data["strategies"] if s["slug"] == DP]
+    date = strategy["options"][0]["verified"]
+    document = json.loads((site / "api" / "recipes" / f"{AXK2_NAME}.json").read_text(encoding="utf-8"))
+    target = next(t for t in document["targets"] if t["strategy"] == DP)
+    verdicts = [group["verdict"] for group in target["memory"]]
+    assert verdicts.count("served") == 1 and len(verdicts) > 1  # other selections keep their own
+    (served,) = [g for g in target["memory"] if g["verdict"] == "served"]
+    assert served["served"] == {"kind": "verified", "key": served["served"]["key"], "date": date, "sources": []}
+    assert served["fits"] is True and served["figures_fit"] is None  # the draft has no facts
+    said = words.format(date=date)
+    assert said in (site / language / "recipes" / f"{AXK2_NAME}.md").read_text(encoding="utf-8")
+    index = (site / language / "llms.txt").read_text(encoding="utf-8")
+    line = next(line for line in index.splitlines() if "21.1 GiB" in line)
+    assert said in line
