@@ -38,7 +38,12 @@ MODELS = (
 )
 # Each recipe's errors are problems of their commands under the pinned vLLM, not of the import:
 # (model, fragment of the message) for each kind. Every other problem would be a false refusal.
-REAL_PROBLEMS = {"Google/gemma-4-E2B-it": ["is a file of vLLM's source checkout (its examples/ folder)"]}
+REAL_PROBLEMS = {
+    "Google/gemma-4-E2B-it": ["is a file of vLLM's source checkout (its examples/ folder)"],
+    # their decode pool gives --max-num-batched-tokens 32, their max_num_seqs_256 option
+    # --max-num-seqs 256: vLLM's SchedulerConfig refuses the pair when the server starts (rule 30)
+    "moonshotai/Kimi-K3": ["--max-num-batched-tokens 32 is less than --max-num-seqs 256"],
+}
 
 
 def _recipe(model: str) -> Recipe:
@@ -442,6 +447,21 @@ def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp
     path.write_text(POOLS_OF_TWO_SIZES, encoding="utf-8")
     imported = vllm_recipes.convert(path, vllm_recipes.Checkout.read(checkout))
     out = tmp_path / f"{imported.name}.json"
+    out.write_text(json.dumps(imported.recipe), encoding="utf-8")
+    _refused, problems = check_file(out)
+    # a DEP pool of 8 ranks at the AMD profile's pinned TP 2 asks one MI300X node (8 GPUs, their
+    # gpu_count, the target's npusPerNode) for 16: it cannot start there (rule 29), the only error
+    wrong = [p for p in problems if p.is_error]
+    assert wrong and all("is asked for 16 NPUs" in p.message and "has 8" in p.message for p in wrong), "\n".join(
+        map(str, wrong)
+    )
+    # each target's node holds what their taxonomy says its hardware holds (gpu_count)
+    profiles = vllm_recipes.Checkout.read(checkout).taxonomy["hardware_profiles"].values()
+    sizes = {p["display_name"]: p["gpu_count"] for p in profiles}
+    for strategy in imported.recipe["strategies"]:
+        for target in strategy["options"]:
+            hardware = max((name for name in sizes if target["target"].startswith(name)), key=len)
+            assert target.pop("npusPerNode") == sizes[hardware]  # the rest of the test reads every target's commands
     out.write_text(json.dumps(imported.recipe), encoding="utf-8")
     loaded, problems = check_file(out)
     assert loaded is not None and not [p for p in problems if p.is_error], "\n".join(map(str, problems))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from recipebook.reading import vocabulary
 
-from . import commands, containers, spellings, venv
+from . import commands, containers, scheduling, spellings, venv
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "_ext" / "recipebook" / "data"
@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     request["containers"] = containers.request(pairings)
     probes = [] if args.parse_only else spellings.probes()
     request["spellings"] = probes
+    request["scheduler_cases"] = scheduler_cases = scheduling.cases()
     answer = run_judge(python, request)
     if answer["vllm"] != args.vllm:
         raise SystemExit(f"crosscheck: the venv at {into} has vLLM {answer['vllm']}, not {args.vllm}")
@@ -128,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
             found.append(problem)
     for problem in found:
         print(problem)
+    disagreements = scheduling.differences(scheduler_cases, answer["scheduler"])
+    for line in disagreements:
+        print(f"crosscheck: rule 30: {line}")
     refused_commands = sum(1 for c in answer["commands"] if c["error"])
     configs = [b for c in answer["commands"] for b in c["configs"]]
     refused_configs = sum(1 for b in configs if b["error"])
@@ -151,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(pairings)} distinct Kubernetes server containers ({sum(p.merged for p in pairings.values())} running every "
         f"rank of a role, each rank derived by vLLM's supervisor) compared with their commands: "
         f"{sum(1 for p, a in zip(pairings.values(), answer['containers'], strict=True) if a['error'] or a['differences'] or containers.env_differences(p))} "
-        f"differ ({time.monotonic() - start:.0f} s)"
+        f"differ; rule 30 and vLLM's SchedulerConfig on {len(scheduler_cases)} commands at the edges of its "
+        f"conditions: {len(disagreements)} disagreement(s) ({time.monotonic() - start:.0f} s)"
     )
     if args.router_chart is not None:
         from . import helm
@@ -172,4 +177,4 @@ def main(argv: list[str] | None = None) -> int:
         from . import benchrun
 
         measured = benchrun.main(["--venv", str(into)])  # the real vllm bench serve writes a result file
-    return 1 if differences or found or measured else 0
+    return 1 if differences or found or measured or disagreements else 0

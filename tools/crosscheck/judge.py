@@ -330,6 +330,13 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         namespace, error = _parse(parser, command["argv"])
         built = [] if namespace is None else list(_build(classes, namespace, _given(command["argv"], parser)))
         commands.append({"error": error, "configs": built})
+    # rule 30's cases (tools/crosscheck/scheduling.py): each built as SchedulerConfig only
+    scheduling = [(name, cls) for name, cls in classes if name == "SchedulerConfig"]
+    scheduler = []
+    for argv in request.get("scheduler_cases", []):
+        namespace, error = _parse(parser, argv)
+        built = [] if namespace is None else list(_build(scheduling, namespace, _given(argv, parser)))
+        scheduler.append({"error": error, "configs": built})
     envs = []
     for name, value in request.get("envs", []):
         if name not in getters:
@@ -356,6 +363,7 @@ def judge(request: dict[str, Any]) -> dict[str, Any]:
         "config_classes": [name for name, _ in classes],
         "config_classes_skipped": skipped,
         "commands": commands,
+        "scheduler": scheduler,
         "envs": envs,
         "spellings": answered_spellings,
         "containers": containers,

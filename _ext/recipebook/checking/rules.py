@@ -36,7 +36,7 @@ from ..problems import Problem, pointer_join
 from ..reading import source
 from ..reading.model import Grid, Recipe, Role
 from ..reading.source import Document
-from . import bounds, characters, commandtext, facts, helmcharts, inline, manifests, safety, sizing, spanning
+from . import bounds, capacity, characters, commandtext, facts, helmcharts, inline, manifests, safety, sizing, spanning
 
 # The most nodes a target runs on: the page asks for a node's values once per node (vLLM Recipes
 # offer up to 16 nodes a deployment, and as many again per prefill/decode pool).
@@ -707,6 +707,8 @@ RULES = (
     *manifests.RULES,
     roles_fill_the_nodes,
     spanning.check,
+    capacity.node_npus,
+    capacity.scheduler_limits,
 )
 
 
@@ -724,7 +726,8 @@ _NUMBERED = re.compile(r"(\d+)\.\s+")
 def statements() -> tuple[Statement, ...]:
     """Every rule a recipe keeps, numbered ones in order and then the others, each the
     docstring of the function that checks it (rules 15-18 are checked in characters.py and
-    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py, 25-27 in sizing.py, 24 in spanning.py)."""
+    safety.py, 20 in facts.py, 21 in commandtext.py, 22 in bounds.py, 25-27 in sizing.py, 24 in spanning.py,
+    29-30 in capacity.py)."""
     checkers = (
         *RULES,
         characters.check,
@@ -746,7 +749,7 @@ def statements() -> tuple[Statement, ...]:
 
 
 # The rules that read the targets' line tables: they keep them in the caller's memo.
-TABLE_RULES = (same_commands, *manifests.RULES, spanning.check)
+TABLE_RULES = (same_commands, *manifests.RULES, spanning.check, capacity.node_npus, capacity.scheduler_limits)
 
 
 def check(recipe: Recipe, doc: Document, memo: Memo | None = None) -> list[Problem]:

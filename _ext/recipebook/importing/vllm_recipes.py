@@ -1400,6 +1400,16 @@ def _date(recipe: Json) -> str:
     return "2026-01-01"
 
 
+def _node_size(profile: Json) -> dict[str, int]:
+    """What one node of their hardware profile holds (``gpu_count``: their page caps a node's
+    tensor parallel size at it), as the target's ``npusPerNode`` (rule 29); nothing for a CPU
+    profile, whose count is not of devices a rank takes (their page does not cap it)."""
+    if syn.get(profile, "generation") == "cpu" or not isinstance(syn.get(profile, "gpu_count"), int):
+        return {}
+    count = syn.gpu_count(profile)
+    return {"npusPerNode": count} if 1 <= count <= 1024 else {}
+
+
 def _npus(grid: Mapping[str, Any]) -> int | None:
     """The NPUs one server of a target uses, as the engine reads its commands (rule 26: tensor x
     pipeline parallel x the data-parallel ranks of each process, all its nodes' for a server that
@@ -1460,8 +1470,8 @@ def convert(path: Path, checkout: Checkout) -> Imported:
                     labels.setdefault(value, axis.labels[value])
             servers = len(built.grid["base"])
             npus = _npus(built.grid)
+            profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
             if npus is None:  # their page's count: GPUs per node, or the tensor parallel size it resolves
-                profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
                 npus = (
                     syn.gpu_count(profile)
                     if plan.strategy != "single_node_tp"
@@ -1474,6 +1484,7 @@ def convert(path: Path, checkout: Checkout) -> Imported:
                     "target": target_name,
                     "npus": max(1, int(npus)),
                     "skus": [SKU],
+                    **_node_size(profile),
                     "verified": _date(recipe),
                     "modelImpl": _model_impl(built),
                     "attn": None,

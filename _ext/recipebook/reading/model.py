@@ -198,6 +198,7 @@ class Target:
     note: str | None
     grid: Grid
     verified_with: Mapping[str, str] | None = None  # {"vllm": ..., "vllm-rbln": ...}; see provenance.py
+    npus_per_node: int | None = None  # the NPUs each node's machine has, when the recipe says (rule 29)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], ptr: str) -> Target:
@@ -213,6 +214,7 @@ class Target:
             note=data["note"],
             grid=Grid.from_json(data["grid"], pointer_join(ptr, "grid")),
             verified_with=None if data.get("verifiedWith") is None else _frozen(data["verifiedWith"]),
+            npus_per_node=data.get("npusPerNode"),
         )
 
 
