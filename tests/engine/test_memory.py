@@ -399,9 +399,11 @@ def test_the_page_model_has_figures_only_with_facts(tmp_path, axk2):
     for target in page.page_of(axk2).targets:
         for chosen in target.table.offered:
             fit = target.memory_at(chosen)
-            expected = memory.fit(
-                axk2.facts, target.target.skus, target.commands_at(chosen), settled=page.reconciled(axk2)[0]
-            )
-            assert fit == expected
+            settled, seen = page.reconciled(axk2)
+            commands = target.commands_at(chosen)
+            expected = memory.fit(axk2.facts, target.target.skus, commands, settled=settled)
+            # the verdict of a selection seen to serve is the observation's (test_fit_served.py)
+            key = memory.selection_key(target.strategy.slug, target.target.target, expected.sku, commands)
+            assert fit == memory.observed(expected, key, seen)
     checked = check_mutated(tmp_path, AXK2_NAME, lambda data: data.pop("facts"))
     assert all(t.memory == () and t.memory_at(t.opening) is None for t in page.page_of(checked.recipe).targets)
