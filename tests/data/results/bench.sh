@@ -2,10 +2,18 @@ timezone=$(date +%z)
 vllm_version=$(python3 -c 'import importlib.metadata as m; print(m.version("vllm"))')
 vllm_rbln_version=$(python3 -c 'import importlib.metadata as m; print(m.version("vllm-rbln"))')
 bench() {  # input tokens, output tokens, concurrent requests
+  for count in "$1" "$2" "$3"; do
+    case ${count} in
+      ""|0*|*[!0-9]*|??????????*)
+        printf 'bench: %s is not a count from 1 to 999999999 (input tokens, output tokens, concurrent requests)\n' "${count}" >&2
+        return 2 ;;
+      *) ;;
+    esac
+  done
   vllm bench serve \
     --backend openai-chat \
-    --base-url http://127.0.0.1:43505 \
-    --tokenizer /tmp/benchrun-u4qgtsys/tokenizer \
+    --base-url http://127.0.0.1:46025 \
+    --tokenizer /tmp/benchrun-bc1jrnm3/tokenizer \
     --endpoint /v1/chat/completions \
     --model skt/A.X-K2-NVFP4 \
     --trust-remote-code \
@@ -16,7 +24,7 @@ bench() {  # input tokens, output tokens, concurrent requests
     --num-prompts "$((8 * $3))" \
     --ignore-eos \
     --save-result \
-    --result-dir /tmp/benchrun-u4qgtsys/out \
+    --result-dir /tmp/benchrun-bc1jrnm3/out \
     --metadata \
         recipe=A.X-K2 strategy=aggregated-data-expert-parallel target=Latency sku=RBLN-CR13 npus=8 \
         input_len="$1" output_len="$2" timezone="${timezone}" vllm="${vllm_version}" vllm_rbln="${vllm_rbln_version}" \
