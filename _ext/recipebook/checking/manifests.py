@@ -25,7 +25,7 @@ import yaml
 
 from .. import shell
 from ..expanding import client
-from ..expanding.expansion import by_role
+from ..expanding.expansion import by_role, walkable
 from ..expanding.page import grid_table
 from ..memo import Memo
 from ..problems import Problem, pointer_join
@@ -416,6 +416,8 @@ def _target_findings(
 ) -> tuple[tuple[k8s.Finding, ...], tuple[str, ...]]:
     """The findings of every selection of a target (each distinct set of roles once), and with
     ``semantic_too`` the problems of the files of each distinct skeleton in both modes."""
+    if not walkable(target.grid):
+        return (), ()  # rule 11 refuses a target of too many selections
     steps = tuple(step.cmd for step in target.grid.router)
     if any(shell.bash_syntax_error(cmd) for cmd in steps):
         return (), ()  # rule 10 reports it

@@ -259,6 +259,14 @@ def offered_count(grid: Grid) -> int | None:
     return sum(1 for _ in offered(grid))
 
 
+def walkable(grid: Grid) -> bool:
+    """Whether a target's offered selections may be gone through one by one: at most
+    MAX_SELECTIONS of them (rule 11 refuses a target with more, and every rule that reads each
+    selection leaves it alone, so a refused grid costs no more than counting it)."""
+    count = offered_count(grid)
+    return count is not None and count <= MAX_SELECTIONS
+
+
 def neutral_value(grid: Grid, axis: str) -> str | None:
     """The value of an axis that leaves the base command unchanged, if there is one."""
     if axis in grid.options:
