@@ -826,7 +826,12 @@ def test_rule11_a_refused_target_is_counted_not_walked(tmp_path, monkeypatch, co
         assert selection_count(grid) <= MAX_SELECTIONS, "a refused target's selections were gone through"
         return grid_table(grid, memo)
 
-    for module in (recipebook.checking.manifests, recipebook.checking.rules, recipebook.checking.spanning):
+    for module in (
+        recipebook.checking.manifests,
+        recipebook.checking.rules,
+        recipebook.checking.spanning,
+        recipebook.checking.capacity,
+    ):
         monkeypatch.setattr(module, "grid_table", walked)
     checked = check_mutated(tmp_path, GPT, _many_values(count))
     assert any("selections" in p.message and p.pointer == GPT_LATENCY for p in checked.ours), checked.ours

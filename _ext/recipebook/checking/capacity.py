@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from .. import shell
 from ..expanding import client
-from ..expanding.expansion import Command, Line
+from ..expanding.expansion import Command, Line, walkable
 from ..expanding.page import grid_table
 from ..memo import Memo
 from ..problems import Problem, pointer_join
@@ -73,6 +73,8 @@ def _distinct(
 ) -> Iterator[tuple[dict[str, str], tuple[Command, ...]]]:
     """One offered selection (and its commands) per distinct choice of the axes that change the
     lines of ``keys``."""
+    if not walkable(grid):
+        return  # rule 11 refuses a target of too many selections
     table, wrong = grid_table(grid, memo)
     if wrong:
         return  # rules 7 and 8 say why the table cannot be read
