@@ -641,17 +641,24 @@ def build_page(
         served=tuple(sorted({t.grid.model for _s, t in targets} - {recipe.model})),
         install=install_needs(recipe),
         flags=tuple(Flag(name=name, help=vocabulary.flag_help(name)) for name in sorted(flags_in_use(recipe))),
-        catalogue=CatalogueEntry(
-            strategies=tuple(s.label for s in recipe.strategies),
-            npus=tuple(sorted({t.npus for _s, t in targets})),
-            skus=tuple(sorted({sku for _s, t in targets for sku in t.skus})),
-            verified=max(t.verified for _s, t in targets),
-            kinds=catalogue_kinds(recipe),
-            features=tuple(key for key, flag in CATALOGUE_FEATURES.items() if flag in flags_in_use(recipe)),
-        ),
+        catalogue=catalogue_of(recipe),
         strategies=strategies,
         observations=seen,
         settled=tuple(settled.values()),
+    )
+
+
+def catalogue_of(recipe: Recipe) -> CatalogueEntry:
+    """What the landing page's catalogue lists of a recipe, read from the recipe alone (no
+    selection expanded)."""
+    targets = list(recipe.targets())
+    return CatalogueEntry(
+        strategies=tuple(s.label for s in recipe.strategies),
+        npus=tuple(sorted({t.npus for _s, t in targets})),
+        skus=tuple(sorted({sku for _s, t in targets for sku in t.skus})),
+        verified=max(t.verified for _s, t in targets),
+        kinds=catalogue_kinds(recipe),
+        features=tuple(key for key, flag in CATALOGUE_FEATURES.items() if flag in flags_in_use(recipe)),
     )
 
 
