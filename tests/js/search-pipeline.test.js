@@ -125,6 +125,31 @@ describe("a page about the thing, and names as names", () => {
     assert.equal(en.ranked("benchmarks", raw)[0], "a-reference");
   });
 
+  test("a page whose heading asks the query's question is the answer, above titles sharing its one word", () => {
+    const pages = (heading) => ({
+      "a-recipe": { title: "Serving Alpha on RBLN NPU", body: "the npu count of alpha" },
+      "b-recipe": { title: "Serving Beta on RBLN NPU", body: "the npu count of beta" },
+      "c-memory": { title: "Memory figures", headings: [heading], body: "each rank of the npu", reference: true },
+      "d-other": { title: "Other", body: "nothing" },
+    });
+    const asked = en.small(pages("How many NPUs a model needs"));
+    assert.equal(en.ranked("how many NPUs do I need", asked)[0], "c-memory");
+    assert.equal(en.ranked("how many NPUs do I need?", asked)[0], "c-memory");
+    // the same words without the question: the recipes' titles first, as before
+    assert.notEqual(en.ranked("NPUs", asked)[0], "c-memory");
+    // a heading that holds the word but not the question is no answer to it
+    const other = en.small(pages("NPU memory per rank"));
+    assert.notEqual(en.ranked("how many NPUs do I need", other)[0], "c-memory");
+    const ko_ = ko.small({
+      "a-recipe": { title: "RBLN NPU에서 Alpha 서빙", body: "alpha의 NPU 수" },
+      "b-recipe": { title: "RBLN NPU에서 Beta 서빙", body: "beta의 NPU 수" },
+      "c-memory": { title: "메모리 수치", headings: ["모델에 NPU가 몇 개 필요한지"], body: "랭크마다 NPU 메모리", reference: true },
+      "d-other": { title: "기타", body: "없음" },
+    });
+    assert.equal(ko.ranked("NPU 몇 개 필요해요", ko_)[0], "c-memory");
+    assert.equal(ko.ranked("NPU 몇 개 필요한지 계산", ko_)[0], "c-memory");
+  });
+
   test("a model's name matches as a name: its parts in order, in one name of a title", () => {
     const raw = en.small({
       "recipes/Qwen3.5-0.8B": { title: "Serving Qwen3.5-0.8B on RBLN NPU", body: "qwen3 small model" },

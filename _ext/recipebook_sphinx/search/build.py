@@ -52,6 +52,9 @@ PARAMS: Final[dict[str, Any]] = {
     "referenceText": 0.5,
     "phraseTitle": 0.5,
     "phraseHeading": 0.3,
+    # a page whose title or a heading asks the query's question (how many ... need: "How many
+    # NPUs a model needs") is the answer, above the pages that only share its one word
+    "question": 1.0,
     "minHangul": 2,  # syllables, for a prefix or a typo
     "minLatin": 4,  # letters, for a prefix, a typo or a title match
 }

@@ -10,6 +10,12 @@ The text is made as ``recipebook-search.js`` made it from the page (its ``pagePa
 selector's legend and choices, a definition's term and description, a table's cells and every
 block kept apart by a separator; what the page hides or only offers to click (copy buttons, the
 change marks for screen readers, removed lines, the page title) left out; a command one line.
+
+The file is bounded, whatever the page holds (a recipe page of many strategies and hardware
+targets holds megabytes of commands): it keeps the page as it opens, the first tab of each tab
+set (a strategy, a target) and of a closed ``<details>`` only its summary line (the Kubernetes
+manifests, a ready-to-run file's text), each command cut to :data:`CODE_LIMIT` characters, and
+it stops at :data:`LIMIT` bytes of text, so a query's summaries cost tens of kilobytes each.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from typing import Any, Final
 from sphinx.application import Sphinx
 
 FOLDER: Final = "_search"
+LIMIT: Final = 48_000  # bytes of text (UTF-8) a summary file holds at most
+CODE_LIMIT: Final = 2_000  # characters of one command or file kept
 
 LEFT_OUT_TAGS: Final = frozenset(
     {"h1", "script", "style", "template", "noscript", "button", "input", "select", "textarea"}
@@ -96,11 +104,13 @@ class _Reader(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.out: list[str] = []
         self.length = 0
+        self.size = 0  # bytes of text (UTF-8) written
+        self.checked = False  # whether the last radio button read is the one checked
         self.pending: tuple[int, str] | None = None
         self.code: list[list[int]] = []
         self.sections: dict[str, list[int]] = {}
-        # (tag, boundary, skipped, section id)
-        self.stack: list[tuple[str, tuple[int, str] | None, bool, str]] = []
+        # (tag, boundary, skipped, section id, a closed <details>)
+        self.stack: list[tuple[str, tuple[int, str] | None, bool, str, bool]] = []
         self.pre: list[str] | None = None
         self.pre_depth = 0
 
@@ -118,15 +128,23 @@ class _Reader(HTMLParser):
             self.boundary(SPACE)
         trailing = text[-1] == " "
         text = text.strip()
-        if text:
+        if code:
+            text = text[:CODE_LIMIT].rstrip()
+        if text and self.size < LIMIT:
             if self.length and self.pending:
                 sep = " " if SENTENCE_END.search(self.out[-1]) else self.pending[1]
                 self.out.append(sep)
                 self.length += len(sep)
+                self.size += len(sep.encode())
+            size = len(text.encode())
+            if self.size + size > LIMIT:  # the rest of the page is left out
+                text = text.encode()[: LIMIT - self.size].decode(errors="ignore")
+                size = LIMIT
             if code:
                 self.code.append([self.length, self.length + len(text)])
             self.out.append(text)
             self.length += len(text)
+            self.size += size
             self.pending = None
         if trailing:
             self.boundary(SPACE)
@@ -140,6 +158,8 @@ class _Reader(HTMLParser):
         found = dict(attrs)
         classes = set((found.get("class") or "").split())
         if tag in VOID:
+            if tag == "input" and found.get("type") == "radio":
+                self.checked = "checked" in found
             if tag == "br" and not self.skipping():
                 if self.pre is not None:
                     self.pre.append("\n")
@@ -152,6 +172,8 @@ class _Reader(HTMLParser):
             or bool(classes & LEFT_OUT_CLASSES)
             or "hidden" in found
             or found.get("aria-hidden") == "true"
+            or ("sd-tab-content" in classes and not self.checked)  # a tab the page does not open with
+            or (bool(self.stack) and self.stack[-1][4] and tag != "summary")  # inside a closed <details>
         )
         kind = None
         if not skipped:
@@ -169,13 +191,13 @@ class _Reader(HTMLParser):
         section = found.get("id") or "" if tag == "section" and not skipped else ""
         if section:
             self.sections[section] = [self.length, self.length]
-        self.stack.append((tag, kind, skipped, section))
+        self.stack.append((tag, kind, skipped, section, tag == "details" and "open" not in found))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in VOID or not any(entry[0] == tag for entry in self.stack):
             return
         while self.stack:
-            name, kind, skipped, section = self.stack.pop()
+            name, kind, skipped, section, _closed = self.stack.pop()
             depth = len(self.stack) + 1
             if self.pre is not None and depth == self.pre_depth:
                 text, self.pre = "".join(self.pre), None

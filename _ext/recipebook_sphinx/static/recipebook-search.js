@@ -902,9 +902,41 @@ var RecipeSearch = (function () {
     return score;
   }
 
-  function rank(words, raw, runs) {
+  /** The question words of a query (how many, need; 몇, 개): its fillers that are not
+      stopwords, as stems. Left out of its words, they still say what it asks. */
+  function questionStems(query) {
+    var found = [];
+    tokens(query).forEach(function (token) {
+      var lower = normalize(token);
+      var s = stem(token);
+      if (DIGITS.test(lower) || L.stopwords.has(lower) || L.stopwords.has(s) || !isFiller(token)) return;
+      if (found.indexOf(s) < 0) found.push(s);
+    });
+    return found;
+  }
+
+  /** Whether the page's title or one of its headings asks the query's question: it holds every
+      question word of the query, two at least (how many, 몇 개: one alone, a counter or "need",
+      asks nothing), and one of its words ("How many NPUs a model needs" for "how many NPUs do
+      I need"). */
+  function asks(index, doc, question, words) {
+    if (question.length < 2) return false;
+    return [index.page[doc]].concat(index.sectionStems[doc]).some(function (sequence) {
+      return (
+        question.every(function (s) {
+          return sequence.indexOf(s) >= 0;
+        }) &&
+        words.some(function (word) {
+          return word.terms.size && holds(sequence, word);
+        })
+      );
+    });
+  }
+
+  function rank(words, raw, runs, question) {
     var index = prepare(raw);
     runs = runs || [];
+    question = question || [];
     var total = 0;
     words.forEach(function (word) {
       total += word.weight;
@@ -940,6 +972,7 @@ var RecipeSearch = (function () {
         })
       )
         score += P.phraseHeading;
+      if (asks(index, doc, question, words)) score += P.question;
       scored.push([round(named), round(score), round(coverage), round(focus(index, doc, words)), doc]);
     });
     // a model the query names: the page whose title names it most exactly first; then the score;
@@ -1016,7 +1049,7 @@ var RecipeSearch = (function () {
     var index = prepare(raw);
     var read = readNames(index, bounded(query));
     var words = analyse(read, raw);
-    return { words: words, hits: rank(words, raw, nameRuns(index, read)), read: read };
+    return { words: words, hits: rank(words, raw, nameRuns(index, read), questionStems(read)), read: read };
   }
 
   // -------------------------------------------------------------------- summaries
@@ -1277,6 +1310,7 @@ var RecipeSearch = (function () {
     analyse: analyse,
     bounded: bounded,
     rank: rank,
+    questionStems: questionStems,
     search: search,
     pageText: pageText,
     summary: summary,

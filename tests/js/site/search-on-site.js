@@ -178,6 +178,30 @@ describe("the issue's questions on the built site", () => {
     assert.equal(ko.ranked("텐서 병렬")[0], "configuration"); // the guide; recipes that offer it may follow
   });
 
+  test("a Hangul run typed without its spaces ranks as typed with them", () => {
+    const pairs = [
+      ["텐서병렬 설정", "텐서 병렬 설정"],
+      ["익스퍼트병렬 켜기", "익스퍼트 병렬 켜기"],
+      ["리즈닝파서 끄기", "리즈닝 파서 끄기"],
+      ["프리필디코드 분리서빙", "프리필 디코드 분리 서빙"],
+      ["모델정보 출처", "모델 정보 출처"],
+      ["라우터설정", "라우터 설정"],
+    ];
+    for (const [glued, spaced] of pairs) {
+      assert.ok(ko.ranked(spaced).length, spaced);
+      assert.deepEqual(ko.ranked(glued).slice(0, 3), ko.ranked(spaced).slice(0, 3), glued);
+    }
+    assert.equal(ko.ranked("텐서병렬 설정")[0], "configuration"); // the guide that defines the flag
+  });
+
+  test("how many NPUs: the memory page answers, in both languages", () => {
+    assert.equal(en.ranked("how many NPUs do I need")[0], "reference/memory");
+    assert.equal(ko.ranked("NPU 몇 개 필요한지 계산")[0], "reference/memory");
+    assert.equal(ko.ranked("NPU 몇 개 필요해요")[0], "reference/memory");
+    // a model named in the question: its recipe, whose targets say how many
+    assert.equal(en.ranked("how many NPUs does gpt-oss-120b need?")[0], "recipes/gpt-oss-120b");
+  });
+
   test("asking for a list finds the landing page's catalogue first", () => {
     for (const query of ["model list", "supported models", "list of recipes"]) assert.equal(en.ranked(query)[0], "index", query);
     for (const query of ["지원 모델", "모델 목록", "레시피 목록"]) assert.equal(ko.ranked(query)[0], "index", query);
