@@ -118,6 +118,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     publish.setup(app)
     mdview.setup(app)
     app.add_domain(store.RecipebookDomain)
+    store.setup(app)
     app.add_node(explorer_html.recipe_explorer, html=(explorer_html.visit_explorer_html, None))
     app.add_node(rb_nodes.flag_help, html=(rb_nodes.visit_help_html, rb_nodes.depart_help_html))
     app.add_node(rb_nodes.markdown_link, html=(rb_nodes.visit_markdown_link_html, rb_nodes.depart_markdown_link_html))

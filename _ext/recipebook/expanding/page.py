@@ -637,18 +637,30 @@ def build_page(
         context_length=context_length(recipe),
         served=tuple(sorted({t.grid.model for _s, t in targets} - {recipe.model})),
         install=install_needs(recipe),
-        flags=tuple(Flag(name=name, help=vocabulary.flag_help(name)) for name in sorted(flags_in_use(recipe))),
-        catalogue=CatalogueEntry(
-            strategies=tuple(s.label for s in recipe.strategies),
-            npus=tuple(sorted({t.npus for _s, t in targets})),
-            skus=tuple(sorted({sku for _s, t in targets for sku in t.skus})),
-            verified=max(t.verified for _s, t in targets),
-            kinds=catalogue_kinds(recipe),
-            features=tuple(key for key, flag in CATALOGUE_FEATURES.items() if flag in flags_in_use(recipe)),
-        ),
+        flags=flags_of(recipe),
+        catalogue=catalogue_entry(recipe),
         strategies=strategies,
         observations=seen,
         settled=tuple(settled.values()),
+    )
+
+
+def flags_of(recipe: Recipe) -> tuple[Flag, ...]:
+    """Every engine flag any command of the recipe can carry, with vLLM's help, sorted (read from
+    the recipe alone: a page listing every recipe's flags needs no page model)."""
+    return tuple(Flag(name=name, help=vocabulary.flag_help(name)) for name in sorted(flags_in_use(recipe)))
+
+
+def catalogue_entry(recipe: Recipe) -> CatalogueEntry:
+    """What the catalogue says of the recipe (read from the recipe alone, as :func:`flags_of`)."""
+    targets = list(recipe.targets())
+    return CatalogueEntry(
+        strategies=tuple(s.label for s in recipe.strategies),
+        npus=tuple(sorted({t.npus for _s, t in targets})),
+        skus=tuple(sorted({sku for _s, t in targets for sku in t.skus})),
+        verified=max(t.verified for _s, t in targets),
+        kinds=catalogue_kinds(recipe),
+        features=tuple(key for key, flag in CATALOGUE_FEATURES.items() if flag in flags_in_use(recipe)),
     )
 
 
