@@ -818,8 +818,8 @@ def main(argv: list[str] | None = None) -> int:
             f"profiled: {figures['profile']['directives']['seconds']:.1f} s vs {figures['profile']['plain']['seconds']:.1f} s"
         )
 
-        # rebuilds of the built site (out-j1 holds the last full build): nothing changed, one recipe touched
-        full()
+        # rebuilds of the built site (out-j1 holds the last full build of the rounds above; the
+        # profiled builds wrote elsewhere): nothing changed, one recipe touched
         unchanged, touched_runs = [], []
         touched = work / "recipes" / paths[len(paths) // 2].name
         rebuild = lambda: sphinx(  # noqa: E731

@@ -132,6 +132,32 @@ def build_languages(out: Path, languages: tuple[str, ...] = ("en", "ko"), *extra
         assert process.returncode == 0, f"{language}: {stderr}"
 
 
+def make_html(tmp_path: Path, recipes: Path, *extra: str) -> subprocess.CompletedProcess:
+    """`make html` of the test-recipes root (copied once into tmp_path/src) with the recipes of a
+    folder, into tmp_path/build, as a reader's checkout runs it (extra: more make variables)."""
+    source = tmp_path / "src"
+    if not source.exists():
+        shutil.copytree(ROOTS / "test-recipes", source)
+    return subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            "html",
+            f"BUILD={tmp_path / 'build'}",
+            f"SOURCEDIR={source}",
+            f"CONFDIR={source}",
+            f"RECIPES={recipes}",
+            f"SPHINXOPTS=-q -D recipebook_dir={recipes}",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        check=False,
+    )
+
+
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
     """A folder that `build` fills once per test session, shared by make test's workers: the
     first worker to ask builds it (under a lock on the session's temporary folder, which every

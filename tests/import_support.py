@@ -21,6 +21,7 @@ from typing import Any
 from recipebook import check_file, importing
 from recipebook.expanding import page
 from recipebook.importing import vllm_recipes
+from recipebook.memo import Memo
 from recipebook.problems import errors
 from recipebook.reading import sharing
 from recipebook.reading.model import Recipe
@@ -28,6 +29,9 @@ from recipebook.reading.model import Recipe
 SAMPLE = Path(__file__).resolve().parent / "data" / "vllm-recipes"
 CHECKOUT = SAMPLE / "checkout"
 _VARIABLE = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
+
+# the imported recipes' page models, built once per recipe for every recorded choice compared
+MEMO = Memo()
 
 
 @functools.cache
@@ -85,7 +89,7 @@ def _options(argv: list[str]) -> tuple[list[str], list[tuple[str, ...]]]:
 
 def compare(recipe: Any, entry: dict[str, Any]) -> list[str]:
     """Where our commands for an entry's selection differ from theirs (empty: they are equal)."""
-    result = page.expand(recipe, entry["strategy"], entry["target"], entry["selection"])
+    result = page.expand(recipe, entry["strategy"], entry["target"], entry["selection"], memo=MEMO)
     ours = {(c.role, c.rank or 0): our_run(c) for c in result.commands}
     theirs = {(s["role"], s["node"]): their_run(s) for s in entry["theirs"]["servers"]}
     found = []

@@ -27,8 +27,10 @@ from recipe_support import SHIPPED, recipe_names
 from recipebook.expanding import client
 from recipebook.expanding.expansion import neutral_value, offered
 from recipebook.expanding.page import expand_selection, page_of
+from recipebook.memo import Memo
 
 NAMES = recipe_names()  # the shipped recipes, whose pages the site has
+MEMO = Memo()  # each recipe's page model, built once for the file's walks over every selection
 CONT = re.compile(r"^\s*\\?\s*|\s*\\\s*$")
 
 
@@ -61,8 +63,8 @@ def first_commands(expansion) -> list:
 
 def expected_marks(rec, strategy, target, selection) -> list[tuple[list[str], list[str]]]:
     """Per role (rank 0): (added, removed) lines against the base selection, each sorted."""
-    base = expand_selection(rec, strategy, target, base_of(target))
-    chosen = expand_selection(rec, strategy, target, selection)
+    base = expand_selection(rec, strategy, target, base_of(target), MEMO)
+    chosen = expand_selection(rec, strategy, target, selection, MEMO)
     out = []
     for b, c in zip(first_commands(base), first_commands(chosen), strict=True):
         added, removed = client.line_diff(lines(b), lines(c))
@@ -127,11 +129,11 @@ def test_client_and_bench_per_selection_without_javascript(site: Path):
                 shown = [s for s in form.select("div.rb-serving") if not hidden(s, index)]
                 assert len(shown) == 1
                 pres = [p.get_text() for p in shown[0].select("pre")]
-                expansion = expand_selection(rec, strategy, target, selection)
+                expansion = expand_selection(rec, strategy, target, selection, MEMO)
                 first = expansion.commands[0]
                 router = bool(target.grid.router)
                 assert client.client_for(first, router) in pres
-                model = page_of(rec).target(strategy.slug, target.target)
+                model = page_of(rec, MEMO).target(strategy.slug, target.target)
                 script = model.bench_at(index)
                 assert script in [visible_text(p, index) for p in shown[0].select("pre")]
                 for plan in client.roles_for(expansion.roles(), strategy.nodes):  # each role's readiness checks
@@ -211,7 +213,7 @@ def pd_grid(page, name: str) -> str | None:
 def multi_node_target():
     """A recipe and target whose placeholders include one each node fills in, on several nodes."""
     for name in NAMES:
-        for target in page_of(recipe(name)).targets:
+        for target in page_of(recipe(name), MEMO).targets:
             scoped = [p.name for p in target.placeholders if p.scope == "node"]
             if scoped and len(target.nodes) > 1:
                 return name, target, scoped[0]

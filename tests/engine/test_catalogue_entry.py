@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from recipebook import load
-from recipebook.expanding.page import build_page
+from recipebook.expanding.page import build_page, catalogue_of
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -36,7 +36,9 @@ def flags(data: dict) -> set[str]:
 @pytest.mark.parametrize("item", ITEMS, ids=lambda item: item.name)
 def test_kinds_and_features_match_the_recipe_file(tmp_path: Path, item: portal.Generated) -> None:
     data = portal.recipe(item)
-    entry = build_page(load_item(tmp_path, item)).catalogue
+    recipe = load_item(tmp_path, item)
+    entry = catalogue_of(recipe)
+    assert build_page(recipe, only_default=True).catalogue == entry  # what the page model holds
     roles = [{r["role"] for r in o["grid"]["base"]} for s in data["strategies"] for o in s["options"]]
     expected_kinds = {"disaggregated" if {"prefill", "decode"} <= r else "aggregated" for r in roles}
     assert set(entry.kinds) == expected_kinds
@@ -46,7 +48,7 @@ def test_kinds_and_features_match_the_recipe_file(tmp_path: Path, item: portal.G
 
 
 def test_the_generator_makes_every_mix_the_filters_offer(tmp_path: Path) -> None:
-    entries = [build_page(load_item(tmp_path, item)).catalogue for item in ITEMS]
+    entries = [catalogue_of(load_item(tmp_path, item)) for item in ITEMS]
     assert {("aggregated",), ("disaggregated",), ("aggregated", "disaggregated")} <= {e.kinds for e in entries}
     assert {("speculative-decoding", "kv-offload"), ("kv-offload",), ("speculative-decoding",)} <= {
         e.features for e in entries

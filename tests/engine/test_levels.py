@@ -8,13 +8,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from test_cli import LOCATED, no_traceback, run
 
-from conftest import ROOT, ROOTS
 from recipe_support import GPT_NAME, fixture
 from recipebook import check_file
 from recipebook.pipeline import verdicts
@@ -93,48 +91,6 @@ def test_a_verdict_keeps_each_problem_level(tmp_path):
     assert list(folder.glob("*.json")), "the verdict was not filed"
     assert again == first and again.name == GPT_NAME
     assert [p.level for p in again.problems] == [Level.WARNING]
-
-
-def _make_html(tmp_path: Path, recipes: Path, *extra: str) -> subprocess.CompletedProcess:
-    source = tmp_path / "src"
-    if not source.exists():
-        shutil.copytree(ROOTS / "test-recipes", source)
-    return subprocess.run(
-        [
-            "make",
-            "--no-print-directory",
-            "html",
-            f"BUILD={tmp_path / 'build'}",
-            f"SOURCEDIR={source}",
-            f"CONFDIR={source}",
-            f"RECIPES={recipes}",
-            f"SPHINXOPTS=-q -D recipebook_dir={recipes}",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-        check=False,
-    )
-
-
-@pytest.mark.slow
-def test_make_html_prints_a_warning_once_builds_the_page_and_fails_only_when_strict(tmp_path):
-    recipes = tmp_path / "recipes"
-    _write(recipes)
-    strict = _make_html(tmp_path, recipes, "STRICT=1")
-    assert strict.returncode != 0, strict.stdout + strict.stderr
-    made = _make_html(tmp_path, recipes)
-    output = (made.stdout + made.stderr).splitlines()
-    assert made.returncode == 0, "\n".join(output)
-    warned = [line for line in output if WARNED.match(line)]
-    assert len(warned) == 1, "\n".join(output)
-    assert "1 warning(s) in 1 of 1 recipe file(s)" in output
-    assert not any("[recipebook." in line for line in output), "\n".join(output)
-    for language in ("en", "ko"):
-        page = tmp_path / "build" / "html" / language / f"{GPT_NAME}.html"
-        assert "--max_num_seqs" in page.read_text(encoding="utf-8")
 
 
 def test_a_sphinx_build_on_its_own_warns_a_recipe_warning_and_fails_on_an_error(make_app, rootdir, tmp_path):

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import recipebook
 from recipe_support import NAMES, RECIPES, Checked, check_mutated, fixture
-from recipebook.expanding.expansion import MAX_COMBINATIONS, MAX_SELECTIONS
+from recipebook.expanding.expansion import MAX_COMBINATIONS, MAX_SELECTIONS, selection_count
+from recipebook.expanding.page import grid_table
 
 GPT, AXK2 = "gpt-oss-120b", "A.X-K2"
 GPT_LATENCY = "/strategies/0/options/0/grid"
@@ -813,6 +814,22 @@ def test_rule11_far_too_many_combinations(tmp_path):
     found = checked.expect(GPT_LATENCY, f"the axes combine into 70200 selections, more than the {MAX_COMBINATIONS}")
     # besides: the axis itself is past recipebook.checking.bounds.MAX_AXIS_VALUES (in the catalogue and the grid)
     assert [p for p in checked.ours if "an axis offers at most" not in p.message] == [found]
+
+
+@pytest.mark.parametrize("count", [80, 1300])  # 4320 offered; 70200 combined
+def test_rule11_a_refused_target_is_counted_not_walked(tmp_path, monkeypatch, count):
+    """A target rule 11 refuses is never gone through selection by selection by another rule
+    (the manifests' rules 19 and 28, rule 12, the spanning rule 24): a hostile grid costs the
+    counting, not tens of thousands of expansions (70,200 took 80 s before)."""
+
+    def walked(grid, memo=None):
+        assert selection_count(grid) <= MAX_SELECTIONS, "a refused target's selections were gone through"
+        return grid_table(grid, memo)
+
+    for module in (recipebook.checking.manifests, recipebook.checking.rules, recipebook.checking.spanning):
+        monkeypatch.setattr(module, "grid_table", walked)
+    checked = check_mutated(tmp_path, GPT, _many_values(count))
+    assert any("selections" in p.message and p.pointer == GPT_LATENCY for p in checked.ours), checked.ours
 
 
 # Rules the engine adds.

@@ -25,9 +25,10 @@ import yaml
 
 from .. import shell
 from ..expanding import client
-from ..expanding.expansion import by_role
+from ..expanding.expansion import by_role, walkable
 from ..expanding.page import grid_table
 from ..memo import Memo
+from ..memo import get as memo_get
 from ..problems import Problem, pointer_join
 from ..reading.model import Recipe, Strategy, Target
 from ..reading.source import Document
@@ -412,10 +413,19 @@ def _where(recipe: Recipe, strategy: Strategy, target: Target) -> k8s.Where:
 
 
 def _target_findings(
-    recipe: Recipe, strategy: Strategy, target: Target, memo: Memo | None, *, semantic_too: bool
+    recipe: Recipe, strategy: Strategy, target: Target, memo: Memo | None
 ) -> tuple[tuple[k8s.Finding, ...], tuple[str, ...]]:
-    """The findings of every selection of a target (each distinct set of roles once), and with
-    ``semantic_too`` the problems of the files of each distinct skeleton in both modes."""
+    """The findings of every selection of a target (each distinct set of roles once) and the
+    problems of the files of each distinct skeleton in both modes, worked out once per target and
+    memo (rules 19 and 28 read them both)."""
+    return memo_get(memo, _findings_of_target, recipe, strategy, target, memo)
+
+
+def _findings_of_target(
+    recipe: Recipe, strategy: Strategy, target: Target, memo: Memo | None
+) -> tuple[tuple[k8s.Finding, ...], tuple[str, ...]]:
+    if not walkable(target.grid):
+        return (), ()  # rule 11 refuses a target of too many selections
     steps = tuple(step.cmd for step in target.grid.router)
     if any(shell.bash_syntax_error(cmd) for cmd in steps):
         return (), ()  # rule 10 reports it
@@ -438,7 +448,7 @@ def _target_findings(
             found.setdefault((finding.at, finding.message), finding)
         good[key] = (roles, role_plans) if not findings else ()
     semantic: dict[str, None] = {}
-    for entry in good.values() if semantic_too else ():
+    for entry in good.values():
         if not entry:
             continue
         roles, role_plans = entry
@@ -534,7 +544,7 @@ def router_reaches_servers(recipe: Recipe, doc: Document, memo: Memo | None = No
     `targetPorts` in the values file of the router step."""
     for strategy in recipe.strategies:
         for target in strategy.targets:
-            for finding in _target_findings(recipe, strategy, target, memo, semantic_too=False)[0]:
+            for finding in _target_findings(recipe, strategy, target, memo)[0]:
                 if finding.at[0] == "router" and _ROUTER_FINDING.search(finding.message):
                     yield _located(doc, strategy, target, finding)
 
@@ -556,7 +566,7 @@ def kubernetes_names(recipe: Recipe, doc: Document, memo: Memo | None = None) ->
     pool), and any remaining problem points at the target."""
     for strategy in recipe.strategies:
         for target in strategy.targets:
-            findings, semantic = _target_findings(recipe, strategy, target, memo, semantic_too=True)
+            findings, semantic = _target_findings(recipe, strategy, target, memo)
             for finding in findings:
                 if not (finding.at[0] == "router" and _ROUTER_FINDING.search(finding.message)):
                     yield _located(doc, strategy, target, finding)

@@ -28,6 +28,7 @@ from ..expanding.expansion import (
     offered_count,
     reference_role,
     selection_count,
+    walkable,
 )
 from ..expanding.page import grid_table
 from ..expanding.table import Table
@@ -354,8 +355,7 @@ def conflicts(recipe: Recipe, doc: Document) -> Iterator[Problem]:
     """7. No offered selection has two axes that set or remove the same key of a role."""
     for _, target in recipe.targets():
         grid = target.grid
-        count = offered_count(grid)
-        if count is None or count > MAX_SELECTIONS:
+        if not walkable(grid):
             continue
         touched = {
             (axis, value): {role: d.touched() for role, d in grid.delta(axis, value).items()}
@@ -424,8 +424,7 @@ def same_commands(recipe: Recipe, doc: Document, memo: Memo | None = None) -> It
     of their lines."""
     for _, target in recipe.targets():
         grid = target.grid
-        count = offered_count(grid)
-        if count is None or count > MAX_SELECTIONS or not _deltas_named_well(grid):
+        if not walkable(grid) or not _deltas_named_well(grid):
             continue  # a misnamed delta is reported by rule 2; its value would seem to lack one
         table, wrong = grid_table(grid, memo)
         if wrong:

@@ -21,7 +21,7 @@ import ipaddress
 from collections.abc import Iterator, Mapping, Sequence
 
 from .. import shell
-from ..expanding.expansion import Command, Line
+from ..expanding.expansion import Command, Line, walkable
 from ..expanding.page import grid_table
 from ..memo import Memo
 from ..problems import Problem, pointer_join
@@ -351,8 +351,8 @@ def check(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[P
     for _strategy, target in recipe.targets():
         grid = target.grid
         spanning = [(r, role) for r, role in enumerate(grid.base) if role.span is not None]
-        if not spanning:
-            continue
+        if not spanning or not walkable(grid):
+            continue  # rule 11 refuses a target of too many selections
         table, wrong = grid_table(grid, memo)
         if wrong:
             continue  # rules 7 and 8 say why the table cannot be read

@@ -59,7 +59,7 @@ class Command:
     and ``node`` the node (from 1) of the target it runs on; ``node`` is None for any other.
     """
 
-    __slots__ = ("_arg_lines", "_env_lines", "launcher", "model", "node", "rank", "role", "shell")
+    __slots__ = ("_arg_lines", "_args", "_env_lines", "_envs", "launcher", "model", "node", "rank", "role", "shell")
     role: str
     rank: int | None
     node: int | None
@@ -68,6 +68,8 @@ class Command:
     shell: str
     _env_lines: LineSource
     _arg_lines: LineSource
+    _envs: tuple[str, ...]  # the texts of the lines, made once (the shell text and the flags read them)
+    _args: tuple[str, ...]
 
     def __init__(
         self,
@@ -80,7 +82,9 @@ class Command:
         arg_lines: LineSource,
         shell: str | None = None,
         node: int | None = None,
+        texts: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
     ) -> None:
+        """``texts``: the env and arg texts of the lines, when the caller has them already."""
         setattr_ = object.__setattr__
         setattr_(self, "role", role)
         setattr_(self, "rank", rank)
@@ -89,8 +93,12 @@ class Command:
         setattr_(self, "model", model)
         setattr_(self, "_env_lines", env_lines)
         setattr_(self, "_arg_lines", arg_lines)
+        if texts is None:
+            texts = (tuple(map(_TEXT, self.env_lines)), tuple(map(_TEXT, self.arg_lines)))
+        setattr_(self, "_envs", texts[0])
+        setattr_(self, "_args", texts[1])
         if shell is None:
-            shell = _shell.command_text(self.envs, launcher, model, self.args)
+            shell = _shell.command_text(self._envs, launcher, model, self._args)
         setattr_(self, "shell", shell)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -127,11 +135,11 @@ class Command:
 
     @property
     def envs(self) -> tuple[str, ...]:
-        return tuple(map(_TEXT, self.env_lines))
+        return self._envs
 
     @property
     def args(self) -> tuple[str, ...]:
-        return tuple(map(_TEXT, self.arg_lines))
+        return self._args
 
     @property
     def name(self) -> str:
@@ -257,6 +265,14 @@ def offered_count(grid: Grid) -> int | None:
     if not grid.excluded:
         return selection_count(grid)
     return sum(1 for _ in offered(grid))
+
+
+def walkable(grid: Grid) -> bool:
+    """Whether a target's offered selections may be gone through one by one: at most
+    MAX_SELECTIONS of them (rule 11 refuses a target with more, and every rule that reads each
+    selection leaves it alone, so a refused grid costs no more than counting it)."""
+    count = offered_count(grid)
+    return count is not None and count <= MAX_SELECTIONS
 
 
 def neutral_value(grid: Grid, axis: str) -> str | None:

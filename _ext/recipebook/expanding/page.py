@@ -569,7 +569,10 @@ def target_page(
     only_default: bool = False,
     pinned: Mapping[str, str] | None = None,
     memo: Memo | None = None,
+    figures: bool = True,
 ) -> TargetPage:
+    """One target's part of the page model; ``figures=False`` leaves out the memory figures (and
+    the observations they are held against), for a caller that reads commands only."""
     grid = target.grid
     lines, wrong = table.build(grid, only_default=only_default) if only_default else grid_table(grid, memo)
     index = lines.index
@@ -596,7 +599,7 @@ def target_page(
         nodes=nodes,
         placeholders=_placeholders(recipe, lines, router, serving, len(nodes)),
         provenance=provenance(target, pinned),
-        memory=_memory(recipe, target, lines, reconciled(recipe, memo)[0]),
+        memory=_memory(recipe, target, lines, reconciled(recipe, memo)[0]) if figures else (),
     )
 
 
@@ -638,7 +641,7 @@ def build_page(
         served=tuple(sorted({t.grid.model for _s, t in targets} - {recipe.model})),
         install=install_needs(recipe),
         flags=flags_of(recipe),
-        catalogue=catalogue_entry(recipe),
+        catalogue=catalogue_of(recipe),
         strategies=strategies,
         observations=seen,
         settled=tuple(settled.values()),
@@ -651,8 +654,9 @@ def flags_of(recipe: Recipe) -> tuple[Flag, ...]:
     return tuple(Flag(name=name, help=vocabulary.flag_help(name)) for name in sorted(flags_in_use(recipe)))
 
 
-def catalogue_entry(recipe: Recipe) -> CatalogueEntry:
-    """What the catalogue says of the recipe (read from the recipe alone, as :func:`flags_of`)."""
+def catalogue_of(recipe: Recipe) -> CatalogueEntry:
+    """What the landing page's catalogue lists of a recipe, read from the recipe alone (no
+    selection expanded)."""
     targets = list(recipe.targets())
     return CatalogueEntry(
         strategies=tuple(s.label for s in recipe.strategies),
@@ -711,9 +715,10 @@ def expand_selection(
     recipe: Recipe, strategy: Strategy, target: Target, selection: Mapping[str, str], memo: Memo | None = None
 ) -> Expansion:
     """Expand a complete, offered selection (see ``expansion.resolve`` for partial ones); without
-    a memo, only this target's page is built."""
-    if memo is None:  # the observations read the other targets' tables: kept for this call only
-        page = target_page(recipe, strategy, target, memo=Memo())
+    a memo, only this target's commands are worked out (its line table, no memory figures: an
+    expansion holds none)."""
+    if memo is None:
+        page = target_page(recipe, strategy, target, figures=False)
     else:
         page = page_of(recipe, memo).target(strategy.slug, target.target)
     commands_of(page, selection)  # refuses a selection that is not offered

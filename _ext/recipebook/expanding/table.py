@@ -182,9 +182,8 @@ class RoleTable:
         commands = []
         for rank, env_rank, arg_rank in zip(self.rank_numbers, env_ranks, arg_ranks, strict=True):
             env_pick, arg_pick = _selectors(env_shown & env_rank), _selectors(arg_shown & arg_rank)
-            text = shell.join_command(tuple(compress(env_texts, env_pick)), head, ()) + shell.join_command(
-                (), "", tuple(compress(arg_texts, arg_pick))
-            )
+            texts = (tuple(compress(env_texts, env_pick)), tuple(compress(arg_texts, arg_pick)))
+            text = shell.join_command(texts[0], head, ()) + shell.join_command((), "", texts[1])
             commands.append(
                 Command(
                     role=self.role,
@@ -194,6 +193,7 @@ class RoleTable:
                     env_lines=(envs, env_pick),
                     arg_lines=(args, arg_pick),
                     shell=text,
+                    texts=texts,
                     node=None if self.first_node is None or rank is None else self.first_node + rank,
                 )
             )

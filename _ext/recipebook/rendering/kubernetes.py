@@ -444,14 +444,22 @@ def line_kind(kind: str, text: str) -> str | None:
 
 def _flag(command: Command, flag: str) -> str | None:
     """The first value of a flag (or env) of a command, read as vLLM reads ``-`` and ``_``."""
-    for text in (*command.args, *command.envs):
+    return _first_values((*command.args, *command.envs)).get(flag)
+
+
+@remembered(maxsize=1 << 12)
+def _first_values(texts: tuple[str, ...]) -> Mapping[str, str]:
+    """Each flag (``_`` read as ``-``) and env name of a command's texts, with its first value
+    ("" for a flag alone); a text that does not split into words is left out. Kept: a target's
+    selections share most of their commands, and a plan asks for a dozen flags of each."""
+    found: dict[str, str] = {}
+    for text in texts:
         try:
             name, values = shell.flag_values(text)
         except ValueError:
             continue
-        if (name.replace("_", "-") if name.startswith("--") else name) == flag:
-            return values[0] if values else ""
-    return None
+        found.setdefault(name.replace("_", "-") if name.startswith("--") else name, values[0] if values else "")
+    return types.MappingProxyType(found)
 
 
 def _int(text: str | None) -> int | None:

@@ -24,7 +24,7 @@ from sphinx_design.shared import create_component
 
 from recipebook.checking import inline
 from recipebook.expanding import results
-from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage, catalogue_entry, flags_of
+from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage, catalogue_of, flags_of
 from recipebook.expanding.provenance import PACKAGES, Provenance
 from recipebook.reading import vocabulary
 from recipebook.reading.model import Recipe, Strategy, Texts
@@ -492,7 +492,7 @@ class CatalogueDirective(SphinxDirective):
         rows: list[list[nodes.Node | str | list[nodes.Node]]] = []
         row_classes: list[list[str]] = []
         for recipe in every_recipe(self):
-            entry = catalogue_entry(recipe)
+            entry = catalogue_of(recipe)
             row_classes.append([f"rb-kind-{kind}" for kind in entry.kinds] + [f"rb-has-{f}" for f in entry.features])
             rows.append(
                 [
