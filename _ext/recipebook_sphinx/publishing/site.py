@@ -114,14 +114,35 @@ def write_api(
     (static/recipebook-files.js) or by ``python -m recipebook files``: the output grows with
     recipes and their lines, not with the product of their axes.
     """
-    site.write("api/schema.json", SCHEMA_PATH.read_bytes())
-    entries: list[dict[str, object]] = []
-    index = {"version": API_VERSION, "schema": "schema.json", "recipes": entries}
+    api = ApiWriter(site, languages, recipe_page, measured, pinned)
     for model in pages:
+        api.add(model)
+    api.close()
+
+
+class ApiWriter:
+    """``write_api`` one page model at a time (``add``), for a caller that goes through the models
+    for something else too (``finished``: llms.txt), then ``close``."""
+
+    def __init__(
+        self,
+        site: SiteWriter,
+        languages: Iterable[str],
+        recipe_page: str,
+        measured: Mapping[str, Sequence[Result]] | None = None,
+        pinned: Mapping[str, str] | None = None,
+    ) -> None:
+        self.site, self.languages, self.recipe_page = site, list(languages), recipe_page
+        self.measured, self.pinned = measured or {}, pinned or {}
+        self.entries: list[dict[str, object]] = []
+        site.write("api/schema.json", SCHEMA_PATH.read_bytes())
+
+    def add(self, model: RecipePage) -> None:
+        site, languages = self.site, self.languages
         recipe = model.recipe
         memo = Memo()  # what is computed from this model, dropped with it (one model at a time)
-        page = recipe_page.format(name=recipe.name)
-        entries.append(
+        page = self.recipe_page.format(name=recipe.name)
+        self.entries.append(
             {
                 "name": recipe.name,
                 "provider": recipe.provider,
@@ -147,15 +168,18 @@ def write_api(
             site.write(f"{target_dir}/index.html", listing(recipe, expansion, target.table.selections))
             static[(expansion.strategy, expansion.target)] = f"{key}/"
         document = portable.recipe_document(
-            model, static, measured=(measured or {}).get(recipe.name, ()), pinned=pinned or {}, memo=memo
+            model, static, measured=self.measured.get(recipe.name, ()), pinned=self.pinned, memo=memo
         )
         site.write(
             f"api/recipes/{recipe.name}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
         )
         # the same document as a script: a page opened from disk may load a script, not fetch a file
         site.write(f"api/recipes/{recipe.name}.js", portable.document_script(recipe.name, document))
-    site.write("api/index.json", json.dumps(index, indent=2, ensure_ascii=False) + "\n")
-    site.sweep("api")
+
+    def close(self) -> None:
+        index = {"version": API_VERSION, "schema": "schema.json", "recipes": self.entries}
+        self.site.write("api/index.json", json.dumps(index, indent=2, ensure_ascii=False) + "\n")
+        self.site.sweep("api")
 
 
 def listing(recipe: Recipe, expansion: Expansion, offered: int) -> str:
@@ -232,8 +256,15 @@ def sitemap(site_url: str, languages: list[str], docnames: list[str]) -> str:
     )
 
 
-def llms(app: Sphinx, pages: Iterable[RecipePage], docnames: list[str], views: dict[str, str]) -> tuple[str, str]:
-    """llms.txt and llms-full.txt of the language being built, from the pages' Markdown views."""
+def llms(
+    app: Sphinx,
+    pages: Iterable[RecipePage],
+    docnames: list[str],
+    views: dict[str, str],
+    also: Callable[[RecipePage], None] | None = None,
+) -> tuple[str, str]:
+    """llms.txt and llms-full.txt of the language being built, from the pages' Markdown views;
+    ``also`` is given each page model in turn (the API, from the same models)."""
     _ = i18n._
     env, lang = app.env, config_language(app.config)
     site_title = escape(str(_(site_config(app.config).title)))
@@ -247,6 +278,8 @@ def llms(app: Sphinx, pages: Iterable[RecipePage], docnames: list[str], views: d
     recipe_pages: dict[str, Recipe] = {}
     panel_lines: dict[str, list[str]] = {}
     for model in pages:  # one model at a time (``finished``): what llms.txt needs of it is kept
+        if also is not None:
+            also(model)
         page = pattern.format(name=model.recipe.name)
         recipe_pages[page] = model.recipe
         found = store.results(env, model.recipe.name)[0]
@@ -293,14 +326,20 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     recipes = store.valid_recipes(app.env, config.dir)
     docnames = published_docs(app)
     tree = SiteWriter(Path(app.outdir))
-    index, full = llms(app, store.pages_one_by_one(app.env, recipes), docnames, markdown.views(app))
+    root = site_root(app)
+    site = SiteWriter(root) if root is not None else None
+    languages = list(config.languages)
+    api = None
+    if site is not None:  # the API from the same page models as llms.txt: each built once here
+        measured = {recipe.name: store.results(app.env, recipe.name)[0] for recipe in recipes}
+        api = ApiWriter(site, languages, config.pages["recipe"], measured, dict(config.versions))
+    pages = store.pages_one_by_one(app.env, recipes)
+    index, full = llms(app, pages, docnames, markdown.views(app), also=api.add if api is not None else None)
     tree.write("llms.txt", index)
     tree.write("llms-full.txt", full)
-    root = site_root(app)
-    if root is None:
+    if root is None or site is None or api is None:
         return
-    site = SiteWriter(root)
-    languages = list(config.languages)
+    api.close()
     favicon = ""
     if app.config.html_favicon and not str(app.config.html_favicon).startswith(("http:", "https:")):
         # the site's icon at its root, where a browser asks for one on the landing page
@@ -308,15 +347,6 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         favicon = icon.name
         site.write(favicon, icon.read_bytes())
     site.write("index.html", landing(config.title, languages, favicon, locale_dirs(app.srcdir, app.config)))
-    measured = {recipe.name: store.results(app.env, recipe.name)[0] for recipe in recipes}
-    write_api(
-        site,
-        store.pages_one_by_one(app.env, recipes),
-        languages,
-        config.pages["recipe"],
-        measured,
-        dict(config.versions),
-    )
     if config.site_url:
         site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))
     else:
@@ -331,4 +361,4 @@ def setup(app: Sphinx) -> None:
     app.connect("build-finished", finished)
 
 
-__all__ = ["finished", "setup", "write_api"]
+__all__ = ["ApiWriter", "finished", "setup", "write_api"]
