@@ -34,16 +34,7 @@ from ..reading.valuetypes import parse_size
 
 LAUNCHER = vocabulary.LAUNCHER
 # The flags whose values give the NPUs a process uses (client.npus reads them).
-PARALLEL = frozenset(
-    {
-        "--tensor-parallel-size",
-        "--pipeline-parallel-size",
-        "--data-parallel-size",
-        "--data-parallel-size-local",
-        "--data-parallel-rank",
-        "--nnodes",
-    }
-)
+PARALLEL = client.PARALLEL_FLAGS
 BATCHED, SEQS, LENGTH = "--max-num-batched-tokens", "--max-num-seqs", "--max-model-len"
 CHUNKED, NO_CHUNKED = "--enable-chunked-prefill", "--no-enable-chunked-prefill"
 SCHEDULER = frozenset({BATCHED, SEQS, LENGTH, CHUNKED, NO_CHUNKED})

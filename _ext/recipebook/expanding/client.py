@@ -79,19 +79,24 @@ class Endpoint:
         return f"http://{self.host}" + ("" if self.port is None else f":{self.port}")
 
 
-# Every flag this module reads from a command: its results depend on these lines and on
-# nothing else of a command but its role and model (a page groups its selections by them).
-SERVING_FLAGS = frozenset(
+# The flags whose values give the NPUs a process uses (npus reads them, and nothing else).
+PARALLEL_FLAGS = frozenset(
     {
-        "--port",
-        "--served-model-name",
-        "--trust-remote-code",
         "--tensor-parallel-size",
         "--pipeline-parallel-size",
         "--data-parallel-size",
         "--data-parallel-size-local",
         "--data-parallel-rank",
         "--nnodes",
+    }
+)
+# Every flag this module reads from a command: its results depend on these lines and on
+# nothing else of a command but its role and model (a page groups its selections by them).
+SERVING_FLAGS = PARALLEL_FLAGS | frozenset(
+    {
+        "--port",
+        "--served-model-name",
+        "--trust-remote-code",
         "--headless",
         "--max-num-seqs",
         "--max-model-len",
