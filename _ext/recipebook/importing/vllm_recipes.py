@@ -47,6 +47,7 @@ from ..checking import capacity
 from ..checking.schema import SCHEMA_PATH
 from ..expanding import client
 from ..expanding.expansion import default_selection, reference_role
+from ..memo import Memo
 from ..problems import SelectionError
 from ..reading.model import Grid
 from . import synthesis as syn
@@ -714,12 +715,13 @@ def _cannot_start(grid: Grid, node: Node) -> dict[tuple[tuple[str, str], ...], s
     a rule refuses (rule 29: a node asked for more NPUs than it holds; rule 30: flags vLLM's
     SchedulerConfig refuses), each with why; an empty key is the target's own commands."""
     found: dict[tuple[tuple[str, str], ...], str] = {}
+    memo = Memo()  # the grid's table, built once for both rules
     if node.per_node is not None:
-        for over in capacity.overloads(grid, node.nodes, node.per_node):
+        for over in capacity.overloads(grid, node.nodes, node.per_node, memo):
             values = capacity.deciding(grid, over.selection, capacity.PARALLEL)
             key = tuple(v for v in values.items() if v[1] != grid.option_base[v[0]]) and tuple(values.items())
             found.setdefault(key, f"{over.asked()}, but a node of their hardware holds {node.per_node} (gpu_count)")
-    for refusal in capacity.refusals(grid):
+    for refusal in capacity.refusals(grid, memo):
         values = capacity.deciding(grid, refusal.selection, frozenset(refusal.flags))
         key = tuple(v for v in values.items() if v[1] != grid.option_base[v[0]]) and tuple(values.items())
         found.setdefault(key, f"{refusal.why} ({refusal.command.role})")
