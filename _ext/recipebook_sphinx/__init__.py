@@ -16,6 +16,7 @@ from . import config, store
 from .explorer import html as explorer_html
 from .explorer import nojs as explorer_nojs
 from .explorer import results_panel
+from .explorer import stash as explorer_stash
 from .i18n import languages as i18n
 from .i18n import untranslated
 from .page import codewrap, directives, markup, memory_role, navigation, particles, sidebar
@@ -118,6 +119,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     publish.setup(app)
     mdview.setup(app)
     app.add_domain(store.RecipebookDomain)
+    explorer_stash.setup(app)
+    store.setup(app)
     app.add_node(explorer_html.recipe_explorer, html=(explorer_html.visit_explorer_html, None))
     app.add_node(rb_nodes.flag_help, html=(rb_nodes.visit_help_html, rb_nodes.depart_help_html))
     app.add_node(rb_nodes.markdown_link, html=(rb_nodes.visit_markdown_link_html, rb_nodes.depart_markdown_link_html))

@@ -4,9 +4,10 @@ Every recipe is checked at the start of each build (or its verdict read from the
 ``recipebook validate --verdicts`` filed, as ``make html`` does: checked once for every language);
 the verdict is kept in the domain's data with the stamps of the files it came from, so a rebuild
 re-checks only what changed,
-and directives load a recipe known to be valid without checking it again. Each recipe's
-page model (``recipebook.expanding.page``) is built once per process and shared by every page and
-step that shows the recipe. What a page records while it is read (the size of each of its
+and directives load a recipe known to be valid without checking it again. A recipe's page model
+(``recipebook.expanding.page``) is built for the page that shows it, shared by that page's
+directives and dropped once the page is read; the listings of every recipe read the recipes
+alone. What a page records while it is read (the size of each of its
 explorer grids, for the stylesheet) is dropped when the page is read again or removed
 (``clear_doc``) and merged from parallel readers (``merge_domaindata``), as Sphinx's own
 domains do.
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from docutils import nodes
+from sphinx.application import Sphinx
 from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
@@ -81,7 +83,7 @@ class RecipebookDomain(Domain):
         "navigation": None,  # the last build's table of contents (navigation.py)
         "untranslated": {},  # docname -> the messages and labels it shows in English (i18n/untranslated.py)
         "recipes": ProcessOnly(),  # recipe path -> (key, Recipe, problems)
-        "memo": EngineMemo(),  # the engine's tables and page models of those recipes, for this process
+        "memo": EngineMemo(),  # the engine's tables and page models of the page being read (page_read)
         "markdown": ProcessOnly(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
         "plots": {},  # docname -> {file name: SVG text} of the result plots it shows (explorer/results_panel.py)
         "results": ProcessOnly(),  # recipe name -> (stamps, stored results, their files, messages)
@@ -158,15 +160,25 @@ def check(env: BuildEnvironment, path: Path) -> tuple[Recipe | None, list[Proble
     if cached is None or cached[0] != key:
         if cached is not None:
             _changed(env)
-        recipe, problems = check_file(path, engine_memo(env))
+        # its tables and page model kept only while it is checked: a page that shows it builds
+        # them again (each page's models are its own, below)
+        recipe, problems = check_file(path)
         cached = memo[os.fspath(path)] = (key, recipe, problems)
     return cached[1], cached[2]
 
 
 def engine_memo(env: BuildEnvironment) -> EngineMemo:
-    """The engine's memo of this process: the line tables and page models of the recipes."""
+    """The engine's memo of the page being read: the line tables and page models of the recipes
+    it shows, shared by its directives and roles, and dropped once it is read (``page_read``)."""
     memo: EngineMemo = data(env)["memo"]
     return memo
+
+
+def page_read(app: Sphinx, doctree: nodes.document) -> None:
+    """doctree-read: what the page's directives computed goes; the next page computes what it
+    shows (a recipe is shown by its own page: a process holds one recipe's models at a time,
+    not every recipe's, about 10 MB each for a large one)."""
+    engine_memo(app.env).clear()
 
 
 def _changed(env: BuildEnvironment) -> None:
@@ -221,7 +233,7 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
 
 
 def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
-    """The recipe's page model, built once per process for every page that shows it."""
+    """The recipe's page model, built once for the page being read (every directive of it)."""
     return page_of(recipe, engine_memo(env), only_default=site_config(env.config).render == RENDER_RECOMMENDED)
 
 
@@ -257,3 +269,7 @@ def results(env: BuildEnvironment, name: str) -> tuple[tuple[measured.Result, ..
         for message in wrong:
             warn(message, Subtype.RULE, None)
     return cached[1], cached[2]
+
+
+def setup(app: Sphinx) -> None:
+    app.connect("doctree-read", page_read)

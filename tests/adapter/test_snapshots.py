@@ -42,7 +42,11 @@ from pathlib import Path
 
 import pytest
 from docutils import nodes
+from sphinx.errors import SphinxError
 from sphinx.testing.util import SphinxTestApp
+
+from recipebook_sphinx import store
+from recipebook_sphinx.explorer import html, stash
 
 SNAPSHOTS = Path(__file__).parents[1] / "snapshots"
 PAGES = ("snapshot-model", "install-snippet", "explorer", "client", "catalogue", "flags")
@@ -88,9 +92,17 @@ def main_region(app: SphinxTestApp, page: str) -> str:
     return soup.select_one('[role="main"]').prettify()
 
 
+def read_doctree(app: SphinxTestApp, page: str) -> nodes.document:
+    """The page's doctree as it was read: its explorers' views and text forms, which the build
+    keeps in a file of their own between reading and writing (explorer/stash.py), put back."""
+    doctree = app.env.get_doctree(page)
+    stash.bring_back(app.env, page, doctree)
+    return doctree
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_directive_doctree(app: SphinxTestApp, page: str) -> None:
-    doctree = app.env.get_doctree(page)
+    doctree = read_doctree(app, page)
     for node in doctree.findall(nodes.Element):
         node.attributes.pop("view", None)  # the explorer's view has a snapshot of its own
     compare(f"{page}.xml", scrub(doctree.pformat(), app))
@@ -98,7 +110,7 @@ def test_directive_doctree(app: SphinxTestApp, page: str) -> None:
 
 def test_explorer_view(app: SphinxTestApp) -> None:
     """The explorer's view, which its template and its text form render."""
-    views = [node["view"] for node in app.env.get_doctree("explorer").findall(nodes.Element) if "view" in node]
+    views = [node["view"] for node in read_doctree(app, "explorer").findall(nodes.Element) if "view" in node]
     assert len(views) == 2  # one per target
     data = [dataclasses.asdict(view) for view in views]
     compare("explorer.view.json", json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
@@ -161,3 +173,74 @@ def test_text_builder_shows_the_explorer_as_text(rootdir: Path, tmp_path: Path) 
         for command in expand(recipe, strategy.slug, target.target).commands:  # expansion, not the template
             for line in command.shell.splitlines():
                 assert line.strip() in lines, line
+
+
+# -- what the build holds between reading a page and writing it (explorer/stash.py, store.py) ------
+
+
+def test_a_read_page_holds_its_explorers_in_a_file_of_their_own(app: SphinxTestApp) -> None:
+    """The doctree kept between reading and writing has each explorer emptied (no view, no text
+    form: most of a large recipe's page); the page's file beside the doctrees holds them."""
+    explorers = list(app.env.get_doctree("explorer").findall(html.recipe_explorer))
+    assert len(explorers) == 2
+    assert all(not node.children and "view" not in node for node in explorers)
+    assert stash.path(app.env, "explorer").is_file()
+    assert not stash.path(app.env, "client").exists()  # a page without an explorer has no file
+
+
+def test_no_page_model_outlives_the_page_that_showed_it(app: SphinxTestApp) -> None:
+    """The engine's memo belongs to the page being read: after the build it holds nothing (it
+    held every recipe's line tables and page model, about 10 MB each for a large recipe)."""
+    assert len(store.engine_memo(app.env)) == 0
+
+
+@pytest.fixture(scope="module")
+def built_once(rootdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The snippets built once, for later builds (new apps, as new processes) on the same folders."""
+    srcdir = tmp_path_factory.mktemp("rebuilt") / "src"
+    shutil.copytree(rootdir / "test-snippets", srcdir)
+    app = SphinxTestApp("html", srcdir=srcdir, freshenv=True)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    return srcdir
+
+
+def build_again(srcdir: Path) -> SphinxTestApp:
+    app = SphinxTestApp("html", srcdir=srcdir)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    return app
+
+
+def test_a_page_written_again_from_its_kept_doctree_is_the_same(built_once: Path) -> None:
+    """A later build that writes the page without reading it again (its HTML is missing) brings
+    the explorers back from the file the earlier build wrote: the same page, the same Markdown."""
+    out = built_once / "_build" / "html"
+    page, markdown = out / "explorer.html", out / "explorer.md"
+    written, text = page.read_bytes(), markdown.read_bytes()
+    kept = built_once / "_build" / "doctrees" / stash.FOLDER / "explorer.pickle"
+    read_at = kept.stat().st_mtime_ns
+    page.unlink()
+    markdown.unlink()
+    build_again(built_once)
+    assert kept.stat().st_mtime_ns == read_at  # not read again
+    assert page.read_bytes() == written
+    assert markdown.read_bytes() == text
+
+
+def test_a_missing_file_of_explorers_is_said_not_written_around(built_once: Path) -> None:
+    """Without the file (deleted beside a kept doctree), the build stops and says how to rebuild,
+    rather than writing a page without its commands."""
+    kept = built_once / "_build" / "doctrees" / stash.FOLDER / "explorer.pickle"
+    saved = kept.read_bytes()
+    kept.unlink()
+    (built_once / "_build" / "html" / "explorer.html").unlink()
+    try:
+        with pytest.raises(SphinxError, match=r"explorers of page 'explorer'.*sphinx-build -E"):
+            build_again(built_once)
+    finally:
+        kept.write_bytes(saved)

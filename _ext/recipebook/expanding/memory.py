@@ -436,9 +436,13 @@ def rank_fits(
     flags: Flags,
     ask: Ask,
     reading: str | None = None,
+    *,
+    every_rank: bool = True,
 ) -> list[RankFit]:
     """The ranks one command runs: each data-parallel rank's pipeline stages. ``reading``: the
-    settled reading of the replication question (None: unsettled)."""
+    settled reading of the replication question (None: unsettled). The data-parallel ranks of a
+    stage have the same figures: ``every_rank=False`` gives the first of them only (whether all
+    fit, asked many times over by the advice)."""
     arch = facts.architecture
     dtype = DTYPE_BYTES[arch.kv_dtype] if flags.kv_cache_dtype == "auto" else KV_DTYPES.get(flags.kv_cache_dtype, 2)
     per_token = token_bytes(arch, dtype, flags.tp)
@@ -485,7 +489,7 @@ def rank_fits(
                 fits = True if free_replicated >= 0 else False if free < 0 else None
             if fits and draft_bytes is None:
                 fits = None  # the draft's memory is not known: no confident "fits"
-        for dp_rank in flags.processes_ranks:
+        for dp_rank in flags.processes_ranks if every_rank else flags.processes_ranks[:1]:
             found.append(
                 RankFit(
                     role=command.role,
@@ -536,7 +540,7 @@ def _advice(
     larger data-parallel size) at which it does."""
 
     def fits_with(flags_: Flags, ask_: Ask) -> bool:
-        return _all_fit(rank_fits(facts, sku, command, flags_, ask_), reading)
+        return _all_fit(rank_fits(facts, sku, command, flags_, ask_, every_rank=False), reading)
 
     found = []
     blocks = _largest(

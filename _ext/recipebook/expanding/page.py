@@ -644,12 +644,18 @@ def build_page(
         context_length=context_length(recipe),
         served=tuple(sorted({t.grid.model for _s, t in targets} - {recipe.model})),
         install=install_needs(recipe),
-        flags=tuple(Flag(name=name, help=vocabulary.flag_help(name)) for name in sorted(flags_in_use(recipe))),
+        flags=flags_of(recipe),
         catalogue=catalogue_of(recipe),
         strategies=strategies,
         observations=seen,
         settled=tuple(settled.values()),
     )
+
+
+def flags_of(recipe: Recipe) -> tuple[Flag, ...]:
+    """Every engine flag any command of the recipe can carry, with vLLM's help, sorted (read from
+    the recipe alone: a page listing every recipe's flags needs no page model)."""
+    return tuple(Flag(name=name, help=vocabulary.flag_help(name)) for name in sorted(flags_in_use(recipe)))
 
 
 def catalogue_of(recipe: Recipe) -> CatalogueEntry:

@@ -24,7 +24,7 @@ from sphinx_design.shared import create_component
 
 from recipebook.checking import inline
 from recipebook.expanding import results
-from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage
+from recipebook.expanding.page import Axis, RecipePage, StrategyPage, TargetPage, catalogue_of, flags_of
 from recipebook.expanding.provenance import PACKAGES, Provenance
 from recipebook.reading import vocabulary
 from recipebook.reading.model import Recipe, Strategy, Texts
@@ -465,9 +465,9 @@ class ClientDirective(RecipeDirective):
         return [_para(_("Once the server is up, send it a request:")), _code(page.recipe.client)]
 
 
-def every_page(directive: SphinxDirective) -> Iterator[RecipePage]:
-    """The page model of every valid recipe of the recipes folder, each file noted as a
-    dependency of the page."""
+def every_recipe(directive: SphinxDirective) -> Iterator[Recipe]:
+    """Every valid recipe of the recipes folder, each file noted as a dependency of the page
+    (what a listing shows of each comes from the recipe alone: no page model is built)."""
     directory = Path(site_config(directive.config).dir)
     directive.env.note_dependency(str(directory))
     store.note_listing(directive.env)
@@ -476,7 +476,7 @@ def every_page(directive: SphinxDirective) -> Iterator[RecipePage]:
             directive.env.note_dependency(dependency)
         recipe = store.recipe(directive.env, path)
         if recipe is not None:
-            yield store.page(directive.env, recipe)
+            yield recipe
 
 
 # each column's class: the catalogue's filters (recipebook.js) read the provider, SKU and NPU cells
@@ -491,8 +491,8 @@ class CatalogueDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         rows: list[list[nodes.Node | str | list[nodes.Node]]] = []
         row_classes: list[list[str]] = []
-        for page in every_page(self):
-            recipe, entry = page.recipe, page.catalogue
+        for recipe in every_recipe(self):
+            entry = catalogue_of(recipe)
             row_classes.append([f"rb-kind-{kind}" for kind in entry.kinds] + [f"rb-has-{f}" for f in entry.features])
             rows.append(
                 [
@@ -527,9 +527,9 @@ class FlagsDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         users: dict[str, list[str]] = {}
         helps: dict[str, str | None] = {}
-        for page in every_page(self):
-            for used_flag in page.flags:
-                users.setdefault(used_flag.name, []).append(page.recipe.name)
+        for recipe in every_recipe(self):
+            for used_flag in flags_of(recipe):
+                users.setdefault(used_flag.name, []).append(recipe.name)
                 helps[used_flag.name] = used_flag.help
         info = vocabulary.vocabulary_info()
         intro = _para(
