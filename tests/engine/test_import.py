@@ -42,7 +42,7 @@ REAL_PROBLEMS = {
     "Google/gemma-4-E2B-it": ["is a file of vLLM's source checkout (its examples/ folder)"],
 }
 # (Kimi-K3's decode pool TP with their max_num_seqs_256 option, which vLLM's SchedulerConfig
-# refuses, is left out by the import and listed: test_a_choice_that_cannot_start_is_excluded_and_listed.)
+# refuses, is left out by the import and listed: test_a_choice_that_cannot_start_is_not_offered_and_listed.)
 
 
 def _recipe(model: str) -> Recipe:
@@ -512,37 +512,118 @@ def test_a_target_that_asks_a_node_for_more_than_it_holds_is_listed_not_written(
     ]
 
 
-def test_a_choice_that_cannot_start_is_excluded_and_listed(tmp_path):
+def test_a_choice_that_cannot_start_is_not_offered_and_listed(tmp_path):
     """Rule 30 on an import: Kimi-K3's decode pool TP gives --max-num-batched-tokens 32 and their
-    max_num_seqs_256 option --max-num-seqs 256, which vLLM's SchedulerConfig refuses: that pair is
-    excluded on its targets (the pool and the option stay offered apart) and listed with why; the
-    recipe is valid. Without the exclusion, as a recipe written by hand, rule 30 refuses it."""
+    max_num_seqs_256 option --max-num-seqs 256, which vLLM's SchedulerConfig refuses; with the
+    other decode pool the option is not offered either (both set --max-num-seqs), so the option is
+    not offered on those targets, and is listed there with why; the recipe is valid. Offered
+    again by hand, rule 30 refuses it."""
     imported = sample.imported("moonshotai/Kimi-K3")
-    pair = {"decode_pool": "tp", "advanced": "max_num_seqs_256"}
-    holding = []
     written = sharing.written_out(imported.recipe)
+    holding = []
     for strategy in written["strategies"]:
         for target in strategy["options"]:
-            grid = target["grid"]
-            if pair in grid["excluded"]:
-                holding.append((strategy["slug"], target["target"]))
-                assert "tp" in grid["options"]["decode_pool"] and "max_num_seqs_256" in grid["options"]["advanced"]
+            said = [line for line in imported.lost if line.startswith(f"{strategy['slug']} / {target['target']}: ")]
+            if any(": it cannot start: " in line for line in said):
+                holding.append(target)
+                assert any(
+                    line.endswith(
+                        ": Advanced: max-num-seqs = 256: it cannot start: --max-num-batched-tokens 32 is less than "
+                        "--max-num-seqs 256: vLLM's SchedulerConfig refuses it when the server starts "
+                        "(max_num_batched_tokens must be greater than or equal to max_num_seqs); give at least as "
+                        "many batched tokens as sequences (decode)"
+                    )
+                    for line in said
+                ), said
+                options = target["grid"]["options"]
+                assert "tp" in options["decode_pool"] and "max_num_seqs_256" not in options["advanced"], options
     assert holding
-    for slug, target in holding:
-        said = [line for line in imported.lost if line.startswith(f"{slug} / {target}: ")]
-        assert any(
-            "Decode pool: TP with Advanced: max-num-seqs = 256: it cannot start: --max-num-batched-tokens 32 is "
-            "less than --max-num-seqs 256" in line
-            for line in said
-        ), said
-    for strategy in written["strategies"]:
-        for target in strategy["options"]:
-            target["grid"]["excluded"] = [e for e in target["grid"]["excluded"] if e != pair]
+    for target in holding:  # by hand: the option offered with the decode pool TP alone
+        grid = target["grid"]
+        grid["options"]["advanced"].append("max_num_seqs_256")
+        grid["deltas"]["advanced=max_num_seqs_256"] = {
+            "decode": {
+                "add_args": {"--max-num-seqs": "--max-num-seqs 256"},
+                "add_envs": {},
+                "del_args": [],
+                "del_envs": [],
+            }
+        }
+        grid["excluded"].append({"decode_pool": "tep", "advanced": "max_num_seqs_256"})
     out = tmp_path / f"{imported.name}.json"
     out.write_text(json.dumps(written), encoding="utf-8")
     _loaded, problems = check_file(out)
     wrong = [p for p in problems if p.is_error]
-    assert wrong and all("--max-num-batched-tokens 32 is less than --max-num-seqs 256" in p.message for p in wrong)
+    assert len(wrong) == len(holding) and all(
+        "--max-num-batched-tokens 32 is less than --max-num-seqs 256" in p.message for p in wrong
+    ), [p.message for p in wrong]
+
+
+def test_a_value_that_cannot_start_is_not_offered_and_the_rest_is(tmp_path):
+    """A feature whose arguments alone ask a node for more devices than it holds (rule 29), or
+    give vLLM's scheduler fewer batched tokens than sequences (rule 30), is not offered on the
+    targets where it cannot start, and is listed there with what it asks; two features that
+    cannot start together (only together) are excluded together; the target and its other values
+    are written and valid."""
+    text = (
+        POOLS_OF_TWO_SIZES.replace("Pools-Test", "Values-Test")
+        .replace("features: {}", _VALUE_FEATURES)
+        .replace("[single_node_tp, single_node_tep, single_node_dep, pd_cluster]", "[single_node_tp]")
+        .replace("{h100: verified, mi300x: verified}", "{h100: verified}")
+    )
+    checkout = tmp_path / "checkout"
+    shutil.copytree(sample.CHECKOUT, checkout)
+    path = checkout / "models" / "Test" / "Values-Test.yaml"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    imported = vllm_recipes.convert(path, vllm_recipes.Checkout.read(checkout))
+    out = tmp_path / f"{imported.name}.json"
+    out.write_text(json.dumps(imported.recipe), encoding="utf-8")
+    loaded, problems = check_file(out)
+    assert loaded is not None and not [p for p in problems if p.is_error], "\n".join(map(str, problems))
+    written = sharing.written_out(imported.recipe)
+    (strategy,) = written["strategies"]
+    h100 = next(t for t in strategy["options"] if t["target"] == "H100")
+    options = h100["grid"]["options"]
+    assert "wide" not in options and "crowded" not in options and options["reasoning"] == ["off", "on"], options
+    said = [line for line in imported.lost if line.startswith("single-node-tp / H100: ")]
+    assert any(
+        line.startswith("single-node-tp / H100: Wide: On: it cannot start: node 1 is asked for 64 NPUs (main 64")
+        and "holds 8 (gpu_count)" in line
+        for line in said
+    ), said
+    assert any(
+        line.startswith("single-node-tp / H100: Crowded: On: it cannot start: --max-num-batched-tokens 256 is less")
+        for line in said
+    ), said
+    # each alone leaves the other to vLLM (not judged); together vLLM refuses them: the pair is excluded
+    assert options["seqs"] == ["off", "on"] and options["few"] == ["off", "on"], options
+    assert {"seqs": "on", "few": "on"} in h100["grid"]["excluded"], h100["grid"]["excluded"]
+    assert any(
+        line.startswith(
+            "single-node-tp / H100: Seqs: On with Few: On: it cannot start: --max-num-batched-tokens 256 is less than "
+            "--max-num-seqs 512"
+        )
+        for line in said
+    ), said
+
+
+_VALUE_FEATURES = """features:
+  wide:
+    description: "Sixteen data-parallel ranks"
+    args: ["--data-parallel-size", "16"]
+  crowded:
+    description: "Many sequences, few batched tokens"
+    args: ["--max-num-seqs", "512", "--max-num-batched-tokens", "256"]
+  reasoning:
+    description: "A parser"
+    args: ["--reasoning-parser", "qwen3"]
+  seqs:
+    description: "Many sequences"
+    args: ["--max-num-seqs", "512"]
+  few:
+    description: "Few batched tokens"
+    args: ["--max-num-batched-tokens", "256"]"""
 
 
 def _flag_value(args: list[str], flag: str, default: int) -> int:

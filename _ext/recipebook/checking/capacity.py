@@ -125,12 +125,14 @@ class Overload:
     def total(self) -> int:
         return sum(n for _role, n in self.uses)
 
-    def asked(self) -> str:
+    def asked(self, *, at: bool = True) -> str:
+        """What the node is asked for (``at``: at which selection)."""
         parts = ", ".join(f"{role} {n}" for role, n in self.uses)
-        return (
+        said = (
             f"node {self.node} is asked for {self.total} NPUs ({parts}: tensor x pipeline parallel x the "
-            f"data-parallel ranks of each process) at {_words(self.selection)}"
+            "data-parallel ranks of each process)"
         )
+        return f"{said} at {_words(self.selection)}" if at else said
 
 
 def overloads(grid: Grid, nodes: int | None, per_node: int, memo: Memo | None = None) -> Iterator[Overload]:

@@ -720,12 +720,32 @@ def _cannot_start(grid: Grid, node: Node) -> dict[tuple[tuple[str, str], ...], s
         for over in capacity.overloads(grid, node.nodes, node.per_node, memo):
             values = capacity.deciding(grid, over.selection, capacity.PARALLEL)
             key = tuple(v for v in values.items() if v[1] != grid.option_base[v[0]]) and tuple(values.items())
-            found.setdefault(key, f"{over.asked()}, but a node of their hardware holds {node.per_node} (gpu_count)")
+            # the values that decide it are named beside the reason (a target's own commands: none)
+            found.setdefault(
+                key, f"{over.asked(at=False)}, but a node of their hardware holds {node.per_node} (gpu_count)"
+            )
     for refusal in capacity.refusals(grid, memo):
         values = capacity.deciding(grid, refusal.selection, frozenset(refusal.flags))
         key = tuple(v for v in values.items() if v[1] != grid.option_base[v[0]]) and tuple(values.items())
         found.setdefault(key, f"{refusal.why} ({refusal.command.role})")
     return found
+
+
+def _general(
+    key: tuple[tuple[str, str], ...], refused: list[set[tuple[str, str]]], grid: Grid
+) -> tuple[tuple[str, str], ...]:
+    """A refused choice of the deciding axes' values without its axes at their base, when every
+    value of those axes beside the rest is refused too (or not offered): the rest alone cannot
+    start; else the choice as it is."""
+    rest = tuple(item for item in key if item[1] != grid.option_base[item[0]])
+    others = [axis for axis, value in key if value == grid.option_base[axis]]
+    for values in itertools.product(*(grid.axes[axis] for axis in others)):
+        chosen = {*rest, *zip(others, values, strict=True)}
+        if any(set(entry.items()) <= chosen for entry in grid.excluded):
+            continue
+        if not any(choice <= chosen for choice in refused):
+            return key
+    return rest
 
 
 def _left_out(
@@ -743,7 +763,11 @@ def _left_out(
     by_name = {a.name: a for a in axes}
     dropped: set[tuple[str, str]] = set()
     gone: list[dict[str, str]] = []
-    for key, why in found.items():
+    refused = [set(key) for key in found]
+    general = {_general(key, refused, grid): why for key, why in found.items()}
+    # a choice that holds a smaller one left out goes with it
+    least = {key: why for key, why in general.items() if not any(set(k) < set(key) for k in general)}
+    for key, why in least.items():
         if len(key) == 1:
             dropped.add(key[0])
         else:
