@@ -177,9 +177,15 @@ def node_npus(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterat
 # -- rule 30 -------------------------------------------------------------------------------------
 
 
+def _counted(value: int) -> int | None:
+    """A count as the scheduler's condition reads it: None below 1 (refused by the value's own rule)."""
+    return value if value >= 1 else None
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Scheduling:
-    """What one command gives vLLM's SchedulerConfig (None: left to vLLM)."""
+    """What one command gives vLLM's SchedulerConfig (None: left to vLLM, or a value below 1,
+    which the vocabulary rule refuses on its own: vLLM's fields take at least 1)."""
 
     batched: int | None = None
     seqs: int | None = None
@@ -207,9 +213,9 @@ class Scheduling:
                 if flag in (CHUNKED, NO_CHUNKED):
                     chunked = flag == CHUNKED  # argparse keeps the last one given
                 elif flag == SEQS and words:
-                    seqs = int(words[0])
+                    seqs = _counted(int(words[0]))
                 elif flag == BATCHED and words:
-                    batched = parse_size(words[0])
+                    batched = _counted(parse_size(words[0]))
                 elif flag == LENGTH and words:
                     given = parse_size(words[0], auto=True)
                     length = given if given >= 1 else None
