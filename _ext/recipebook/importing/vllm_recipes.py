@@ -673,7 +673,7 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str, node:
             deltas = {k: v for k, v in deltas.items() if k in values}
             grid = _grid_json(plan, recipe, checkout, base, nodes, kept_axes, deltas, excluded)
         else:
-            raise _NotExpressible("it cannot start on its node (what is left out still cannot)")
+            raise _NotExpressible(f"it cannot start: choices that cannot start were still found after {_ROUNDS} passes")
     _verify(plan, recipe, checkout, base, kept_axes, deltas, excluded, nodes)
     return Built(grid=grid, axes=kept_axes, lost=lost, roles=base)
 
