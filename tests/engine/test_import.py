@@ -40,10 +40,9 @@ MODELS = (
 # (model, fragment of the message) for each kind. Every other problem would be a false refusal.
 REAL_PROBLEMS = {
     "Google/gemma-4-E2B-it": ["is a file of vLLM's source checkout (its examples/ folder)"],
-    # their decode pool gives --max-num-batched-tokens 32, their max_num_seqs_256 option
-    # --max-num-seqs 256: vLLM's SchedulerConfig refuses the pair when the server starts (rule 30)
-    "moonshotai/Kimi-K3": ["--max-num-batched-tokens 32 is less than --max-num-seqs 256"],
 }
+# (Kimi-K3's decode pool TP with their max_num_seqs_256 option, which vLLM's SchedulerConfig
+# refuses, is left out by the import and listed: test_a_choice_that_cannot_start_is_not_offered_and_listed.)
 
 
 def _recipe(model: str) -> Recipe:
@@ -436,44 +435,39 @@ strategy_overrides:
 """
 
 
-def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp_path):
-    """A target's npus is what each of its roles uses (rule 26): a pool choice that changes the
-    count is a target of its own with its own npus, and prefill and decode pools of different
-    counts are listed with the reason, never dropped."""
+def _pools_test(tmp_path):
     checkout = tmp_path / "checkout"
     shutil.copytree(sample.CHECKOUT, checkout)
     path = checkout / "models" / "Test" / "Pools-Test.yaml"
     path.parent.mkdir()
     path.write_text(POOLS_OF_TWO_SIZES, encoding="utf-8")
-    imported = vllm_recipes.convert(path, vllm_recipes.Checkout.read(checkout))
+    return vllm_recipes.convert(path, vllm_recipes.Checkout.read(checkout)), vllm_recipes.Checkout.read(checkout)
+
+
+def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp_path):
+    """A target's npus is what each of its roles uses (rule 26): a pool choice that changes the
+    count is a target of its own with its own npus, and prefill and decode pools of different
+    counts are listed with the reason, never dropped."""
+    imported, checkout = _pools_test(tmp_path)
     out = tmp_path / f"{imported.name}.json"
     out.write_text(json.dumps(imported.recipe), encoding="utf-8")
-    _refused, problems = check_file(out)
-    # a DEP pool of 8 ranks at the AMD profile's pinned TP 2 asks one MI300X node (8 GPUs, their
-    # gpu_count, the target's npusPerNode) for 16: it cannot start there (rule 29), the only error
-    wrong = [p for p in problems if p.is_error]
-    assert wrong and all("is asked for 16 NPUs" in p.message and "has 8" in p.message for p in wrong), "\n".join(
-        map(str, wrong)
-    )
+    loaded, problems = check_file(out)
+    assert loaded is not None and not [p for p in problems if p.is_error], "\n".join(map(str, problems))
     # each target's node holds what their taxonomy says its hardware holds (gpu_count)
-    profiles = vllm_recipes.Checkout.read(checkout).taxonomy["hardware_profiles"].values()
+    profiles = checkout.taxonomy["hardware_profiles"].values()
     sizes = {p["display_name"]: p["gpu_count"] for p in profiles}
     for strategy in imported.recipe["strategies"]:
         for target in strategy["options"]:
             hardware = max((name for name in sizes if target["target"].startswith(name)), key=len)
-            assert target.pop("npusPerNode") == sizes[hardware]  # the rest of the test reads every target's commands
-    out.write_text(json.dumps(imported.recipe), encoding="utf-8")
-    loaded, problems = check_file(out)
-    assert loaded is not None and not [p for p in problems if p.is_error], "\n".join(map(str, problems))
+            assert target["npusPerNode"] == sizes[hardware]
     pd = next(s for s in imported.recipe["strategies"] if s["slug"] == "pd-cluster")
-    amd = [t for t in pd["options"] if t["target"].startswith("MI300X")]
-    assert sorted(t["npus"] for t in amd) == [2, 16], [(t["target"], t["npus"]) for t in amd]
+    counts = {t["target"]: t["npus"] for t in pd["options"]}
+    assert counts["MI300X"] == 2 and counts["H100 DEP"] == 8, counts
     # every selection of each target uses its npus in each role (what rule 26 checks), read here
     # from the expanded commands: tensor x data-parallel ranks of the one process per pool
     checked = set()
     for result in page.matrix(loaded):
-        if result.strategy == "pd-cluster" and result.target.startswith("MI300X"):
-            npus = next(t["npus"] for t in amd if t["target"] == result.target)
+        if result.strategy == "pd-cluster" and result.target in ("MI300X", "H100 DEP"):
             for role in result.to_json()["roles"]:
                 server = role["commands"][0]
                 if server["launcher"] != "vllm serve":
@@ -481,9 +475,9 @@ def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp
                 args = server["args"]
                 tp = _flag_value(args, "--tensor-parallel-size", 1)
                 local = _flag_value(args, "--data-parallel-size-local", _flag_value(args, "--data-parallel-size", 1))
-                assert tp * local == npus, (result.target, result.selection, args)
+                assert tp * local == counts[result.target], (result.target, result.selection, args)
                 checked.add((result.target, role["role"], tp * local))
-    assert {count for _target, _role, count in checked} == {2, 16} and {r for _t, r, _c in checked} == {
+    assert {count for _target, _role, count in checked} == {2, 8} and {r for _t, r, _c in checked} == {
         "prefill",
         "decode",
     }
@@ -492,6 +486,144 @@ def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp
         "\n".join(listed)
     )
     assert len([line for line in listed if "/ MI300X:" in line]) == 4  # TP or TEP with DEP, either way round
+
+
+def test_a_target_that_asks_a_node_for_more_than_it_holds_is_listed_not_written(tmp_path):
+    """Rule 29 on an import: the AMD profiles pin TP 2, so a DEP server of 8 ranks asks one
+    8-GPU node (their gpu_count) for 16; that target cannot start and is not written, and the
+    list says what it asks and what the node holds. The rest of the model is written and valid;
+    a recipe written by hand with a node too small is still refused."""
+    imported, _checkout = _pools_test(tmp_path)
+    written = {(s["slug"], t["target"]) for s in imported.recipe["strategies"] for t in s["options"]}
+    for slug, target, role in (("single-node-dep", "MI300X", "main"), ("pd-cluster", "MI300X DEP 16 NPUs", "prefill")):
+        assert (slug, target) not in written
+        said = [line for line in imported.lost if line.startswith(f"{slug} / {target}: it cannot start: ")]
+        assert len(said) == 1 and f"is asked for 16 NPUs ({role} 16" in said[0] and "holds 8 (gpu_count)" in said[0]
+    assert ("single-node-dep", "H100") in written and ("pd-cluster", "MI300X") in written
+    pd = next(s for s in imported.recipe["strategies"] if s["slug"] == "pd-cluster")
+    amd = next(t for t in pd["options"] if t["target"] == "MI300X")
+    amd["npusPerNode"] = 1  # by hand: a machine of one device for pools of two
+    out = tmp_path / f"{imported.name}.json"
+    out.write_text(json.dumps(imported.recipe), encoding="utf-8")
+    _loaded, problems = check_file(out)
+    wrong = [p for p in problems if p.is_error]
+    assert wrong and all("is asked for 2 NPUs" in p.message and "has 1" in p.message for p in wrong), [
+        p.message for p in wrong
+    ]
+
+
+def test_a_choice_that_cannot_start_is_not_offered_and_listed(tmp_path):
+    """Rule 30 on an import: Kimi-K3's decode pool TP gives --max-num-batched-tokens 32 and their
+    max_num_seqs_256 option --max-num-seqs 256, which vLLM's SchedulerConfig refuses; with the
+    other decode pool the option is not offered either (both set --max-num-seqs), so the option is
+    not offered on those targets, and is listed there with why; the recipe is valid. Offered
+    again by hand, rule 30 refuses it."""
+    imported = sample.imported("moonshotai/Kimi-K3")
+    written = sharing.written_out(imported.recipe)
+    holding = []
+    for strategy in written["strategies"]:
+        for target in strategy["options"]:
+            said = [line for line in imported.lost if line.startswith(f"{strategy['slug']} / {target['target']}: ")]
+            if any(": it cannot start: " in line for line in said):
+                holding.append(target)
+                assert any(
+                    line.endswith(
+                        ": Advanced: max-num-seqs = 256: it cannot start: --max-num-batched-tokens 32 is less than "
+                        "--max-num-seqs 256: vLLM's SchedulerConfig refuses it when the server starts "
+                        "(max_num_batched_tokens must be greater than or equal to max_num_seqs); give at least as "
+                        "many batched tokens as sequences (decode)"
+                    )
+                    for line in said
+                ), said
+                options = target["grid"]["options"]
+                assert "tp" in options["decode_pool"] and "max_num_seqs_256" not in options["advanced"], options
+    assert holding
+    for target in holding:  # by hand: the option offered with the decode pool TP alone
+        grid = target["grid"]
+        grid["options"]["advanced"].append("max_num_seqs_256")
+        grid["deltas"]["advanced=max_num_seqs_256"] = {
+            "decode": {
+                "add_args": {"--max-num-seqs": "--max-num-seqs 256"},
+                "add_envs": {},
+                "del_args": [],
+                "del_envs": [],
+            }
+        }
+        grid["excluded"].append({"decode_pool": "tep", "advanced": "max_num_seqs_256"})
+    out = tmp_path / f"{imported.name}.json"
+    out.write_text(json.dumps(written), encoding="utf-8")
+    _loaded, problems = check_file(out)
+    wrong = [p for p in problems if p.is_error]
+    assert len(wrong) == len(holding) and all(
+        "--max-num-batched-tokens 32 is less than --max-num-seqs 256" in p.message for p in wrong
+    ), [p.message for p in wrong]
+
+
+def test_a_value_that_cannot_start_is_not_offered_and_the_rest_is(tmp_path):
+    """A feature whose arguments alone ask a node for more devices than it holds (rule 29), or
+    give vLLM's scheduler fewer batched tokens than sequences (rule 30), is not offered on the
+    targets where it cannot start, and is listed there with what it asks; two features that
+    cannot start together (only together) are excluded together; the target and its other values
+    are written and valid."""
+    text = (
+        POOLS_OF_TWO_SIZES.replace("Pools-Test", "Values-Test")
+        .replace("features: {}", _VALUE_FEATURES)
+        .replace("[single_node_tp, single_node_tep, single_node_dep, pd_cluster]", "[single_node_tp]")
+        .replace("{h100: verified, mi300x: verified}", "{h100: verified}")
+    )
+    checkout = tmp_path / "checkout"
+    shutil.copytree(sample.CHECKOUT, checkout)
+    path = checkout / "models" / "Test" / "Values-Test.yaml"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    imported = vllm_recipes.convert(path, vllm_recipes.Checkout.read(checkout))
+    out = tmp_path / f"{imported.name}.json"
+    out.write_text(json.dumps(imported.recipe), encoding="utf-8")
+    loaded, problems = check_file(out)
+    assert loaded is not None and not [p for p in problems if p.is_error], "\n".join(map(str, problems))
+    written = sharing.written_out(imported.recipe)
+    (strategy,) = written["strategies"]
+    h100 = next(t for t in strategy["options"] if t["target"] == "H100")
+    options = h100["grid"]["options"]
+    assert "wide" not in options and "crowded" not in options and options["reasoning"] == ["off", "on"], options
+    said = [line for line in imported.lost if line.startswith("single-node-tp / H100: ")]
+    assert any(
+        line.startswith("single-node-tp / H100: Wide: On: it cannot start: node 1 is asked for 64 NPUs (main 64")
+        and "holds 8 (gpu_count)" in line
+        for line in said
+    ), said
+    assert any(
+        line.startswith("single-node-tp / H100: Crowded: On: it cannot start: --max-num-batched-tokens 256 is less")
+        for line in said
+    ), said
+    # each alone leaves the other to vLLM (not judged); together vLLM refuses them: the pair is excluded
+    assert options["seqs"] == ["off", "on"] and options["few"] == ["off", "on"], options
+    assert {"seqs": "on", "few": "on"} in h100["grid"]["excluded"], h100["grid"]["excluded"]
+    assert any(
+        line.startswith(
+            "single-node-tp / H100: Seqs: On with Few: On: it cannot start: --max-num-batched-tokens 256 is less than "
+            "--max-num-seqs 512"
+        )
+        for line in said
+    ), said
+
+
+_VALUE_FEATURES = """features:
+  wide:
+    description: "Sixteen data-parallel ranks"
+    args: ["--data-parallel-size", "16"]
+  crowded:
+    description: "Many sequences, few batched tokens"
+    args: ["--max-num-seqs", "512", "--max-num-batched-tokens", "256"]
+  reasoning:
+    description: "A parser"
+    args: ["--reasoning-parser", "qwen3"]
+  seqs:
+    description: "Many sequences"
+    args: ["--max-num-seqs", "512"]
+  few:
+    description: "Few batched tokens"
+    args: ["--max-num-batched-tokens", "256"]"""
 
 
 def _flag_value(args: list[str], flag: str, default: int) -> int:

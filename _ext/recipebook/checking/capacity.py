@@ -103,6 +103,46 @@ def _words(selection: Mapping[str, str]) -> str:
 # -- rule 29 -------------------------------------------------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
+class Overload:
+    """A node asked for more NPUs than it has at one offered selection: each server's role and
+    NPUs on it."""
+
+    node: int
+    uses: tuple[tuple[str, int], ...]
+    selection: Mapping[str, str]
+
+    @property
+    def total(self) -> int:
+        return sum(n for _role, n in self.uses)
+
+    def asked(self, *, at: bool = True) -> str:
+        """What the node is asked for (``at``: at which selection)."""
+        parts = ", ".join(f"{role} {n}" for role, n in self.uses)
+        said = (
+            f"node {self.node} is asked for {self.total} NPUs ({parts}: tensor x pipeline parallel x the "
+            "data-parallel ranks of each process)"
+        )
+        return f"{said} at {_words(self.selection)}" if at else said
+
+
+def overloads(grid: Grid, nodes: int | None, per_node: int, memo: Memo | None = None) -> Iterator[Overload]:
+    """Each node that an offered selection of a grid (its strategy on ``nodes`` nodes) asks for more
+    than ``per_node`` NPUs, once per distinct choice of the axes that change the parallel sizes."""
+    places = client.placement([role.span or 1 for role in grid.base], nodes)
+    home = {role.role: at[0] for role, at in zip(grid.base, places, strict=True)}
+    for selection, commands in _distinct(grid, memo, PARALLEL):
+        asked: dict[int, list[tuple[str, int]]] = {}
+        for command in commands:
+            if command.launcher.split()[:2] != LAUNCHER.split():
+                continue
+            node = command.node or home.get(command.role, 1)
+            asked.setdefault(node, []).append((command.role, client.npus(command)))
+        for node, uses in sorted(asked.items()):
+            if sum(n for _role, n in uses) > per_node:
+                yield Overload(node=node, uses=tuple(uses), selection=selection)
+
+
 def node_npus(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[Problem]:
     """29. When a target says how many NPUs each of its nodes has (`npusPerNode`: the machine's
     device count, as Kubernetes labels a node `rebellions.ai/npu.count`; no SKU fixes it), no
@@ -114,27 +154,13 @@ def node_npus(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterat
     for strategy, target in recipe.targets():
         if target.npus_per_node is None:
             continue
-        grid = target.grid
-        places = client.placement([role.span or 1 for role in grid.base], strategy.nodes)
-        home = {role.role: nodes[0] for role, nodes in zip(grid.base, places, strict=True)}
         found: dict[int, str] = {}
-        for selection, commands in _distinct(grid, memo, PARALLEL):
-            asked: dict[int, list[tuple[str, int]]] = {}
-            for command in commands:
-                if command.launcher.split()[:2] != LAUNCHER.split():
-                    continue
-                node = command.node or home.get(command.role, 1)
-                asked.setdefault(node, []).append((command.role, client.npus(command)))
-            for node, uses in sorted(asked.items()):
-                total = sum(n for _role, n in uses)
-                if total > target.npus_per_node and node not in found:
-                    parts = ", ".join(f"{role} {n}" for role, n in uses)
-                    found[node] = (
-                        f"node {node} is asked for {total} NPUs ({parts}: tensor x pipeline parallel x the "
-                        f"data-parallel ranks of each process) at {_words(selection)}, but npusPerNode says its "
-                        f"machine has {target.npus_per_node}: give a node fewer ranks (a smaller "
-                        "--data-parallel-size-local or tensor parallel size) or more nodes"
-                    )
+        for over in overloads(target.grid, strategy.nodes, target.npus_per_node, memo):
+            found.setdefault(
+                over.node,
+                f"{over.asked()}, but npusPerNode says its machine has {target.npus_per_node}: give a node fewer "
+                "ranks (a smaller --data-parallel-size-local or tensor parallel size) or more nodes",
+            )
         for message in found.values():
             yield doc.problem(pointer_join(target.ptr, "npusPerNode"), message)
 
@@ -218,6 +244,37 @@ class Scheduling:
         return out
 
 
+@dataclasses.dataclass(frozen=True)
+class Refusal:
+    """A command of an offered selection that vLLM's SchedulerConfig refuses: the two flags whose
+    values disagree (the one to point at first) and why."""
+
+    selection: Mapping[str, str]
+    command: Command
+    flags: tuple[str, str]
+    why: str
+    scheduling: Scheduling
+
+
+def refusals(grid: Grid, memo: Memo | None = None) -> Iterator[Refusal]:
+    """Every refusal of vLLM's SchedulerConfig among a grid's offered selections, once per distinct
+    choice of the axes that change the scheduler's flags (each role, rank and node)."""
+    for selection, commands in _distinct(grid, memo, SCHEDULER):
+        for command in commands:
+            if command.launcher.split()[:2] != LAUNCHER.split():
+                continue
+            asked = Scheduling.of(command.arg_lines)
+            for flags, why in asked.refusals():
+                yield Refusal(selection=selection, command=command, flags=flags, why=why, scheduling=asked)
+
+
+def deciding(grid: Grid, selection: Mapping[str, str], keys: frozenset[str]) -> dict[str, str]:
+    """A selection's values of the axes some delta of which sets or removes one of ``keys``: with
+    the base, they decide the selection's lines of those keys (every selection that has them has
+    the same lines)."""
+    return {axis: selection[axis] for axis in _axes_reading(grid, keys) if axis in selection}
+
+
 def scheduler_limits(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Iterator[Problem]:
     """30. What a `vllm serve` command gives vLLM's scheduler is what vLLM 0.30.0's
     `SchedulerConfig` accepts when the server starts: with both given, `--max-num-batched-tokens`
@@ -229,15 +286,11 @@ def scheduler_limits(recipe: Recipe, doc: Document, memo: Memo | None = None) ->
     for _strategy, target in recipe.targets():
         grid = target.grid
         found: dict[str, str] = {}
-        for selection, commands in _distinct(grid, memo, SCHEDULER):
-            for command in commands:
-                if command.launcher.split()[:2] != LAUNCHER.split():
-                    continue
-                asked = Scheduling.of(command.arg_lines)
-                for flags, why in asked.refusals():
-                    # the line an option brings, when one does: the option is what makes the pair wrong
-                    places = [line_pointer(grid, command, selection, asked.lines[flag]) for flag in flags]
-                    pointer = next((p for p in places if "/deltas/" in p), places[0])
-                    found.setdefault(pointer, f"{why} ({command.role}, at {_words(selection)})")
+        for refusal in refusals(grid, memo):
+            command, selection = refusal.command, refusal.selection
+            # the line an option brings, when one does: the option is what makes the pair wrong
+            places = [line_pointer(grid, command, selection, refusal.scheduling.lines[flag]) for flag in refusal.flags]
+            pointer = next((p for p in places if "/deltas/" in p), places[0])
+            found.setdefault(pointer, f"{refusal.why} ({command.role}, at {_words(selection)})")
         for pointer, message in found.items():
             yield doc.problem(pointer, message)

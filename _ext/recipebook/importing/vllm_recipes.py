@@ -17,7 +17,11 @@ several modes), Advanced tuning flags, a KV offload option, and for vLLM-Omni mo
 Two values of different axes that set the same key are excluded together (their last-wins would
 keep one of them; the rules forbid it); what cannot be expressed at all (a multi-node shape before
 the format has roles that span nodes, Mooncake's router and master, a Docker install, a companion
-process, another node count) is listed in ``Imported.lost``, never dropped silently.
+process, another node count) is listed in ``Imported.lost``, never dropped silently. So is what
+cannot start as their commands write it, judged by the rules' own logic (``checking.capacity``): a
+target whose servers ask a node for more devices than their profile's ``gpu_count`` (rule 29) is
+not written, and a value, or a combination of values, whose command vLLM's SchedulerConfig refuses
+(rule 30) is not offered; the rest of the model is written.
 
 A command is compared with theirs by what it runs: its arguments in order and its environment,
 their shell variables (``$HEAD_IP``) being this format's placeholders (``'<HEAD_IP>'``).
@@ -39,9 +43,11 @@ from typing import Any
 
 import yaml
 
+from ..checking import capacity
 from ..checking.schema import SCHEMA_PATH
 from ..expanding import client
 from ..expanding.expansion import default_selection, reference_role
+from ..memo import Memo
 from ..problems import SelectionError
 from ..reading.model import Grid
 from . import synthesis as syn
@@ -575,8 +581,18 @@ def _touched(
     return found
 
 
-def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Built:
-    """The grid of one target: base commands, the axes that express their choices, exclusions."""
+@dataclasses.dataclass(frozen=True)
+class Node:
+    """The machines a target runs on: its strategy's nodes, and what one node holds (their
+    ``gpu_count``, the target's ``npusPerNode``; None when their profile does not count devices)."""
+
+    nodes: int | None
+    per_node: int | None
+
+
+def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str, node: Node | None = None) -> Built:
+    """The grid of one target: base commands, the axes that express their choices, exclusions; on
+    ``node``, what cannot start there (rules 29 and 30) left out and listed."""
     lost: list[str] = []
     base = render(plan, {}, recipe, checkout)
     nodes = {
@@ -645,13 +661,42 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
     values = {(a.name, v) for a in kept_axes for v in a.values}
     excluded = [e for e in excluded if set(e.items()) <= values]
     deltas = {k: v for k, v in deltas.items() if k in values}
+    grid = _grid_json(plan, recipe, checkout, base, nodes, kept_axes, deltas, excluded)
+    if node is not None:
+        for _round in range(_ROUNDS):
+            left = _left_out(grid, node, kept_axes, lost, where)
+            if left is None:
+                break
+            kept_axes, gone = left
+            values = {(a.name, v) for a in kept_axes for v in a.values}
+            excluded = [e for e in [*excluded, *gone] if set(e.items()) <= values]
+            deltas = {k: v for k, v in deltas.items() if k in values}
+            grid = _grid_json(plan, recipe, checkout, base, nodes, kept_axes, deltas, excluded)
+        else:
+            raise _NotExpressible(f"it cannot start: choices that cannot start were still found after {_ROUNDS} passes")
     _verify(plan, recipe, checkout, base, kept_axes, deltas, excluded, nodes)
-    grid = {
+    return Built(grid=grid, axes=kept_axes, lost=lost, roles=base)
+
+
+_ROUNDS = 8  # passes of leaving out what cannot start (each leaves out all it finds)
+
+
+def _grid_json(
+    plan: Plan,
+    recipe: Json,
+    checkout: Checkout,
+    base: Mapping[str, Lines],
+    nodes: Mapping[str, list[dict[str, dict[str, str]]]],
+    axes: list[Axis],
+    deltas: Mapping[tuple[str, str], Mapping[str, tuple[list[str], dict[str, str], list[str], dict[str, str]]]],
+    excluded: list[dict[str, str]],
+) -> dict[str, Any]:
+    return {
         "model": _served_model(plan, recipe),
         "base": [_role_json(role, lines, nodes.get(role)) for role, lines in base.items()],
         "modes": {},
-        "options": {a.name: list(a.values) for a in kept_axes},
-        "option_base": {a.name: a.values[0] for a in kept_axes},
+        "options": {a.name: list(a.values) for a in axes},
+        "option_base": {a.name: a.values[0] for a in axes},
         "deltas": {
             f"{axis}={value}": {
                 role: {"add_args": add_args, "add_envs": add_envs, "del_args": del_args, "del_envs": del_envs}
@@ -660,10 +705,77 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str) -> Bu
             for (axis, value), delta in deltas.items()
         },
         "excluded": excluded,
-        "recommended": _recommended(plan, recipe, checkout, kept_axes, excluded),
+        "recommended": _recommended(plan, recipe, checkout, axes, excluded),
         "router": _router_json(plan, recipe, checkout),
     }
-    return Built(grid=grid, axes=kept_axes, lost=lost, roles=base)
+
+
+def _cannot_start(grid: Grid, node: Node) -> dict[tuple[tuple[str, str], ...], str]:
+    """What of a target cannot start, as the rules judge it: the values that decide each selection
+    a rule refuses (rule 29: a node asked for more NPUs than it holds; rule 30: flags vLLM's
+    SchedulerConfig refuses), each with why; an empty key is the target's own commands."""
+    found: dict[tuple[tuple[str, str], ...], str] = {}
+    memo = Memo()  # the grid's table, built once for both rules
+    if node.per_node is not None:
+        for over in capacity.overloads(grid, node.nodes, node.per_node, memo):
+            values = capacity.deciding(grid, over.selection, capacity.PARALLEL)
+            key = tuple(v for v in values.items() if v[1] != grid.option_base[v[0]]) and tuple(values.items())
+            # the values that decide it are named beside the reason (a target's own commands: none)
+            found.setdefault(
+                key, f"{over.asked(at=False)}, but a node of their hardware holds {node.per_node} (gpu_count)"
+            )
+    for refusal in capacity.refusals(grid, memo):
+        values = capacity.deciding(grid, refusal.selection, frozenset(refusal.flags))
+        key = tuple(v for v in values.items() if v[1] != grid.option_base[v[0]]) and tuple(values.items())
+        found.setdefault(key, f"{refusal.why} ({refusal.command.role})")
+    return found
+
+
+def _general(
+    key: tuple[tuple[str, str], ...], refused: list[set[tuple[str, str]]], grid: Grid
+) -> tuple[tuple[str, str], ...]:
+    """A refused choice of the deciding axes' values without its axes at their base, when every
+    value of those axes beside the rest is refused too (or not offered): the rest alone cannot
+    start; else the choice as it is."""
+    rest = tuple(item for item in key if item[1] != grid.option_base[item[0]])
+    others = [axis for axis, value in key if value == grid.option_base[axis]]
+    for values in itertools.product(*(grid.axes[axis] for axis in others)):
+        chosen = {*rest, *zip(others, values, strict=True)}
+        if any(set(entry.items()) <= chosen for entry in grid.excluded):
+            continue
+        if not any(choice <= chosen for choice in refused):
+            return key
+    return rest
+
+
+def _left_out(
+    written: dict[str, Any], node: Node, axes: list[Axis], lost: list[str], where: str
+) -> tuple[list[Axis], list[dict[str, str]]] | None:
+    """The axes without the values that cannot start, and the combinations that cannot (to be
+    excluded), each listed with why; None when everything offered can start. A target whose own
+    commands cannot start is not written (it raises, with why)."""
+    grid = Grid.from_json(written, "/grid")
+    found = _cannot_start(grid, node)
+    if not found:
+        return None
+    if () in found:
+        raise _NotExpressible(f"it cannot start: {found[()]}")
+    by_name = {a.name: a for a in axes}
+    dropped: set[tuple[str, str]] = set()
+    gone: list[dict[str, str]] = []
+    refused = [set(key) for key in found]
+    general = {_general(key, refused, grid): why for key, why in found.items()}
+    # a choice that holds a smaller one left out goes with it
+    least = {key: why for key, why in general.items() if not any(set(k) < set(key) for k in general)}
+    for key, why in least.items():
+        if len(key) == 1:
+            dropped.add(key[0])
+        else:
+            gone.append(dict(key))
+        shown = " with ".join(f"{by_name[a].title}: {by_name[a].labels[v]}" for a, v in key)
+        lost.append(f"{where}: {shown}: it cannot start: {why}")
+    kept = [dataclasses.replace(a, values=[v for v in a.values if (a.name, v) not in dropped]) for a in axes]
+    return [a for a in kept if len(a.values) > 1], gone
 
 
 def _exclusions(
@@ -1455,8 +1567,10 @@ def convert(path: Path, checkout: Checkout) -> Imported:
         targets = []
         for target_name, label, plan in group.targets:
             where = f"{group.slug} / {target_name}"
+            profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
+            node = Node(nodes=group.nodes, per_node=_node_size(profile).get("npusPerNode"))
             try:
-                built = build_target(plan, recipe, checkout, where)
+                built = build_target(plan, recipe, checkout, where, node)
             except _NotExpressible as error:
                 lost.append(f"{where}: {error}")
                 continue
@@ -1470,7 +1584,6 @@ def convert(path: Path, checkout: Checkout) -> Imported:
                     labels.setdefault(value, axis.labels[value])
             servers = len(built.grid["base"])
             npus = _npus(built.grid)
-            profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
             if npus is None:  # their page's count: GPUs per node, or the tensor parallel size it resolves
                 npus = (
                     syn.gpu_count(profile)
