@@ -52,6 +52,10 @@ def put_away(app: Sphinx, doctree: nodes.document) -> None:
         children = list(node.children)
         for child in children:
             child.parent = None  # pickled alone, not with the page
+            for each in child.findall():
+                # a node a parser made may hold the document itself (docutils' Node.document;
+                # reStructuredText's does): back in its place, it finds it through its parent
+                each.document = None  # type: ignore[assignment]  # docutils' own default; its stub says document
         kept.append((node.attributes.pop("view"), children))
         node.children = []
         node[KEY] = len(kept) - 1
