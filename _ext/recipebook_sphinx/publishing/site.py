@@ -100,29 +100,14 @@ def files_dir(recipe: Recipe, strategy: str, target: str) -> str:
     return f"api/recipes/{recipe.name}/{strategy}/{target}"
 
 
-def write_api(
-    site: SiteWriter,
-    pages: Iterable[RecipePage],
-    languages: Iterable[str],
-    recipe_page: str,
-    measured: Mapping[str, Sequence[Result]] | None = None,
-    pinned: Mapping[str, str] | None = None,
-) -> None:
-    """The API, and the static ready-to-run files of the selection each target opens on.
+class ApiWriter:
+    """The API, and the static ready-to-run files of the selection each target opens on, one page
+    model at a time (``add``, as ``finished`` goes through the models for llms.txt), then ``close``.
 
     Any other selection's files are written in the browser from the recipe's document
     (static/recipebook-files.js) or by ``python -m recipebook files``: the output grows with
     recipes and their lines, not with the product of their axes.
     """
-    api = ApiWriter(site, languages, recipe_page, measured, pinned)
-    for model in pages:
-        api.add(model)
-    api.close()
-
-
-class ApiWriter:
-    """``write_api`` one page model at a time (``add``), for a caller that goes through the models
-    for something else too (``finished``: llms.txt), then ``close``."""
 
     def __init__(
         self,
@@ -361,4 +346,4 @@ def setup(app: Sphinx) -> None:
     app.connect("build-finished", finished)
 
 
-__all__ = ["ApiWriter", "finished", "setup", "write_api"]
+__all__ = ["ApiWriter", "finished", "setup"]
