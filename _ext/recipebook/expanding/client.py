@@ -108,12 +108,12 @@ def _flag(command: Command, name: str) -> list[str] | None:
     """The value words of a flag or env of a command, or None when it is absent."""
     if name not in SERVING_FLAGS:
         raise ValueError(f"{name} is read here but not listed in SERVING_FLAGS")
-    values = _flags((*command.args, *command.envs)).get(name)
+    values = flag_words((*command.args, *command.envs)).get(name)
     return None if values is None else list(values)
 
 
 @remembered(maxsize=1 << 12)
-def _flags(texts: tuple[str, ...]) -> Mapping[str, tuple[str, ...]]:
+def flag_words(texts: tuple[str, ...]) -> Mapping[str, tuple[str, ...]]:
     """Each flag or env name of a command's texts with the values of its first occurrence.
 
     Remembered: the selections of a page share most of their commands' argument lists.
