@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 
 import import_support as sample
 from recipe_support import REPO
-from recipebook import check_file
+from recipebook import check_file, importing
 from recipebook.expanding import page
 from recipebook.importing import grids, synthesis, vllm_recipes, yaml12
+from recipebook.problems import errors
 from recipebook.reading import sharing
 from recipebook.reading.model import Recipe
 
@@ -38,9 +39,9 @@ MODELS = (
 )
 # Each recipe's errors are problems of their commands under the pinned vLLM, not of the import:
 # (model, fragment of the message) for each kind. Every other problem would be a false refusal.
-REAL_PROBLEMS = {
-    "Google/gemma-4-E2B-it": ["is a file of vLLM's source checkout (its examples/ folder)"],
-}
+# None is left: what the pinned vLLM refuses is left out by the import and listed (gemma-4-E2B-it's
+# examples/ chat template: test_a_value_the_pinned_vllm_refuses_is_left_out_and_listed).
+REAL_PROBLEMS: dict[str, list[str]] = {}
 # (Kimi-K3's decode pool TP with their max_num_seqs_256 option, which vLLM's SchedulerConfig
 # refuses, is left out by the import and listed: test_a_choice_that_cannot_start_is_not_offered_and_listed.)
 
@@ -557,6 +558,44 @@ def test_a_choice_that_cannot_start_is_not_offered_and_listed(tmp_path):
     assert len(wrong) == len(holding) and all(
         "--max-num-batched-tokens 32 is less than --max-num-seqs 256" in p.message for p in wrong
     ), [p.message for p in wrong]
+
+
+def test_a_value_the_pinned_vllm_refuses_is_left_out_and_listed(tmp_path):
+    """The vocabulary rule on an import: gemma-4-E2B-it's tool calling gives --chat-template
+    examples/tool_chat_template_gemma4.jinja, a file of vLLM's source checkout that the vllm
+    package does not install (vllm serve stops: the path cannot be opened). That value is not
+    offered where it is given, and is listed there with the rule's reason; the rest of each target
+    is written and the recipe is valid. Offered again by hand, the rule refuses it."""
+    imported = sample.imported("Google/gemma-4-E2B-it")
+    written = sharing.written_out(imported.recipe)
+    text = importing.dumps(imported.recipe)
+    assert "examples/" not in text
+    reason = "it cannot start: 'examples/tool_chat_template_gemma4.jinja' is a file of vLLM's source checkout"
+    listed = [line for line in imported.lost if reason in line]
+    assert listed and all(": Tool Calling: On: " in line for line in listed), listed[:3]
+    for strategy in written["strategies"]:
+        for target in strategy["options"]:
+            if any(line.startswith(f"{strategy['slug']} / {target['target']}: ") for line in listed):
+                assert "tool_calling" not in target["grid"]["options"], target["grid"]["options"]
+    out = tmp_path / f"{imported.name}.json"
+    out.write_text(text, encoding="utf-8")
+    loaded, problems = check_file(out)
+    assert loaded is not None and not errors(problems), [p.message for p in errors(problems)][:3]
+    # by hand: the value offered again on one target that lost it
+    slug, target_name = listed[0].split(": ", 1)[0].split(" / ")
+    target = next(
+        t for s in written["strategies"] if s["slug"] == slug for t in s["options"] if t["target"] == target_name
+    )
+    grid = target["grid"]
+    grid["options"]["tool_calling"] = ["off", "on"]
+    grid["option_base"]["tool_calling"] = "off"
+    role = grid["base"][0]["role"]
+    template = "--chat-template examples/tool_chat_template_gemma4.jinja"
+    add = {"--enable-auto-tool-choice": "--enable-auto-tool-choice", "--chat-template": template}
+    grid["deltas"]["tool_calling=on"] = {role: {"add_args": add, "add_envs": {}, "del_args": [], "del_envs": []}}
+    out.write_text(json.dumps(written), encoding="utf-8")
+    _loaded, problems = check_file(out)
+    assert any("is a file of vLLM's source checkout" in p.message for p in errors(problems)), problems[:3]
 
 
 def test_a_value_that_cannot_start_is_not_offered_and_the_rest_is(tmp_path):

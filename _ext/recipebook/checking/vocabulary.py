@@ -59,50 +59,55 @@ def check(recipe: Recipe, doc: Document, vocabulary: Vocabulary | None = None) -
 
 def _check(vocabulary: Vocabulary, recipe: Recipe, doc: Document) -> Iterator[Problem]:
     for _, target in recipe.targets():
-        grid = target.grid
-        serve = {role.role for role in grid.base if role.launcher == LAUNCHER}
-        omni = _omni_roles(grid, serve)
-        mappings = list(_mappings(grid))
-        present = {key for kind, _, mapping in mappings if kind == "args" for key in mapping}
-        failing = _failing_on_environ(vocabulary, grid, serve - omni)
-        for kind, pointer, role, mapping in _role_mappings(grid):
-            for key, text in mapping.items():
-                where = pointer_join(pointer, key)
-                if kind == "args":
-                    if role not in serve:
-                        continue
-                    if role in omni:
-                        if key == OMNI and not commandtext.installs_vllm_omni(recipe.install_line):
-                            yield doc.problem(where, _omni_message(vocabulary), kind=Kind.VOCABULARY, key=True)
-                        continue
-                    if style := vocabulary.spelling(key):
-                        problem = doc.problem(where, style, kind=Kind.VOCABULARY, key=True).warning()
-                        yield dataclasses.replace(problem, fix=_spelled(vocabulary, doc, where, key, text))
-                    for on_key, message in vocabulary.arg_messages(key, text, present):
-                        yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
-                elif role in omni and key.startswith(OMNI_ENV):
-                    continue  # vLLM-Omni's own setting, which it reads (not checked here, as its flags)
-                elif found := vocabulary.env_problem(key):
-                    yield _env_level(
-                        vocabulary, doc.problem(where, found, kind=Kind.VOCABULARY, key=True), key, role in failing
-                    )
-                elif not valuetypes.is_port_env(key) and (found := vocabulary.env_value_problem(key, text)):
-                    yield doc.problem(where, found, kind=Kind.VOCABULARY)
-        reported: set[str] = set()
-        for keys in _commands_keys(grid, serve - omni):
-            for where, message in vocabulary.repeated_options(keys):
-                if where not in reported:
-                    reported.add(where)
-                    yield doc.problem(where, message, kind=Kind.VOCABULARY, key=True)
-        for per_role in grid.deltas.values():
-            for name, delta in per_role.items():
-                for i, key in enumerate(delta.del_args if name in serve - omni else ()):
-                    if found := vocabulary.unknown_flag(key):
-                        yield doc.problem(pointer_join(delta.ptr, "del_args", i), found, kind=Kind.VOCABULARY)
-                for i, key in enumerate(delta.del_envs):
-                    if found := vocabulary.env_problem(key):
-                        problem = doc.problem(pointer_join(delta.ptr, "del_envs", i), found, kind=Kind.VOCABULARY)
-                        yield _env_level(vocabulary, problem, key, name in failing)
+        yield from grid_problems(vocabulary, target.grid, recipe.install_line, doc)
+
+
+def grid_problems(vocabulary: Vocabulary, grid: Grid, install_line: str, doc: Document) -> Iterator[Problem]:
+    """The vocabulary problems of one grid, placed in ``doc`` (the importer asks this of each
+    target it writes, to leave out what the pinned vLLM refuses)."""
+    serve = {role.role for role in grid.base if role.launcher == LAUNCHER}
+    omni = _omni_roles(grid, serve)
+    mappings = list(_mappings(grid))
+    present = {key for kind, _, mapping in mappings if kind == "args" for key in mapping}
+    failing = _failing_on_environ(vocabulary, grid, serve - omni)
+    for kind, pointer, role, mapping in _role_mappings(grid):
+        for key, text in mapping.items():
+            where = pointer_join(pointer, key)
+            if kind == "args":
+                if role not in serve:
+                    continue
+                if role in omni:
+                    if key == OMNI and not commandtext.installs_vllm_omni(install_line):
+                        yield doc.problem(where, _omni_message(vocabulary), kind=Kind.VOCABULARY, key=True)
+                    continue
+                if style := vocabulary.spelling(key):
+                    problem = doc.problem(where, style, kind=Kind.VOCABULARY, key=True).warning()
+                    yield dataclasses.replace(problem, fix=_spelled(vocabulary, doc, where, key, text))
+                for on_key, message in vocabulary.arg_messages(key, text, present):
+                    yield doc.problem(where, message, kind=Kind.VOCABULARY, key=on_key)
+            elif role in omni and key.startswith(OMNI_ENV):
+                continue  # vLLM-Omni's own setting, which it reads (not checked here, as its flags)
+            elif found := vocabulary.env_problem(key):
+                yield _env_level(
+                    vocabulary, doc.problem(where, found, kind=Kind.VOCABULARY, key=True), key, role in failing
+                )
+            elif not valuetypes.is_port_env(key) and (found := vocabulary.env_value_problem(key, text)):
+                yield doc.problem(where, found, kind=Kind.VOCABULARY)
+    reported: set[str] = set()
+    for keys in _commands_keys(grid, serve - omni):
+        for where, message in vocabulary.repeated_options(keys):
+            if where not in reported:
+                reported.add(where)
+                yield doc.problem(where, message, kind=Kind.VOCABULARY, key=True)
+    for per_role in grid.deltas.values():
+        for name, delta in per_role.items():
+            for i, key in enumerate(delta.del_args if name in serve - omni else ()):
+                if found := vocabulary.unknown_flag(key):
+                    yield doc.problem(pointer_join(delta.ptr, "del_args", i), found, kind=Kind.VOCABULARY)
+            for i, key in enumerate(delta.del_envs):
+                if found := vocabulary.env_problem(key):
+                    problem = doc.problem(pointer_join(delta.ptr, "del_envs", i), found, kind=Kind.VOCABULARY)
+                    yield _env_level(vocabulary, problem, key, name in failing)
 
 
 def _failing_on_environ(vocabulary: Vocabulary, grid: Grid, serve: set[str]) -> set[str]:

@@ -17,11 +17,13 @@ several modes), Advanced tuning flags, a KV offload option, and for vLLM-Omni mo
 Two values of different axes that set the same key are excluded together (their last-wins would
 keep one of them; the rules forbid it); what cannot be expressed at all (a prefill or decode pool
 across nodes, or any multi-node shape before the format has roles that span nodes; Mooncake's
-router and master, a Docker install, a companion process, another node count) is listed in ``Imported.lost``, never dropped silently. So is what
-cannot start as their commands write it, judged by the rules' own logic (``checking.capacity``): a
+router and master, a Docker install, a companion process, another node count) is listed in
+``Imported.lost``, never dropped silently. So is what cannot start as their commands write it, judged by the rules' own logic (``checking.capacity``): a
 target whose servers ask a node for more devices than their profile's ``gpu_count`` (rule 29) is
-not written, and a value, or a combination of values, whose command vLLM's SchedulerConfig refuses
-(rule 30) is not offered; the rest of the model is written.
+not written, a value, or a combination of values, whose command vLLM's SchedulerConfig refuses
+(rule 30) is not offered, and neither is a value whose flag, field, value or file the pinned vLLM
+does not take (the vocabulary rule's errors, ``checking.vocabulary.grid_problems``; a target whose
+own commands have one is not written); the rest of the model is written.
 
 A command is compared with theirs by what it runs: its arguments in order and its environment,
 their shell variables (``$HEAD_IP``) being this format's placeholders (``'<HEAD_IP>'``).
@@ -43,13 +45,15 @@ from typing import Any
 
 import yaml
 
-from ..checking import capacity
+from ..checking import capacity, vocabulary
 from ..checking.schema import SCHEMA_PATH
 from ..expanding import client
 from ..expanding.expansion import default_selection, reference_role
 from ..memo import Memo
-from ..problems import SelectionError
+from ..problems import SelectionError, pointer_join
+from ..reading import source
 from ..reading.model import Grid
+from ..reading.vocabulary import pinned
 from . import synthesis as syn
 from . import yaml12
 from .grids import apply, diff
@@ -590,9 +594,12 @@ class Node:
     per_node: int | None
 
 
-def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str, node: Node | None = None) -> Built:
+def build_target(
+    plan: Plan, recipe: Json, checkout: Checkout, where: str, node: Node | None = None, install: str = ""
+) -> Built:
     """The grid of one target: base commands, the axes that express their choices, exclusions; on
-    ``node``, what cannot start there (rules 29 and 30) left out and listed."""
+    ``node``, what cannot start there left out and listed: rules 29 and 30, and what the pinned
+    vLLM's vocabulary refuses under the recipe's install line (``install``)."""
     lost: list[str] = []
     base = render(plan, {}, recipe, checkout)
     nodes = {
@@ -664,7 +671,7 @@ def build_target(plan: Plan, recipe: Json, checkout: Checkout, where: str, node:
     grid = _grid_json(plan, recipe, checkout, base, nodes, kept_axes, deltas, excluded)
     if node is not None:
         for _round in range(_ROUNDS):
-            left = _left_out(grid, node, kept_axes, lost, where)
+            left = _left_out(grid, node, install, kept_axes, lost, where)
             if left is None:
                 break
             kept_axes, gone = left
@@ -710,11 +717,20 @@ def _grid_json(
     }
 
 
-def _cannot_start(grid: Grid, node: Node) -> dict[tuple[tuple[str, str], ...], str]:
+def _cannot_start(grid: Grid, doc: source.Document, node: Node, install: str) -> dict[tuple[tuple[str, str], ...], str]:
     """What of a target cannot start, as the rules judge it: the values that decide each selection
     a rule refuses (rule 29: a node asked for more NPUs than it holds; rule 30: flags vLLM's
-    SchedulerConfig refuses), each with why; an empty key is the target's own commands."""
+    SchedulerConfig refuses; the vocabulary rule's errors: a flag, a field, a value or a file the
+    pinned vLLM does not take), each with why; an empty key is the target's own commands."""
     found: dict[tuple[tuple[str, str], ...], str] = {}
+    # a delta's pointer -> its value (axis, value); a problem elsewhere is the target's own commands'
+    deltas = {pointer_join(grid.ptr, "deltas", key): _axis_value(key) for key in grid.deltas}
+    for problem in vocabulary.grid_problems(pinned(), grid, install, doc):
+        if not problem.is_error:
+            continue  # a warning: the server starts (a spelling, an environment name vLLM ignores)
+        inside = (v for p, v in deltas.items() if problem.pointer == p or problem.pointer.startswith(p + "/"))
+        value = next(inside, None)
+        found.setdefault((value,) if value else (), problem.message)
     memo = Memo()  # the grid's table, built once for both rules
     if node.per_node is not None:
         for over in capacity.overloads(grid, node.nodes, node.per_node, memo):
@@ -748,14 +764,22 @@ def _general(
     return rest
 
 
+def _axis_value(key: str) -> tuple[str, str]:
+    """A delta's key (``axis=value``) as (axis, value)."""
+    axis, _, value = key.partition("=")
+    return axis, value
+
+
 def _left_out(
-    written: dict[str, Any], node: Node, axes: list[Axis], lost: list[str], where: str
+    written: dict[str, Any], node: Node, install: str, axes: list[Axis], lost: list[str], where: str
 ) -> tuple[list[Axis], list[dict[str, str]]] | None:
     """The axes without the values that cannot start, and the combinations that cannot (to be
     excluded), each listed with why; None when everything offered can start. A target whose own
     commands cannot start is not written (it raises, with why)."""
+    doc, _ = source.parse(json.dumps({"grid": written}), where)
+    assert doc is not None  # our own JSON
     grid = Grid.from_json(written, "/grid")
-    found = _cannot_start(grid, node)
+    found = _cannot_start(grid, doc, node, install)
     if not found:
         return None
     if () in found:
@@ -1570,7 +1594,7 @@ def convert(path: Path, checkout: Checkout) -> Imported:
             profile = syn.get(checkout.taxonomy, "hardware_profiles", plan.hardware)
             node = Node(nodes=group.nodes, per_node=_node_size(profile).get("npusPerNode"))
             try:
-                built = build_target(plan, recipe, checkout, where, node)
+                built = build_target(plan, recipe, checkout, where, node, line)
             except _NotExpressible as error:
                 lost.append(f"{where}: {error}")
                 continue
