@@ -671,3 +671,24 @@ def _flag_value(args: list[str], flag: str, default: int) -> int:
         if name == flag:
             return int(value)
     return default
+
+
+# the imported recipes make test-batch adds (tools/vllmrecipes/sample.py's BATCH), all in MODELS
+BATCH = (
+    "Qwen/Qwen3-8B",
+    "moonshotai/Kimi-K3",
+    "Wan-AI/Wan2.2-T2V-A14B-Diffusers",
+    "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice",
+)
+
+
+@pytest.mark.parametrize("model", BATCH)
+def test_the_batch_recipes_are_what_the_importer_writes_today(model):
+    """make test-batch adds imported recipes to the site (tests/batch/recipes, written by
+    python -m tools.vllmrecipes): when the importer changes, they are written again, or the batch
+    checks a recipe no import gives any more (a stale Kimi-K3 offered a choice rule 30 refuses)."""
+    written = sample.imported(model)
+    batch = REPO / "tests" / "batch" / "recipes" / f"{written.name}.json"
+    assert batch.read_text(encoding="utf-8") == importing.dumps(written.recipe), (
+        f"{batch} is not what the importer writes: run python -m tools.vllmrecipes (see its help)"
+    )
