@@ -75,7 +75,15 @@ def main(pytest_args: list[str]) -> int:
     shutil.copytree(ROOT, project, ignore=IGNORE, symlinks=True)
     for name in (".venv", "node_modules"):
         (project / name).symlink_to((ROOT / name).resolve())
-    names = add_batch(project)
+    try:
+        names = add_batch(project)
+    except subprocess.CalledProcessError as error:
+        step = " ".join(error.cmd[len(MAKE) :] if list(error.cmd[: len(MAKE)]) == MAKE else error.cmd)
+        print(
+            f"adding the batch failed at {step!r} (exit status {error.returncode}); the copy is kept in {project}",
+            file=sys.stderr,
+        )
+        return error.returncode or 1
     print(f"batch recipes added: {', '.join(names)}; the project copy is {project}", flush=True)
     command = [*MAKE, "test"]
     if pytest_args:
