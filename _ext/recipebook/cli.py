@@ -606,11 +606,13 @@ def _advice_text(advice: memory.Advice) -> str:
     return f"to fit{reading}: {advice.role}: {advice.knob} {advice.value} ({advice.devices} NPUs)"
 
 
-def _served_text(served: memory.Served) -> str:
-    """ "served as verified: 2026-10-07, /strategies/0/options/0/verified" or "served as
-    recorded: rbln-axk2-notes, /facts/observations/1"."""
+def _served_text(served: memory.Served, outcome: str = "served") -> str:
+    """ "served as verified: 2026-10-07, /strategies/0/options/0/verified", "served as
+    recorded: rbln-axk2-notes, /facts/observations/1" or "failed as recorded: rbln-axk2-notes,
+    /facts/observations/0 (SYS_EBUSY: Lack of device memory)"."""
     where = [served.date] if served.date else []
-    return f"served as {served.kind}: {', '.join([*where, *served.sources, served.key])}"
+    error = f" ({served.error})" if served.error else ""
+    return f"{outcome} as {served.kind}: {', '.join([*where, *served.sources, served.key])}{error}"
 
 
 def _seen_text(seen: memory.Seen) -> str:
@@ -636,14 +638,18 @@ def fit_text(result: expansion.Expansion, figures: memory.Fit, seen: tuple[memor
     lines = [f"{head}, --max-model-len {figures.max_model_len}, --block-size {figures.block_size}{served}"]
     for flag, asked, own in figures.what_if:
         lines.append(f"what if: {flag} {asked} (the commands: {'not set' if own is None else own})")
-    if figures.served is not None:
+    if figures.failed is not None:
+        lines.append(f"verdict: {_served_text(figures.failed, 'failed')}; the figures below do not decide it")
+    elif figures.served is not None:
         lines.append(f"verdict: {_served_text(figures.served)}; the figures below explain it, they do not decide it")
     for group in memory.groups(figures):
         r = group.figures
         dps = sorted({dp for dp, _pp in group.ranks})
         pps = sorted({pp for _dp, pp in group.ranks})
         verdict = {True: "fits", False: "does not fit", None: "open"}[r.fits]
-        if figures.served is not None:
+        if figures.failed is not None:
+            verdict = f"failed as {figures.failed.kind} ({verdict} by the figures alone)"
+        elif figures.served is not None:
             verdict = f"served as {figures.served.kind} ({verdict} by the figures alone)"
         lines += [
             f"  {r.role} rank(s) dp {_span(dps)}, pp {_span(pps)}: {r.layers} layers, tp {r.tp_size}",

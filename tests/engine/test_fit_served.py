@@ -98,9 +98,23 @@ def test_a_recorded_serve_settles_its_own_selection(axk2):
     fit = _fit(axk2, DP, "Latency", sets, model=FP8, max_model_len=163840)
     assert fit.served is not None and fit.served.kind == "recorded"
     assert fit.served.sources == tuple(fixture(AXK2_NAME)["facts"]["observations"][1]["source"])
-    # the recorded failure at 262,144 is no serve: the figures' verdict stays
+    # the recorded failure at 262,144 is no serve
     failed = _fit(axk2, DP, "Latency", sets, model=FP8)
     assert failed.served is None
+
+
+def test_a_recorded_failure_settles_its_own_selection_against_the_figures(axk2):
+    """FP8 at 262,144 tokens from the base selection failed (SYS_EBUSY: lack of device memory),
+    though the figures leave memory free on every rank: it is "failed", not "fits"; the figures
+    keep their own verdict beside it, and the same selection at another length is not failed."""
+    sets = {"lmcache": "off", "prefix_caching": "off", "spec_decode": "off"}
+    fit = _fit(axk2, DP, "Latency", sets, model=FP8)
+    (observation,) = [o for o in fixture(AXK2_NAME)["facts"]["observations"] if o["outcome"] == "fails"]
+    assert fit.failed is not None and fit.failed.error == observation["error"]
+    assert fit.failed.sources == tuple(observation["source"])
+    assert fit.verdict == "failed" and fit.fits is False and fit.figures_fit is True
+    shorter = _fit(axk2, DP, "Latency", sets, model=FP8, max_model_len=131072)
+    assert shorter.failed is None and shorter.verdict == memory.VERDICT_WORDS[shorter.figures_fit]
 
 
 @settings(max_examples=40, deadline=None)
@@ -109,10 +123,14 @@ def test_a_recorded_serve_settles_its_own_selection(axk2):
     seqs=st.one_of(st.none(), st.integers(2, 4096)),
 )
 def test_a_what_if_never_inherits_the_observation(axk2, length, seqs):
-    """The verified selection serves 262,144 tokens, one sequence at a time: any other value asked
-    is another selection, whatever the figures say of it."""
+    """The verified selection serves 262,144 tokens, one sequence at a time, and FP8 failed there
+    from the base selection: any other value asked is another selection, whatever the figures say
+    of it."""
     fit = _fit(axk2, DP, "Latency", max_model_len=length, max_num_seqs=seqs)
     assert fit.served is None and fit.verdict == memory.VERDICT_WORDS[fit.figures_fit]
+    sets = {"lmcache": "off", "prefix_caching": "off", "spec_decode": "off"}
+    fp8 = _fit(axk2, DP, "Latency", sets, model=FP8, max_model_len=length, max_num_seqs=seqs)
+    assert fp8.failed is None and fp8.verdict in (memory.VERDICT_WORDS[fp8.figures_fit], "served")
 
 
 def test_a_what_if_of_the_commands_own_values_is_the_same_selection(axk2):
@@ -173,6 +191,19 @@ def test_fit_says_served_as_recorded_with_its_source():
     assert result.returncode == 0
     (source,) = fixture(AXK2_NAME)["facts"]["observations"][1]["source"]
     assert f"verdict: served as recorded: {source}" in result.stdout
+
+
+def test_fit_says_failed_as_recorded_with_its_error_and_exits_1():
+    args = (AXK2, "--strategy", DP, "--target", "Latency", *BASE, "--checkpoint", FP8)
+    result = _cli(*args)
+    assert result.returncode == 1, result.stdout + result.stderr
+    (observation,) = [o for o in fixture(AXK2_NAME)["facts"]["observations"] if o["outcome"] == "fails"]
+    (source,) = observation["source"]
+    assert f"verdict: failed as recorded: {source}" in result.stdout and observation["error"] in result.stdout
+    assert ": fits" not in result.stdout  # no rank is called fitting
+    document = json.loads(_cli(*args, "--format", "json").stdout)
+    assert document["verdict"] == "failed" and document["fits"] is False and document["figures_fit"] is True
+    assert document["failed"]["error"] == observation["error"] and document["served"] is None
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,9 @@ would not fit (``reconcile``). Unsettled, the verdict is None where the readings
 
 The verdict of a selection seen to serve (a target's verified date, a recorded observation) is
 what ran, not the figures (``observed``): "served", for that very selection only
-(``selection_key``), unless the figures contradict it, which is shown as a disagreement.
+(``selection_key``), unless the figures contradict it, which is shown as a disagreement. A
+selection recorded to fail is "failed", whatever the figures say (they may leave memory free, a
+disagreement then shown with its size): it did not start.
 """
 
 from __future__ import annotations
@@ -308,17 +310,21 @@ class Settlement:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Served:
-    """An observation that this very selection served (``selection_key``: same strategy, target,
-    SKU, checkpoint, lengths, batch, draft and every other flag the figures read): the verdict.
-    The figures then explain it; they do not decide it."""
+    """An observation that this very selection served, or failed (``selection_key``: same
+    strategy, target, SKU, checkpoint, lengths, batch, draft and every other flag the figures
+    read): the verdict. The figures then explain it; they do not decide it."""
 
     kind: str  # "verified" (a target's verified date) or "recorded" (facts.observations)
     key: str  # where it is written: a JSON pointer
     date: str | None  # the verified date; None for a recorded observation
     sources: tuple[str, ...]  # the recorded observation's sources (keys of facts.sources)
+    error: str | None = None  # a failure's error, as recorded
 
     def to_json(self) -> dict[str, object]:
-        return {"kind": self.kind, "key": self.key, "date": self.date, "sources": list(self.sources)}
+        out: dict[str, object] = {"kind": self.kind, "key": self.key, "date": self.date, "sources": list(self.sources)}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
 
 
 VERDICT_WORDS = {True: "fits", False: "does-not-fit", None: "open"}
@@ -340,6 +346,7 @@ class Fit:
     model: str | None = None  # the checkpoint the figures are for
     what_if: tuple[tuple[str, int, int | None], ...] = ()  # (flag, asked, the commands' own)
     served: Served | None = None  # this very selection was seen to serve (``observed``)
+    failed: Served | None = None  # this very selection was recorded to fail (``observed``)
 
     @property
     def figures_fit(self) -> bool | None:
@@ -353,12 +360,18 @@ class Fit:
 
     @property
     def fits(self) -> bool | None:
-        """The answer: True when this selection was seen to serve, else the figures' verdict."""
+        """The answer: True when this selection was seen to serve, False when it was recorded to
+        fail, else the figures' verdict."""
+        if self.failed is not None:
+            return False
         return True if self.served is not None else self.figures_fit
 
     @property
     def verdict(self) -> str:
-        """ "served" (seen to serve: the figures explain it), "fits", "does-not-fit" or "open"."""
+        """ "served" (seen to serve: the figures explain it), "failed" (recorded to fail),
+        "fits", "does-not-fit" or "open"."""
+        if self.failed is not None:
+            return "failed"
         return "served" if self.served is not None else VERDICT_WORDS[self.figures_fit]
 
     def to_json(self) -> dict[str, object]:
@@ -373,6 +386,7 @@ class Fit:
             "fits": self.fits,
             "figures_fit": self.figures_fit,
             "served": None if self.served is None else self.served.to_json(),
+            "failed": None if self.failed is None else self.failed.to_json(),
             "ranks": [rank.to_json() for rank in self.ranks],
             "open_questions": list(self.open_questions),
             "settled": [s.to_json() for s in self.settled],
@@ -764,12 +778,19 @@ def selection_key(
 def observed(result: Fit, key: SelectionKey, seen: Iterable[Seen]) -> Fit:
     """The figures with their verdict from what ran: an observation that this very selection
     (``key``) served, and that the figures do not contradict (a contradiction is shown as a
-    disagreement, never as a verdict), settles it; no advice is then given. Any other selection
+    disagreement, never as a verdict), settles it; no advice is then given. A recorded failure of
+    this very selection settles it too, even where the figures leave memory free (it did not
+    start; the disagreement is shown beside it); the figures' advice is kept. Any other selection
     (another length, batch, draft or SKU, a what-if) keeps the figures' verdict."""
     if result.missing:
         return result
+    seen = [item for item in seen if item.selection == key]
     for item in seen:
-        if item.outcome == "serves" and item.selection == key and item.agrees is not False:
+        if item.outcome == "fails":
+            failed = Served(kind=item.kind, key=item.key, date=item.date, sources=item.sources, error=item.error)
+            return dataclasses.replace(result, failed=failed)
+    for item in seen:
+        if item.outcome == "serves" and item.agrees is not False:
             served = Served(kind=item.kind, key=item.key, date=item.date, sources=item.sources)
             return dataclasses.replace(result, served=served, advice=())
     return result

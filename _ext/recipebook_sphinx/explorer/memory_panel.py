@@ -79,7 +79,7 @@ VERDICTS = {True: "ok", False: "no", None: "open"}
 
 
 def _verdict_words(_: Translate) -> dict[str | None, str]:
-    return {"ok": _("fits"), "no": _("does not fit"), "open": _("open"), "served": _("served")}
+    return {"ok": _("fits"), "no": _("does not fit"), "open": _("open"), "served": _("served"), "failed": _("failed")}
 
 
 def served_text(served: memory.Served, _: Translate) -> str:
@@ -88,6 +88,12 @@ def served_text(served: memory.Served, _: Translate) -> str:
     if served.kind == "verified":
         return _("served as verified: {date}, this target's verified date").format(date=served.date)
     return _("served as recorded: {sources}").format(sources=", ".join(served.sources) or served.key)
+
+
+def failed_text(failed: memory.Served, _: Translate) -> str:
+    """Where a selection was recorded to fail: the observation's sources, and its error."""
+    text = _("failed as recorded: {sources}").format(sources=", ".join(failed.sources) or failed.key)
+    return f"{text} ({failed.error})" if failed.error else text
 
 
 def _free(rank: memory.RankFit, fit: memory.Fit, _: Translate) -> str:
@@ -165,6 +171,11 @@ def _notes(fit: memory.Fit, _: Translate) -> list[str]:
 
 
 def _summary(fit: memory.Fit, _: Translate) -> str:
+    if fit.failed is not None:
+        verdict = _("This selection is known to fail ({failed}). The figures below do not decide it.").format(
+            failed=failed_text(fit.failed, _)
+        )
+        return f"{verdict} {_assumed(fit, _)}"
     if fit.served is not None:
         verdict = _(
             "This selection is known to run ({served}). The figures below explain it; they do not decide it."
@@ -269,7 +280,7 @@ def fit_views(target: TargetPage, _: Translate, seen: Sequence[memory.Seen] = ()
             for ranks in memory.groups(fit):
                 r = ranks.figures
                 dp, pp = layout.get(ranks.role, (1, 1))
-                verdict = "served" if fit.served is not None else VERDICTS[r.fits]
+                verdict = fit.verdict if fit.verdict in ("served", "failed") else VERDICTS[r.fits]
                 rows.append(
                     FitRow(
                         label=_label(ranks, role_title(ranks.role, _), dp, pp, _),
@@ -316,11 +327,12 @@ def llms_lines(page: RecipePage, strategy_label: Callable[[str], str], _: Transl
         fit = target.memory_at(target.opening)
         if fit is None or fit.missing or not fit.ranks:
             continue
-        verdict = (
-            served_text(fit.served, _)
-            if fit.served is not None
-            else {True: _("fits"), False: _("does not fit"), None: _("open")}[fit.fits]
-        )
+        if fit.failed is not None:
+            verdict = failed_text(fit.failed, _)
+        elif fit.served is not None:
+            verdict = served_text(fit.served, _)
+        else:
+            verdict = {True: _("fits"), False: _("does not fit"), None: _("open")}[fit.fits]
         kv = max(r.kv_cache_bytes for r in fit.ranks)
         weights = [r.weights_bytes for r in fit.ranks if r.weights_bytes is not None]
         text = _("{kv} KV cache, {weights} weights per NPU at most, on {sku}: {verdict}").format(
