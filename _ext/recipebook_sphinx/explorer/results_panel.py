@@ -15,18 +15,19 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import matplotlib
 from docutils import nodes
-from matplotlib.figure import Figure
-from matplotlib.typing import RcKeyType
 
 from recipebook.expanding import results
 from recipebook.expanding.page import RecipePage, TargetPage
 from recipebook.expanding.table import admits
 
 from .nojs import hide_classes
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 Translate = Callable[[str], str]
 PLOTS = "_images"  # where the plots are written, beside the page's other images
@@ -178,6 +179,12 @@ def plot_svg(
     when nothing was measured: an empty chart would pretend."""
     if not measured:
         return None
+    # matplotlib is imported here, when a plot is drawn, not when the extension loads: importing it
+    # costs about half a second of processor time in every process that loads the extension (each
+    # sphinx-build, each catalog tool), and only a page with measured results draws a plot
+    import matplotlib  # noqa: PLC0415
+    import matplotlib.figure  # noqa: PLC0415
+
     # Text stays text (the reader's browser draws it in the page's fonts); matplotlib only measures
     # it, with a CJK font when the machine has one, and says nothing of glyphs it cannot measure.
     style: dict[RcKeyType, Any] = {
@@ -193,15 +200,18 @@ def plot_svg(
         with matplotlib.rc_context(style), warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Glyph .* missing from font")
             warnings.filterwarnings("ignore", message="findfont")
-            return _draw(page, measured, strategy_label, _)
+            return _draw(matplotlib.figure.Figure(figsize=(7.2, 4.2), dpi=100), page, measured, strategy_label, _)
     finally:
         quiet.setLevel(level)
 
 
 def _draw(
-    page: RecipePage, measured: Sequence[results.Result], strategy_label: Callable[[str], str], _: Translate
+    figure: Figure,
+    page: RecipePage,
+    measured: Sequence[results.Result],
+    strategy_label: Callable[[str], str],
+    _: Translate,
 ) -> str:
-    figure = Figure(figsize=(7.2, 4.2), dpi=100)
     axes = figure.subplots()
     markers = "osD^v<>P*X"
     for n, target in enumerate(page.targets):
