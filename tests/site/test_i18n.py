@@ -22,7 +22,9 @@ ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SOURCE_DATE_EPOCH": "1767225
 
 
 def extract(project: Path, out: Path) -> None:
-    """What `make gettext` does, for a project folder (source/ and conf.py)."""
+    """What `make gettext` does, for a project folder (source/ and conf.py): the templates into a
+    new folder, the doctrees kept between runs in the project's .doctrees (as make gettext keeps
+    them in _build/doctrees/gettext), so a second run reads only the pages that changed."""
     built = subprocess.run(
         [
             sys.executable,
@@ -35,7 +37,7 @@ def extract(project: Path, out: Path) -> None:
             "-c",
             str(project),
             "-d",
-            str(out / ".doctrees"),
+            str(project / ".doctrees"),
             str(project / "source"),
             str(out),
         ],
@@ -48,9 +50,22 @@ def extract(project: Path, out: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def pots(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("pot")
-    extract(ROOT, out)
+def project(tmp_path_factory) -> Path:
+    """A copy of what the catalogs come from (source/, conf.py, recipes/) and of the catalogs
+    (without compiled ones), as a translator's checkout: the source edits below are made in it."""
+    copy = tmp_path_factory.mktemp("i18n") / "project"
+    shutil.copytree(ROOT / "source", copy / "source")
+    shutil.copy(ROOT / "conf.py", copy / "conf.py")
+    shutil.copytree(ROOT / "recipes", copy / "recipes")
+    _copy_locale(copy)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def pots(project) -> Path:
+    """The templates of the project as it is (before any edit)."""
+    out = project.parent / "pot"
+    extract(project, out)
     return out
 
 
@@ -157,16 +172,12 @@ REMOVED = "Needed only for Suffix speculative decoding; not part of the base ins
 
 
 @pytest.fixture(scope="module")
-def source_edits(tmp_path_factory) -> dict:
+def source_edits(project, pots) -> dict:
     """The copy's catalogs before (``before``: install.po's translations by msgid,
-    configuration.po's lines) and its locale folder after the edits were extracted and merged;
-    ``word``: the upper-cased word of configuration.md."""
-    tmp_path = tmp_path_factory.mktemp("source-edits")
-    project = tmp_path / "project"
-    shutil.copytree(ROOT / "source", project / "source")
-    shutil.copy(ROOT / "conf.py", project / "conf.py")
-    shutil.copytree(ROOT / "recipes", project / "recipes")
-    locale = _copy_locale(project)
+    configuration.po's lines) and its locale folder after the edits were extracted (after the
+    project's templates, ``pots``: the second run of make gettext reads the edited pages) and
+    merged; ``word``: the upper-cased word of configuration.md."""
+    locale = project / "locale"
     page = project / "source" / "install.md"
     text = page.read_text()
     assert CHANGED in text
@@ -188,7 +199,7 @@ def source_edits(tmp_path_factory) -> dict:
         "install": {e.msgid: e.msgstr for e in polib.pofile(str(locale / "ko/LC_MESSAGES/install.po")) if e.msgid},
         "configuration": (locale / "ko/LC_MESSAGES/configuration.po").read_text().splitlines(),
     }
-    pot = tmp_path / "pot"
+    pot = project.parent / "pot-edited"
     extract(project, pot)
     catalogs_update(pot, locale, ("ko",))
     return {"before": before, "locale": locale, "word": word}
