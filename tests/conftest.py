@@ -182,6 +182,29 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_once(tmp_path_factory, "site", lambda out: build_languages(out, LANGUAGES)) / "html"
 
 
+# The hash seed of the quick bench's processes: its make html LANGUAGE_JOBS=1 build of the site is
+# test_reproducible's second clean build, read under another seed than the session's site.
+BENCH_SEED = "2"
+
+
+def _run_quick_bench(folder: Path) -> None:
+    command = [sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--keep", str(folder / "work")]
+    command += ["--json", str(folder / "bench.json"), "--markdown", str(folder / "bench.md")]
+    env = {**os.environ, "PYTHONHASHSEED": BENCH_SEED}
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "Traceback" not in result.stderr, result.stderr[-4000:]
+
+
+@pytest.fixture(scope="session")
+def quick_bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One quick run of the bench (bench/run.py --quick, as make bench runs it) for the whole
+    session, its work folder kept: bench.json (its figures), bench.md (its table) and work/ (what
+    each step built: the site by make html side by side in work/shipped, one language after the
+    other in work/sequential)."""
+    return built_once(tmp_path_factory, "bench", _run_quick_bench)
+
+
 PORTAL_COUNT = 100  # a hundred recipes: the catalogue's and search's portal (bench/portal.py)
 
 

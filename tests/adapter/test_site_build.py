@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sphinx.testing.util import SphinxTestApp
 
 import recipebook_sphinx
 from pagereader import grids
@@ -25,12 +27,24 @@ def _expected(name: str) -> dict[tuple[str, str], list]:
     return by_target
 
 
-@pytest.mark.sphinx("html", testroot="recipes")
-def test_every_selection_shows_exactly_the_expanded_commands(app, warning):
-    app.build()
-    assert warning.getvalue() == ""
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, rootdir: Path) -> Iterator[SphinxTestApp]:
+    """The test root built once, serially, with every selection rendered (the default): the
+    build the tests below read, or compare their own build of another kind with."""
+    srcdir = tmp_path_factory.mktemp("site-build") / "recipes"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    app = SphinxTestApp("html", srcdir=srcdir)
+    try:
+        app.build()
+        yield app
+    finally:
+        app.cleanup()
+
+
+def test_every_selection_shows_exactly_the_expanded_commands(built):
+    assert built.warning.getvalue() == ""
     for name in recipe_names():
-        page = grids(Path(app.outdir, f"{name}.html"))
+        page = grids(Path(built.outdir, f"{name}.html"))
         expected = _expected(name)
         assert {(g.strategy, g.target) for g in page} == set(expected)
         checked = 0
@@ -43,12 +57,10 @@ def test_every_selection_shows_exactly_the_expanded_commands(app, warning):
         assert checked == sum(map(len, expected.values()))
 
 
-@pytest.mark.sphinx("html", testroot="recipes")
-def test_page_opens_on_the_recommended_selection(app):
-    app.build()
+def test_page_opens_on_the_recommended_selection(built):
     for name in ("gpt-oss-120b", "A.X-K2"):
         recipe = load(RECIPES / f"{name}.json")
-        for grid in grids(Path(app.outdir, f"{name}.html")):
+        for grid in grids(Path(built.outdir, f"{name}.html")):
             target = recipe.strategy(grid.strategy).target(grid.target)
             opened = grid.default_selection()
             if target.grid.recommended is not None:
@@ -77,8 +89,6 @@ def _broken_recipes(tmp_path: Path) -> Path:
 
 
 def test_broken_recipe_is_a_located_typed_warning(make_app, rootdir, tmp_path):
-    from sphinx.testing.util import SphinxTestApp  # noqa: F401  (make_app builds one)
-
     folder = _broken_recipes(tmp_path)
     srcdir = tmp_path / "src"
     shutil.copytree(rootdir / "test-recipes", srcdir)
@@ -99,16 +109,20 @@ def test_broken_recipe_is_a_located_typed_warning(make_app, rootdir, tmp_path):
     assert "could not be shown" in Path(app.outdir, "gpt-oss-120b.html").read_text()
 
 
-@pytest.mark.sphinx("html", testroot="recipes", parallel=2)
-def test_parallel_build_gives_the_same_pages(app, warning, make_app, rootdir, tmp_path):
-    app.build()
-    assert warning.getvalue() == ""
-    serial_src = tmp_path / "serial"
-    shutil.copytree(rootdir / "test-recipes", serial_src)
-    serial = make_app("html", srcdir=serial_src)
-    serial.build()
-    for name in ("gpt-oss-120b.html", "A.X-K2.html", "index.html"):
-        assert Path(app.outdir, name).read_text() == Path(serial.outdir, name).read_text()
+def test_parallel_build_gives_the_same_pages(built, make_app, rootdir, tmp_path):
+    """Read and written by two processes, from a fresh environment, the pages and the explorer's
+    stylesheet are those of the serial build."""
+    srcdir = tmp_path / "parallel"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    parallel = make_app("html", srcdir=srcdir, parallel=2, freshenv=True)
+    read: list[str] = []
+    parallel.connect("env-before-read-docs", lambda app, env, docnames: read.extend(docnames))
+    parallel.build()
+    # (a node class the still open serial build registered is registered again: not the build's)
+    assert [w for w in parallel.warning.getvalue().splitlines() if "is already registered" not in w] == []
+    assert sorted(read) == ["A.X-K2", "gpt-oss-120b", "index", "install"]  # every page read here
+    for name in ("gpt-oss-120b.html", "A.X-K2.html", "index.html", "_static/recipebook-explorer.css"):
+        assert Path(parallel.outdir, name).read_text() == Path(built.outdir, name).read_text(), name
 
 
 def test_editing_one_recipe_rereads_only_its_page(make_app, rootdir, tmp_path):
@@ -132,18 +146,18 @@ def test_editing_one_recipe_rereads_only_its_page(make_app, rootdir, tmp_path):
     assert "An edited summary." in Path(second.outdir, "gpt-oss-120b.html").read_text()
 
 
-def test_recommended_only_rendering_and_page_weight(make_app, rootdir, tmp_path):
+def test_recommended_only_rendering_and_page_weight(built, make_app, rootdir, tmp_path):
     """The A.X-K2 page with every selection stays within 2.5x the recommended-only page."""
-    sizes = {}
-    for mode in ("full", "recommended"):
-        srcdir = tmp_path / mode
-        shutil.copytree(rootdir / "test-recipes", srcdir)
-        app = make_app("html", srcdir=srcdir, confoverrides={"recipebook_render": mode})
-        app.build()
-        sizes[mode] = Path(app.outdir, "A.X-K2.html").stat().st_size
-        if mode == "recommended":
-            for grid in grids(Path(app.outdir, "A.X-K2.html")):
-                assert grid.element.select("input[data-axis]")  # selectors still shown
+    srcdir = tmp_path / "recommended"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    app = make_app("html", srcdir=srcdir, confoverrides={"recipebook_render": "recommended"})
+    app.build()
+    for grid in grids(Path(app.outdir, "A.X-K2.html")):
+        assert grid.element.select("input[data-axis]")  # selectors still shown
+    sizes = {
+        mode: Path(out, "A.X-K2.html").stat().st_size
+        for mode, out in (("full", built.outdir), ("recommended", app.outdir))
+    }
     assert sizes["full"] <= 2.5 * sizes["recommended"], sizes
 
 
@@ -158,19 +172,11 @@ def test_an_edited_word_list_changes_the_environment_version(tmp_path):
     assert data_version(tmp_path / "data") != before
 
 
-def test_extension_metadata_declares_parallel_safety(make_app, rootdir, tmp_path):
-    """Sphinx records what setup() returned; read it from a real application."""
-    srcdir = tmp_path / "src"
-    shutil.copytree(rootdir / "test-recipes", srcdir)
-    app = make_app("html", srcdir=srcdir)
-    extension = app.extensions["recipebook_sphinx"]
+def test_extension_metadata_declares_parallel_safety(built):
+    """Sphinx records what setup() returned; read it from a real application (that a parallel
+    build gives the serial build's pages: test_parallel_build_gives_the_same_pages)."""
+    extension = built.extensions["recipebook_sphinx"]
     assert extension.parallel_read_safe is True and extension.parallel_write_safe is True
     # the environment's version also follows the search's word lists (an edit re-reads every page)
     assert extension.metadata["env_version"] >> 32 == recipebook_sphinx.ENV_VERSION >= 1
     assert extension.metadata["env_version"] & 0xFFFFFFFF == data_version()
-    # parallel reading works: two processes give the same explorer stylesheet as one
-    app.build()
-    css = Path(app.outdir, "_static", "recipebook-explorer.css").read_text()
-    parallel = make_app("html", srcdir=srcdir, parallel=2, freshenv=True)
-    parallel.build()
-    assert Path(parallel.outdir, "_static", "recipebook-explorer.css").read_text() == css

@@ -22,7 +22,9 @@ ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SOURCE_DATE_EPOCH": "1767225
 
 
 def extract(project: Path, out: Path) -> None:
-    """What `make gettext` does, for a project folder (source/ and conf.py)."""
+    """What `make gettext` does, for a project folder (source/ and conf.py): the templates into a
+    new folder, the doctrees kept between runs in the project's .doctrees (as make gettext keeps
+    them in _build/doctrees/gettext), so a second run reads only the pages that changed."""
     built = subprocess.run(
         [
             sys.executable,
@@ -35,7 +37,7 @@ def extract(project: Path, out: Path) -> None:
             "-c",
             str(project),
             "-d",
-            str(out / ".doctrees"),
+            str(project / ".doctrees"),
             str(project / "source"),
             str(out),
         ],
@@ -48,9 +50,22 @@ def extract(project: Path, out: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def pots(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("pot")
-    extract(ROOT, out)
+def project(tmp_path_factory) -> Path:
+    """A copy of what the catalogs come from (source/, conf.py, recipes/) and of the catalogs
+    (without compiled ones), as a translator's checkout: the source edits below are made in it."""
+    copy = tmp_path_factory.mktemp("i18n") / "project"
+    shutil.copytree(ROOT / "source", copy / "source")
+    shutil.copy(ROOT / "conf.py", copy / "conf.py")
+    shutil.copytree(ROOT / "recipes", copy / "recipes")
+    _copy_locale(copy)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def pots(project) -> Path:
+    """The templates of the project as it is (before any edit)."""
+    out = project.parent / "pot"
+    extract(project, out)
     return out
 
 
@@ -149,30 +164,50 @@ def test_gate_fails_on_a_catalog_that_does_not_compile(tmp_path):
     assert any(p.startswith("msgfmt:") for p in intl_check.check(locale, "ko"))
 
 
-def test_intl_update_keeps_translations_after_a_source_edit(tmp_path):
-    """A changed sentence becomes fuzzy with its old translation; a removed one stays obsolete."""
-    project = tmp_path / "project"
-    shutil.copytree(ROOT / "source", project / "source")
-    shutil.copy(ROOT / "conf.py", project / "conf.py")
-    shutil.copytree(ROOT / "recipes", project / "recipes")
-    locale = _copy_locale(project)
+# A translator's source edits, made in one copy of the project and extracted once (`make intl-update`):
+# in install.md, one sentence changed and one definition removed; in configuration.md, one word of
+# the longest paragraph (over several lines) upper-cased. The two pages have catalogs of their own.
+CHANGED = "The host needs the RBLN Driver. Check that the NPUs are visible before serving a\nmodel."
+REMOVED = "Needed only for Suffix speculative decoding; not part of the base install."
+
+
+@pytest.fixture(scope="module")
+def source_edits(project, pots) -> dict:
+    """The copy's catalogs before (``before``: install.po's translations by msgid,
+    configuration.po's lines) and its locale folder after the edits were extracted (after the
+    project's templates, ``pots``: the second run of make gettext reads the edited pages) and
+    merged; ``word``: the upper-cased word of configuration.md."""
+    locale = project / "locale"
     page = project / "source" / "install.md"
     text = page.read_text()
-    changed = "The host needs the RBLN Driver. Check that the NPUs are visible before serving a\nmodel."
-    assert changed in text
-    removed = "Needed only for Suffix speculative decoding; not part of the base install."
-    assert removed in text
-    assert f"`arctic-inference`\n: {removed}\n" in text
+    assert CHANGED in text
+    assert REMOVED in text
+    assert f"`arctic-inference`\n: {REMOVED}\n" in text
     page.write_text(
-        text.replace(changed, changed.replace("Check that", "First check that")).replace(
-            f"`arctic-inference`\n: {removed}\n",
+        text.replace(CHANGED, CHANGED.replace("Check that", "First check that")).replace(
+            f"`arctic-inference`\n: {REMOVED}\n",
             "",  # the whole definition goes
         )
     )
-    before = {e.msgid: e.msgstr for e in polib.pofile(str(locale / "ko/LC_MESSAGES/install.po")) if e.msgid}
-    pot = tmp_path / "pot"
+    page = project / "source" / "configuration.md"
+    text = page.read_text()
+    paragraph = max(text.split("\n\n"), key=len)  # the longest paragraph, over several lines
+    assert paragraph.count("\n") >= 2
+    word = re.search(r"\b[a-z]{5,}\b", paragraph).group()
+    page.write_text(text.replace(paragraph, paragraph.replace(word, word.upper(), 1)))
+    before = {
+        "install": {e.msgid: e.msgstr for e in polib.pofile(str(locale / "ko/LC_MESSAGES/install.po")) if e.msgid},
+        "configuration": (locale / "ko/LC_MESSAGES/configuration.po").read_text().splitlines(),
+    }
+    pot = project.parent / "pot-edited"
     extract(project, pot)
     catalogs_update(pot, locale, ("ko",))
+    return {"before": before, "locale": locale, "word": word}
+
+
+def test_intl_update_keeps_translations_after_a_source_edit(source_edits):
+    """A changed sentence becomes fuzzy with its old translation; a removed one stays obsolete."""
+    before, locale, changed, removed = source_edits["before"]["install"], source_edits["locale"], CHANGED, REMOVED
     after = polib.pofile(str(locale / "ko/LC_MESSAGES/install.po"))
     edited = next(e for e in after if e.msgid.startswith("The host needs the RBLN Driver. First check"))
     assert "fuzzy" in edited.flags
@@ -320,26 +355,12 @@ def test_a_page_without_translations_is_a_note_not_a_warning(make_app, rootdir, 
     assert "install.html" in untranslated_pages(Path(app.outdir))
 
 
-def test_a_one_line_source_change_is_a_small_catalog_diff(tmp_path):
+def test_a_one_line_source_change_is_a_small_catalog_diff(source_edits):
     """Catalogs are never rewrapped: editing one sentence of a long paragraph changes its entry only."""
     import difflib
 
-    project = tmp_path / "project"
-    shutil.copytree(ROOT / "source", project / "source")
-    shutil.copy(ROOT / "conf.py", project / "conf.py")
-    shutil.copytree(ROOT / "recipes", project / "recipes")
-    locale = _copy_locale(project)
-    page = project / "source" / "configuration.md"
-    text = page.read_text()
-    paragraph = max(text.split("\n\n"), key=len)  # the longest paragraph, over several lines
-    assert paragraph.count("\n") >= 2
-    word = re.search(r"\b[a-z]{5,}\b", paragraph).group()
-    page.write_text(text.replace(paragraph, paragraph.replace(word, word.upper(), 1)))
-    before = (locale / "ko/LC_MESSAGES/configuration.po").read_text().splitlines()
-    pot = tmp_path / "pot"
-    extract(project, pot)
-    catalogs_update(pot, locale, ("ko",))
-    after = (locale / "ko/LC_MESSAGES/configuration.po").read_text().splitlines()
+    before, word = source_edits["before"]["configuration"], source_edits["word"]
+    after = (source_edits["locale"] / "ko/LC_MESSAGES/configuration.po").read_text().splitlines()
     changed = [line for line in difflib.unified_diff(before, after, lineterm="", n=0) if line[:1] in "+-"]
     changed = [line for line in changed if not line.startswith(("+++", "---"))]
     # the edited msgid (new), its fuzzy mark, and the old entry kept as obsolete at the end

@@ -8,6 +8,7 @@ import functools
 import http.server
 import io
 import runpy
+import shutil
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -16,21 +17,41 @@ from urllib.parse import urlsplit
 import pytest
 
 from browser_support import open_page
-from conftest import LANGUAGES, ROOT, build_languages, build_site
+from conftest import LANGUAGES, ROOT, build_site
 
 SITE_URL = "https://docs.example.com/recipes"
 PREFIX = urlsplit(SITE_URL).path  # /recipes
 REPOSITORY = "https://git.example.com/rbln/serving-recipes"
 
 
+SITE_OPTIONS = ("-D", f"recipebook_site_url={SITE_URL}", "-D", f"recipebook_repository_url={REPOSITORY}")
+
+
 @pytest.fixture(scope="module")
-def prefixed_site(tmp_path_factory) -> Path:
-    """The site built for https://docs.example.com/recipes (both languages side by side)."""
-    out = tmp_path_factory.mktemp("prefixed")
-    build_languages(
-        out, LANGUAGES, "-D", f"recipebook_site_url={SITE_URL}", "-D", f"recipebook_repository_url={REPOSITORY}"
-    )
-    return out / "html"
+def alone(tmp_path_factory) -> dict[str, Path]:
+    """Each language built alone into a folder of its own, for https://docs.example.com/recipes:
+    its html folder, by language."""
+    out = tmp_path_factory.mktemp("alone")
+    built = {}
+    for lang in LANGUAGES:
+        result = build_site(out / lang, lang, *SITE_OPTIONS)
+        assert result.returncode == 0, result.stderr
+        built[lang] = out / lang / "html"
+    return built
+
+
+@pytest.fixture(scope="module")
+def prefixed_site(alone, tmp_path_factory) -> Path:
+    """The site for https://docs.example.com/recipes as `make html` leaves it: each language's
+    tree, and the site-level files, which each language's build writes the same
+    (test_each_language_build_writes_the_same_site_files) and the source language's alone with
+    the root not-found page."""
+    site = tmp_path_factory.mktemp("prefixed") / "html"
+    first, *others = LANGUAGES
+    shutil.copytree(alone[first], site)
+    for lang in others:
+        shutil.copytree(alone[lang] / lang, site / lang)
+    return site
 
 
 def _docnames(site: Path, lang: str) -> set[str]:
@@ -125,14 +146,11 @@ def test_the_not_found_page_works_under_the_sites_path(browser, prefixed_server,
     page.close()
 
 
-def test_each_language_build_writes_the_same_site_files(tmp_path):
-    """Built alone, each language writes the site-level files (landing page, api/) the same."""
+def test_each_language_build_writes_the_same_site_files(alone):
+    """Built alone, each language writes the site-level files (landing page, api/, the sitemap)
+    the same."""
     written = {}
-    for lang in LANGUAGES:
-        out = tmp_path / lang
-        result = build_site(out, lang)
-        assert result.returncode == 0, result.stderr
-        html = out / "html"
+    for lang, html in alone.items():
         files = [p for p in html.rglob("*") if p.is_file() and p.relative_to(html).parts[0] not in LANGUAGES]
         written[lang] = {p.relative_to(html).as_posix(): p.read_bytes() for p in files}
     first, *others = LANGUAGES
