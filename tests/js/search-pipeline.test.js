@@ -188,6 +188,17 @@ describe("a page about the thing, and names as names", () => {
     assert.deepEqual(en.ranked("expnoent", raw), ["a-rules"]); // two letters swapped
   });
 
+  test("a name typed with a typo is found in a title as whole words, not as pieces of two", () => {
+    const raw = en.small({
+      "recipes/higgs-audio-v3-tts-4b": { title: "Serving higgs-audio-v3-tts-4b on RBLN NPU", body: "speech" },
+      "recipes/gpt-oss-120b": { title: "Serving gpt-oss-120b on RBLN NPU", body: "reasoning" },
+      "c-other": { title: "Other", body: "nothing" },
+    });
+    assert.deepEqual(en.ranked("gtposs", raw), ["recipes/gpt-oss-120b"]); // gpt-oss, its hyphen left out
+    // the g of higgs and the audi of audio are not Gaudi, a name the site lacks
+    assert.deepEqual(en.ranked("gaudi", raw), []);
+  });
+
   test("a reference page whose title and one heading hold the query is about it: its text counts in full", () => {
     // a guide with a section on memory and the word in its text; the memory reference, whose title
     // names memory and a heading the calculation; a reference page that mentions both; recipes

@@ -203,6 +203,7 @@ var RecipeSearch = (function () {
           return titleStems(s[0]);
         });
       }),
+      keyBounds: raw.titles.map(keyBounds),
       keys: raw.titles.map(function (title, doc) {
         return [key(title)].concat(
           sections[doc].map(function (s) {
@@ -284,13 +285,31 @@ var RecipeSearch = (function () {
     );
   }
 
-  function near(k, text) {
-    for (var start = 0; start < text.length; start++) {
+  /** Whether a word typed with one typo stands in a title's key as whole words of the title
+      (gtposs in "servinggptoss120b...": gpt-oss typed without its hyphen); a stretch that starts
+      or ends inside a word is pieces of words, not a name (gaudi is not the g of higgs and the
+      audi of audio). `bounds`: where the title's words start and end in its key. */
+  function near(k, text, bounds) {
+    var ends = new Set(bounds[1]);
+    return bounds[0].some(function (start) {
       for (var length = k.length - 1; length <= k.length + 1; length++) {
-        if (start + length <= text.length && withinOne(k, text.slice(start, start + length))) return true;
+        if (ends.has(start + length) && withinOne(k, text.slice(start, start + length))) return true;
       }
-    }
-    return false;
+      return false;
+    });
+  }
+
+  /** Where each run of letters and digits of a title starts and ends in its key (key()). */
+  function keyBounds(title) {
+    var starts = [];
+    var ends = [];
+    var at = 0;
+    (normalize(title || "").match(ALNUM) || []).forEach(function (run) {
+      starts.push(at);
+      at += run.length;
+      ends.push(at);
+    });
+    return [starts, ends];
   }
 
   function jamo(word) {
@@ -374,7 +393,8 @@ var RecipeSearch = (function () {
           })
         )
           consider(keyQuality, "heading");
-        else if (titleKey.length > P.minLatin && near(titleKey, keys[0])) consider(P.quality.typo, "title");
+        else if (titleKey.length > P.minLatin && near(titleKey, keys[0], index.keyBounds[doc]))
+          consider(P.quality.typo, "title");
       }
       if (best[1]) found.set(doc, best);
     });
