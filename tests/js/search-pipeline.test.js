@@ -199,6 +199,24 @@ describe("a page about the thing, and names as names", () => {
     assert.deepEqual(en.ranked("gaudi", raw), []);
   });
 
+  test("a model's name in another order than its title's is still its name, after the names in order", () => {
+    const raw = en.small({
+      "recipes/MOSS-TTS-Realtime": { title: "Serving MOSS-TTS-Realtime on RBLN NPU", body: "streaming speech" },
+      "recipes/MOSS-TTS": { title: "Serving MOSS-TTS on RBLN NPU", body: "speech" },
+      "recipes/Voxtral-Mini-4B-Realtime": { title: "Serving Voxtral-Mini-4B-Realtime on RBLN NPU", body: "asr" },
+    });
+    assert.equal(en.ranked("realtime tts", raw)[0], "recipes/MOSS-TTS-Realtime");
+    assert.equal(en.ranked("tts realtime", raw)[0], "recipes/MOSS-TTS-Realtime");
+    // a Korean reader's 실시간 is realtime on a page still in English
+    const koRaw = ko.small({
+      "recipes/MOSS-TTS-Realtime": { title: "RBLN NPU에서 MOSS-TTS-Realtime 서빙", body: "a realtime streaming tts" },
+      "recipes/MOSS-TTS": { title: "RBLN NPU에서 MOSS-TTS 서빙", body: "a tts model" },
+      other: { title: "설치", body: "드라이버" },
+    });
+    assert.equal(ko.ranked("실시간 TTS", koRaw)[0], "recipes/MOSS-TTS-Realtime");
+    assert.equal(ko.ranked("스트리밍 음성 합성", koRaw)[0], "recipes/MOSS-TTS-Realtime");
+  });
+
   test("a reference page whose title and one heading hold the query is about it: its text counts in full", () => {
     // a guide with a section on memory and the word in its text; the memory reference, whose title
     // names memory and a heading the calculation; a reference page that mentions both; recipes

@@ -921,8 +921,8 @@ var RecipeSearch = (function () {
 
   /** How well a page's title names the runs: for each run, the best name of the title that holds
       its words in order, as the share of the name they make (1 for "qwen3 8b" and "Qwen3-8B",
-      2/3 for "minimax m2" and "MiniMax-M2.1"), halved when other words come between; 0 when
-      a run is in none of its names. */
+      2/3 for "minimax m2" and "MiniMax-M2.1"), halved when other words come between, a quarter
+      when they come in another order; 0 when a run is in none of its names. */
   function nameScore(index, doc, runs) {
     var score = 1;
     runs.forEach(function (run) {
@@ -948,6 +948,19 @@ var RecipeSearch = (function () {
           }
           if (at <= chunk.length) best = Math.max(best, (run.length / chunk.length) * (gaps ? 0.5 : 1));
         }
+        // its words in another order than the name's (realtime tts for MOSS-TTS-Realtime): the
+        // name still, below every name that holds them in order
+        var used = new Set();
+        var all = run.every(function (word) {
+          for (var j = 0; j < chunk.length; j++) {
+            if (!used.has(j) && namePart(chunk[j], word)) {
+              used.add(j);
+              return true;
+            }
+          }
+          return false;
+        });
+        if (all) best = Math.max(best, (run.length / chunk.length) * 0.25);
       });
       score = Math.min(score, best);
     });
