@@ -135,9 +135,10 @@ bench: $(STAMP)
 
 # The search's figures on the reader query sets and the summaries of ten common queries per
 # language, measured in Chromium on the built site (bench/search_report.py), written to
-# _build/search-report.md. SEARCH_ARGS=--before DIR adds another built tree's figures.
+# _build/search-report.md, and on the test suite's portal (built in _build/portal, bench/portal.py
+# --suite) its own sets. SEARCH_ARGS=--before DIR adds another built tree's figures.
 search-report: html
-	$(BIN)/python bench/search_report.py --out $(BUILD)/search-report.md $(SEARCH_ARGS)
+	$(BIN)/python bench/search_report.py --out $(BUILD)/search-report.md --portal $(BUILD)/portal $(SEARCH_ARGS)
 
 # Regenerate the vllm serve vocabulary (flags, JSON fields, env names) from the released
 # source of a vLLM / vllm-rbln pair; needs the network, unlike the build and the tests.

@@ -283,11 +283,24 @@ def _po_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def copy(project: Path) -> None:
+    """A copy of the project in `project` (which must not exist), using this one's virtual
+    environment and Node packages."""
+    shutil.copytree(ROOT, project, ignore=IGNORE, symlinks=True)
+    project_links(project)
+
+
 def write(project: Path, count: int, large: tuple[int, int] | None = None) -> list[Generated]:
     """A copy of the project in `project` (which must not exist) with a portal of `count` recipes;
     with `large` (tabs, targets), every generated recipe is made that large (:func:`enlarge`)."""
-    shutil.copytree(ROOT, project, ignore=IGNORE, symlinks=True)
-    project_links(project)
+    copy(project)
+    return generate(project, count, large)
+
+
+def generate(project: Path, count: int, large: tuple[int, int] | None = None, *, check: bool = True) -> list[Generated]:
+    """Generated recipes (and their pages and Korean) added to a project copy, `count` minus the
+    shipped two of them; each is checked as `make validate` checks it unless `check` is false (the
+    caller builds the copy with `make html`, which validates every recipe and fails on an error)."""
     # the project's own recipes beside the shipped two (tests/batch's, make test-batch) keep their
     # names and catalog entries: the portal adds `count` minus the shipped two around them
     taken = frozenset(p.stem.lower() for p in (project / "recipes").glob("*.json") if p.name != "schema.json")
@@ -300,8 +313,9 @@ def write(project: Path, count: int, large: tuple[int, int] | None = None) -> li
         path = project / "recipes" / f"{item.name}.json"
         data = recipe(item) if large is None else enlarge(recipe(item), *large)
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        _recipe, found = check_file(path)
-        problems += [str(problem) for problem in found]
+        if check:
+            _recipe, found = check_file(path)
+            problems += [str(problem) for problem in found]
         text, translations = page(item)
         (project / "source" / "recipes" / f"{item.name}.md").write_text(text, encoding="utf-8")
         entries += [
@@ -331,16 +345,24 @@ def real_page(name: str, description: str) -> str:
 def adopt(project: Path, folder: Path) -> list[str]:
     """A copy of the project in `project` (which must not exist) with the recipes of `folder`
     beside its own, each with its page; their names, in order."""
-    shutil.copytree(ROOT, project, ignore=IGNORE, symlinks=True)
-    project_links(project)
+    copy(project)
+    return take(project, folder)
+
+
+def take(project: Path, folder: Path, chosen: tuple[str, ...] | None = None, *, check: bool = True) -> list[str]:
+    """The recipes of `folder` (those named in `chosen`, or all) added to a project copy beside
+    its own, each with its page; their names, in order. Each is checked unless `check` is false
+    (as :func:`generate`)."""
     names, problems = [], []
-    for source in sorted(folder.glob("*.json")):
+    sources = sorted(folder.glob("*.json")) if chosen is None else [folder / f"{name}.json" for name in chosen]
+    for source in sources:
         path = project / "recipes" / source.name
         if path.exists() or source.name == "schema.json":
             continue  # the project's own recipe of that name stays
         shutil.copyfile(source, path)
-        checked, found = check_file(path)
-        problems += [] if checked is not None else [str(problem) for problem in found]  # warnings alone pass
+        if check:
+            checked, found = check_file(path)
+            problems += [] if checked is not None else [str(problem) for problem in found]  # warnings alone pass
         data = json.loads(path.read_text(encoding="utf-8"))
         description = " ".join(str(data.get("text", {}).get("en", {}).get("sub", "")).split())
         (project / "source" / "recipes" / f"{path.stem}.md").write_text(
@@ -352,13 +374,70 @@ def adopt(project: Path, folder: Path) -> list[str]:
     return names
 
 
+# The test suite's portal (tests/conftest.py's portal_project; make search-report measures its
+# query sets, tests/search_sets/portal and portal-real, on it): a hundred recipes, real ones of
+# every shape from tests/data/portal-recipes and generated ones up to the count. A real recipe
+# costs more to build than a generated one, by the size of its pages (nine GPU targets to a
+# strategy, each target's commands and manifests written out: 2.5 MB of output for two
+# strategies where a generated recipe makes 0.5 MB), so the lightest of each shape are taken:
+# the portal costs no more processor time than the hundred generated ones did
+# (tests/data/portal-recipes/README.md). Left out for their size: ERNIE-4.5-21B-A3B-PT (8
+# strategies of 72 targets, 13 MB), Qwen2.5-VL-72B-Instruct, translategemma-27b-it, Ling-2.6-1T
+# and -flash, Llama-3.1-8B, plamo-3-nict-31b-base, and the second and third of a kind.
+SUITE_FOLDER = ROOT / "tests" / "data" / "portal-recipes"
+SUITE_REAL: tuple[str, ...] = (
+    # text: a small dense multimodal model, a MoE reasoning model in MXFP4, an instruct model with
+    # tool calling, the smallest vision-language model
+    "Qwen3.5-0.8B",
+    "gpt-oss-20b",
+    "LFM2.5-1.2B-Instruct",
+    "LFM2.5-VL-450M",
+    # six strategies of 39 targets, one of them a prefill/decode cluster
+    "Mistral-Small-4-119B-2603",
+    # OCR, a multimodal reranker, English/Japanese translation, speech recognition
+    "DeepSeek-OCR-2",
+    "jina-reranker-m0",
+    "plamo-2-translate",
+    "whisper-large-v3",
+    # vLLM-Omni (no feature axes): speech synthesis, image, video and audio generation, image editing
+    "MOSS-TTS",
+    "MOSS-TTS-Realtime",
+    "MOSS-TTSD-v1.0",
+    "VoxCPM2",
+    "Voxtral-4B-TTS-2603",
+    "GLM-TTS",
+    "IndexTTS-2.5",
+    "s2-pro",
+    "higgs-audio-v3-tts-4b",
+    "Ming-omni-tts-0.5B",
+    "Qwen-Image",
+    "Wan2.2-T2V-A14B-Diffusers",
+    "stable-audio-open-1.0",
+    "LongCat-Image-Edit",
+)
+SUITE_COUNT = 100
+
+
+def suite(project: Path, count: int = SUITE_COUNT) -> tuple[list[str], list[Generated]]:
+    """A copy of the project in `project` (which must not exist) with the test suite's portal of
+    `count` recipes: the real ones of :data:`SUITE_REAL` and generated ones up to the count. Its
+    recipes are not checked here: `make html` validates every one (once, for both languages) and
+    fails on an error, and checking them here as well cost an eighth of the portal's build."""
+    copy(project)
+    real = take(project, SUITE_FOLDER, SUITE_REAL, check=False)
+    return real, generate(project, count - len(real), check=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("project", type=Path, help="the folder to write (must not exist)")
     parser.add_argument("count", type=int, nargs="?", help="recipes in the portal (the shipped two included)")
     parser.add_argument("--recipes", type=Path, metavar="FOLDER", help="the portal's recipes instead (real ones)")
+    parser.add_argument("--suite", action="store_true", help="the test suite's portal (real recipes and generated)")
     args = parser.parse_args(argv)
-    if args.recipes is not None:
+    if args.suite:
+        suite(args.project, args.count or SUITE_COUNT)
+    elif args.recipes is not None:
         adopt(args.project, args.recipes)
     elif args.count is not None:
         write(args.project, args.count)

@@ -16,7 +16,10 @@ output there as a Markdown document too (``make search-report``: _build/search-r
 generated figures never go into the README).
 
 Usage: python bench/search_report.py [--html _build/html] [--before DIR] [--out FILE]
-(``make search-report`` builds the site first).
+(``make search-report`` builds the site first). ``--portal DIR`` also builds the test suite's
+portal (bench/portal.py --suite: real recipes of every shape and generated ones) in DIR, unless
+it is built there already, and measures its query sets (tests/search_sets/portal and portal-real)
+on it the same way; ``make search-report`` does (_build/portal).
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "_ext"))
+
+import portal  # noqa: E402  (bench/portal.py, beside this file)
 
 import query_sets  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS, served  # noqa: E402
@@ -170,10 +177,12 @@ def summaries(page, base: str, language: str) -> list[str]:
     return lines
 
 
-def report(tree: Path, before: Path | None, sets: str = "", cost_queries: int = 0) -> str:
+def report(tree: Path, before: Path | None, sets: tuple[str, ...] = ("",), cost_queries: int = 0) -> str:
+    """The figures of the query sets of the folders `sets` of tests/search_sets ("": the shipped
+    site's) on a built tree (and on `before`), what a reader sees and what a query costs."""
     from playwright.sync_api import sync_playwright
 
-    rows: dict[tuple[str, str], list[str]] = {}
+    rows: dict[tuple[str, str, str], list[str]] = {}
     shown: dict[str, list[str]] = {}
     spent: dict[str, list[str]] = {}
     with sync_playwright() as playwright:
@@ -184,13 +193,14 @@ def report(tree: Path, before: Path | None, sets: str = "", cost_queries: int = 
                 continue
             with served(site) as server:
                 for language in LANGUAGES:
-                    for part in query_sets.PARTS:
-                        found = figures(page, f"{server}/{language}", site, language, part, sets)
-                        rows.setdefault((language, part), []).append(found.line())
+                    for folder in sets:
+                        for part in query_sets.PARTS:
+                            found = figures(page, f"{server}/{language}", site, language, part, folder)
+                            rows.setdefault((folder, language, part), []).append(found.line())
                     if name == "now":
                         shown[language] = summaries(page, f"{server}/{language}", language)
                     queries = COMMON[language] + [
-                        e["query"] for part in query_sets.PARTS for e in load(sets, language, part)
+                        e["query"] for folder in sets for part in query_sets.PARTS for e in load(folder, language, part)
                     ]
                     queries = queries[:cost_queries] if cost_queries else queries
                     spent.setdefault(language, []).append(
@@ -202,9 +212,10 @@ def report(tree: Path, before: Path | None, sets: str = "", cost_queries: int = 
         "| Set | Queries | " + ("Before (Sphinx's search) | " if before else "") + "Now |",
         "| --- | --- | " + ("--- | " if before else "") + "--- |",
     ]
-    for (language, part), found in rows.items():
-        count = len(load(sets, language, part))
-        lines.append(f"| {names[language]}, {part} | {count} | " + " | ".join(found) + " |")
+    for (folder, language, part), found in rows.items():
+        count = len(load(folder, language, part))
+        label = f"{folder}: " if folder else ""
+        lines.append(f"| {label}{names[language]}, {part} | {count} | " + " | ".join(found) + " |")
     for language in LANGUAGES:
         lines += ["", f"{names[language]} (`{language}/search.html`), the summary under each result:", ""]
         lines += shown[language]
@@ -214,13 +225,34 @@ def report(tree: Path, before: Path | None, sets: str = "", cost_queries: int = 
     return "\n".join(lines) + "\n"
 
 
+def suite_portal(folder: Path) -> Path:
+    """The built html of the test suite's portal in `folder` (built there unless it was before)."""
+    project = folder / "project"
+    html = project / "_build" / "html"
+    if not (html / "ko" / "searchindex.js").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        portal.suite(project)
+        subprocess.run(["make", "-s", "html", "SPHINXOPTS=", f"BUILD={project / '_build'}"], cwd=project, check=True)
+    return html
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--html", type=Path, default=ROOT / "_build" / "html")
     parser.add_argument("--before", type=Path)
     parser.add_argument("--out", type=Path, help="also write the report to this file")
     parser.add_argument(
-        "--sets", default="", help="a folder of tests/search_sets (real, portal) instead of the site's sets"
+        "--sets",
+        default="",
+        help="folders of tests/search_sets, comma-separated (real, portal, portal-real), instead of the site's sets",
+    )
+    parser.add_argument(
+        "--portal",
+        type=Path,
+        metavar="DIR",
+        help="also build the test suite's portal in DIR (bench/portal.py --suite; kept when built before) "
+        "and measure its sets (portal, portal-real) on it",
     )
     parser.add_argument(
         "--cost-queries",
@@ -229,7 +261,10 @@ def main(argv: list[str]) -> int:
         help="measure the cost of the first N queries only (the ten common ones first)",
     )
     args = parser.parse_args(argv)
-    text = report(args.html, args.before, args.sets, args.cost_queries)
+    text = report(args.html, args.before, tuple(args.sets.split(",")), args.cost_queries)
+    if args.portal:
+        text += "\n## The test suite's portal (bench/portal.py --suite)\n\n"
+        text += report(suite_portal(args.portal), None, ("portal", "portal-real"), args.cost_queries)
     print(text)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -205,7 +205,8 @@ def quick_bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_once(tmp_path_factory, "bench", _run_quick_bench)
 
 
-PORTAL_COUNT = 100  # a hundred recipes: the catalogue's and search's portal (bench/portal.py)
+# the catalogue's and search's portal: real recipes of every shape and generated ones (bench/portal.py)
+PORTAL_COUNT = 100
 
 
 def _build_portal(folder: Path) -> None:
@@ -213,7 +214,7 @@ def _build_portal(folder: Path) -> None:
     import portal
 
     project = folder / "project"
-    portal.write(project, PORTAL_COUNT)
+    portal.suite(project, PORTAL_COUNT)
     result = subprocess.run(
         ["make", "-s", "html", "SPHINXOPTS=", f"BUILD={project / '_build'}"],
         cwd=project,
@@ -226,7 +227,8 @@ def _build_portal(folder: Path) -> None:
 
 @pytest.fixture(scope="session")
 def portal_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A project copy with a portal of a hundred recipes (bench/portal.py), built in both
+    """A project copy with the suite's portal (bench/portal.py's suite: real recipes of every shape
+    imported from vLLM Recipes, tests/data/portal-recipes, and generated ones), built in both
     languages once for the whole session (its html under _build/html)."""
     return built_once(tmp_path_factory, "portal", _build_portal) / "project"
 

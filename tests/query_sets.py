@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import html
 import json
 import re
 import types
@@ -35,8 +36,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
-
-from bs4 import BeautifulSoup, SoupStrainer
 
 from recipebook.reading import sharing
 
@@ -182,7 +181,42 @@ def indexed_pages(tree: Path) -> set[str] | None:
     return {data["docnames"][i] for i in docs}
 
 
-MAIN = SoupStrainer("article", attrs={"role": "main"})  # a page's text: only its article is parsed
+# A page's main article, where a tag of a name opens or closes, what is not the page's text
+# (scripts, styles, a button's label), what is kept out of the index (a table of contents is the
+# other pages' titles, not this page's words), any tag.
+ARTICLE = re.compile(r'<article\b[^>]*\brole="main"[^>]*>')
+NOT_TEXT = re.compile(r"<(script|style|button)\b.*?</\1\s*>", re.S | re.I)
+KEPT_OUT = re.compile(r'<(\w+)\b[^>]*\bclass="[^"]*\b(?:no-search|toctree-wrapper)\b[^"]*"[^>]*>')
+TAG = re.compile(r"<[^>]*>")
+
+
+def _closed(text: str, name: str, start: int) -> int:
+    """Where the element of tag `name` open at `start` closes (its nested ones counted)."""
+    tags = re.compile(rf"<{name}\b|</{name}\s*>")
+    depth, at = 1, start
+    while depth:
+        found = tags.search(text, at)
+        if found is None:
+            return len(text)
+        depth += -1 if found.group().startswith("</") else 1
+        at = found.end()
+    return at
+
+
+def article_text(page: str) -> str | None:
+    """The text of a built page's main article (None: it has none), its tags read as spaces. Made
+    with regular expressions, not a parser: a recipe page of many targets is megabytes, and parsing
+    a portal's pages took longer than its search's tests (the words are the same as a parser's)."""
+    opened = ARTICLE.search(page)
+    if opened is None:
+        return None
+    body = NOT_TEXT.sub(" ", page[opened.end() : _closed(page, "article", opened.end())])
+    kept, at = [], 0
+    while (out := KEPT_OUT.search(body, at)) is not None:
+        kept.append(body[at : out.start()])
+        at = _closed(body, out.group(1), out.end())
+    kept.append(body[at:])
+    return html.unescape(TAG.sub(" ", "".join(kept)))
 
 
 @functools.cache
@@ -197,16 +231,9 @@ def page_texts(tree: Path) -> Mapping[str, str]:
             continue
         if indexed is not None and docname not in indexed:
             continue
-        article = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser", parse_only=MAIN).select_one(
-            'article[role="main"]'
-        )
-        if article is None:
-            continue
-        for chrome in article.select("script, style, button"):  # a button's label is not the page's text
-            chrome.decompose()
-        for kept_out in article.select(".no-search, .toctree-wrapper"):  # kept out of the index (a
-            kept_out.decompose()  # table of contents is the other pages' titles, not this page's words)
-        texts[docname] = article.get_text(" ")
+        text = article_text(path.read_text(encoding="utf-8"))
+        if text is not None:
+            texts[docname] = text
     return types.MappingProxyType(texts)  # shared by every caller: read-only
 
 

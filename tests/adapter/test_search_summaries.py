@@ -92,3 +92,23 @@ def test_a_page_past_the_bound_keeps_its_opening():
     text = summaries.page_text(page)["text"]
     assert text.startswith("문단 0 ")
     assert summaries.LIMIT - 200 < len(text.encode()) <= summaries.LIMIT
+
+
+def test_the_tabs_a_page_does_not_open_with_are_emptied_before_reading_and_the_text_is_the_same():
+    inner = _tabs(["H200", "MI300X"], "<p>target {name}</p><pre>vllm serve {name}</pre>")
+    page = _tabs(["Tensor", "Expert"], "<p>strategy {name}</p>" + inner.replace("{", "{{").replace("}", "}}"))
+    emptied = summaries.opening_tabs_only(page)
+    assert "strategy Tensor" in emptied and "target H200" in emptied  # the tabs it opens with
+    assert "strategy Expert" not in emptied and "target MI300X" not in emptied  # the others: emptied
+    assert summaries.page_text(page) == summaries.read(page)
+
+
+def test_a_hidden_tab_with_text_that_is_not_markup_is_left_to_the_reader():
+    # a "<div" in a script, a style or a comment is not a tag: counting it would cut past the tab
+    for raw in ("<script>let x = '<div>';</script>", "<style>/* <div */</style>", "<!-- <div -->"):
+        page = _tabs(["Alpha", "Beta"], f"<p>text of {{name}}</p>{raw}") + "<p>after the tabs</p>"
+        assert "text of Beta" in summaries.opening_tabs_only(page)
+        assert summaries.page_text(page) == summaries.read(page)
+        assert summaries.page_text(page)["text"].endswith("after the tabs")
+    unclosed = '<input type="radio"><div class="sd-tab-content docutils"><p>never closed'
+    assert summaries.opening_tabs_only(unclosed) == unclosed

@@ -1,9 +1,10 @@
-"""The catalogue of a portal of a hundred recipes (bench/portal.py), in Chromium: at 375, 1280 and
-1920 px, in both languages, the landing page never scrolls sideways and no catalogue cell is cut
-(long Hugging Face names wrap), with JavaScript and without it; the filters narrow the table.
+"""The catalogue of a portal of a hundred recipes (bench/portal.py's suite), in Chromium: at 375,
+1280 and 1920 px, in both languages, the landing page never scrolls sideways and no catalogue cell
+is cut (long Hugging Face names wrap), with JavaScript and without it; the filters narrow the table.
 
-The portal is generated into a temporary project copy and built there (both languages), once
-for the session (conftest.portal_project, which the portal's search tests share).
+The portal (real recipes of every shape imported from vLLM Recipes, tests/data/portal-recipes,
+and generated ones) is written into a temporary project copy and built there (both languages),
+once for the session (conftest.portal_project, which the portal's search tests share).
 """
 
 from __future__ import annotations

@@ -168,11 +168,85 @@ describe("a page about the thing, and names as names", () => {
 
   test("a name typed with its own capitals is spelt on purpose: it finds no typo of it", () => {
     const raw = en.small({
-      "a-memory": { title: "Memory", body: "the figures leave room for the cache" },
+      "a-memory": { title: "Memory", body: "the figures are set in rock" },
       "b-other": { title: "Other", body: "nothing" },
     });
-    assert.deepEqual(en.ranked("ROCm", raw), []); // ROCm is not room
-    assert.deepEqual(en.ranked("rocm", raw), ["a-memory"]); // typed in small letters, it may be a slip
+    assert.deepEqual(en.ranked("ROCm", raw), []); // ROCm is not rock
+    assert.deepEqual(en.ranked("rocm", raw), ["a-memory"]); // typed in small letters, it may be a slip (m for k)
+  });
+
+  test("a typo is a slip of the fingers: a letter replaced by its neighbour on the keyboard, or a vowel by a vowel", () => {
+    const raw = en.small({
+      "a-rules": { title: "Rules", body: "an exponent of the figures, the speculative decoding" },
+      "b-other": { title: "Other", body: "nothing" },
+    });
+    // a for p is no slip: exaone (a model the site lacks) is not expone, the stem of exponent
+    assert.deepEqual(en.ranked("exaone", raw), []);
+    assert.deepEqual(en.ranked("exponemt", raw), ["a-rules"]); // m for n, its neighbour
+    assert.deepEqual(en.ranked("speculitive", raw), ["a-rules"]); // i for a: a vowel for a vowel
+    assert.deepEqual(en.ranked("speculatve", raw), ["a-rules"]); // a letter left out
+    assert.deepEqual(en.ranked("expnoent", raw), ["a-rules"]); // two letters swapped
+  });
+
+  test("a name typed with a typo is found in a title as whole words, not as pieces of two", () => {
+    const raw = en.small({
+      "recipes/higgs-audio-v3-tts-4b": { title: "Serving higgs-audio-v3-tts-4b on RBLN NPU", body: "speech" },
+      "recipes/gpt-oss-120b": { title: "Serving gpt-oss-120b on RBLN NPU", body: "reasoning" },
+      "c-other": { title: "Other", body: "nothing" },
+    });
+    assert.deepEqual(en.ranked("gtposs", raw), ["recipes/gpt-oss-120b"]); // gpt-oss, its hyphen left out
+    // the g of higgs and the audi of audio are not Gaudi, a name the site lacks
+    assert.deepEqual(en.ranked("gaudi", raw), []);
+  });
+
+  test("a model's name in another order than its title's is still its name, after the names in order", () => {
+    const raw = en.small({
+      "recipes/MOSS-TTS-Realtime": { title: "Serving MOSS-TTS-Realtime on RBLN NPU", body: "streaming speech" },
+      "recipes/MOSS-TTS": { title: "Serving MOSS-TTS on RBLN NPU", body: "speech" },
+      "recipes/Voxtral-Mini-4B-Realtime": { title: "Serving Voxtral-Mini-4B-Realtime on RBLN NPU", body: "asr" },
+    });
+    assert.equal(en.ranked("realtime tts", raw)[0], "recipes/MOSS-TTS-Realtime");
+    assert.equal(en.ranked("tts realtime", raw)[0], "recipes/MOSS-TTS-Realtime");
+    // a Korean reader's 실시간 is realtime on a page still in English
+    const koRaw = ko.small({
+      "recipes/MOSS-TTS-Realtime": { title: "RBLN NPU에서 MOSS-TTS-Realtime 서빙", body: "a realtime streaming tts" },
+      "recipes/MOSS-TTS": { title: "RBLN NPU에서 MOSS-TTS 서빙", body: "a tts model" },
+      other: { title: "설치", body: "드라이버" },
+    });
+    assert.equal(ko.ranked("실시간 TTS", koRaw)[0], "recipes/MOSS-TTS-Realtime");
+    assert.equal(ko.ranked("스트리밍 음성 합성", koRaw)[0], "recipes/MOSS-TTS-Realtime");
+  });
+
+  test("a reference page whose title and one heading hold the query is about it: its text counts in full", () => {
+    // a guide with a section on memory and the word in its text; the memory reference, whose title
+    // names memory and a heading the calculation; a reference page that mentions both; recipes
+    // whose memory panel names memory (a word on most pages)
+    const pages = (w) => {
+      const found = {
+        "a-configuration": { title: w[0], headings: [w[1]], body: w[2] },
+        "b-memory": { title: w[3], headings: [w[4]], body: w[5], reference: true },
+        "c-rules": { title: w[6], body: w[7], reference: true },
+      };
+      for (let i = 1; i <= 8; i++) found[`recipes/m${i}`] = { title: `${w[8]} ${i}`, body: w[9] };
+      return found;
+    };
+    const enRaw = en.small(
+      pages([
+        "Configuration", "Model and memory", "the flags computed for each rank",
+        "Memory figures", "How the figures are computed", "weights and cache of each rank",
+        "Rules", "memory computed per rule", "Model", "memory panel and commands",
+      ]),
+    );
+    const koRaw = ko.small(
+      pages([
+        "설정", "모델과 메모리", "랭크마다 계산된 플래그",
+        "메모리가 충분할까? 메모리 수치", "수치를 계산하는 방법", "랭크마다 가중치와 캐시",
+        "규칙", "규칙마다 메모리 계산", "모델", "메모리 패널과 명령",
+      ]),
+    );
+    assert.deepEqual(en.ranked("memory calculation", enRaw), ["b-memory", "a-configuration", "c-rules"]);
+    assert.deepEqual(ko.ranked("메모리 계산", koRaw), ["b-memory", "a-configuration", "c-rules"]);
+    assert.deepEqual(ko.ranked("메모리계산", koRaw), ["b-memory", "a-configuration", "c-rules"]);
   });
 
   test("a name the title writes as one word is found typed as two", () => {
@@ -215,6 +289,14 @@ describe("a page about the thing, and names as names", () => {
     assert.deepEqual(ko.ranked("큐웬3 8b", raw), ["recipes/Qwen3-8B"]);
     assert.equal(ko.ranked("딥시크 OCR", raw)[0], "recipes/DeepSeek-OCR");
     assert.equal(ko.ranked("패들", raw)[0], "recipes/PaddleOCR-VL"); // the start of a title's name
+    // heard by its start, with the rest of the name typed after it, spaced or not
+    for (const query of ["패들 OCR", "패들OCR", "패들 ocr"]) {
+      assert.equal(ko.RecipeSearch.search(query, raw).read, "paddleocr", query);
+      assert.equal(ko.ranked(query, raw)[0], "recipes/PaddleOCR-VL", query);
+    }
+    assert.equal(ko.RecipeSearch.search("패들OCR VL", raw).read, "paddleocr VL");
+    assert.equal(ko.RecipeSearch.search("딥시크OCR", raw).read, "deepseek OCR"); // a name of its own after it
+    assert.equal(ko.ranked("딥시크OCR", raw)[0], "recipes/DeepSeek-OCR");
     // only the names of titles: 제미나이 (Gemini) is not the common word german
     assert.deepEqual(ko.ranked("제미나이", raw), []);
   });

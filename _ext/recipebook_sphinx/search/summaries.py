@@ -97,6 +97,12 @@ DOT: Final = (2, " \u00b7 ")
 COLON: Final = (3, ": ")
 SENTENCE_END: Final = re.compile(r"[.:;!?\u3002]$")
 CONTINUATION: Final = re.compile(r"[ \t]*\\\n")
+# A tab's radio button or its content, a <div> opening or closing, and what holds text that is
+# not markup (where "<div" may stand as text): for :func:`opening_tabs_only`.
+TAB_PARTS: Final = re.compile(r'<input\b[^>]*\btype="radio"[^>]*>|<div class="sd-tab-content\b[^"]*"[^>]*>')
+CHECKED: Final = re.compile(r"\schecked(?=[\s=>/])")
+DIV: Final = re.compile(r"<div\b|</div>")
+NOT_MARKUP: Final = re.compile(r"<script\b|<style\b|<!--|<textarea\b|<template\b")
 
 
 class _Reader(HTMLParser):
@@ -218,12 +224,49 @@ class _Reader(HTMLParser):
             self.emit(data, False)
 
 
-def page_text(body: str) -> dict[str, Any]:
-    """The text of a page's body as a reader reads it, where its code stands, where its sections are."""
+def opening_tabs_only(body: str) -> str:
+    """The page's body with the content of each tab it does not open with emptied (a tab whose
+    radio button is not checked), which the reader would skip: a recipe page of many strategies
+    and targets is megabytes of such tabs, and reading them through the parser was most of the
+    time a summary took. A tab that holds text which is not markup (a script, a style, a
+    comment, where "<div" may stand as text) is left to the reader."""
+    out: list[str] = []
+    at = pos = 0
+    checked = False
+    while (found := TAB_PARTS.search(body, pos)) is not None:
+        tag, pos = found.group(), found.end()
+        if tag.startswith("<input"):
+            checked = CHECKED.search(tag) is not None
+            continue
+        if checked:
+            continue
+        depth, end = 1, pos
+        while depth:
+            div = DIV.search(body, end)
+            if div is None:  # not closed: the reader reads it as it is
+                return "".join(out) + body[at:]
+            depth += 1 if div.group() == "<div" else -1
+            end = div.end()
+        if NOT_MARKUP.search(body, pos, end - len("</div>")):
+            continue
+        out += [body[at:pos], "</div>"]
+        at = pos = end
+    return "".join(out) + body[at:]
+
+
+def read(body: str) -> dict[str, Any]:
+    """The text of a page's body as the reader reads it (all of it), where its code stands, where
+    its sections are."""
     reader = _Reader()
     reader.feed(body)
     reader.close()
     return {"text": "".join(reader.out), "code": reader.code, "sections": reader.sections}
+
+
+def page_text(body: str) -> dict[str, Any]:
+    """The text of a page's body as a reader reads it, where its code stands, where its sections
+    are: :func:`read` of the body without the content of the tabs it does not open with."""
+    return read(opening_tabs_only(body))
 
 
 def write(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:

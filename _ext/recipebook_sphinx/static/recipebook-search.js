@@ -18,8 +18,9 @@
  *    Korean compound (설치매트릭스 → 설치 매트릭스, the fewest words, longest first);
  *    matched to the terms it begins (파이프 → 파이프라인); matched to the terms one typo
  *    away: one jamo (else one syllable) in a Korean word of three syllables or more, one
- *    letter a typist confuses (ㅅ/ㅆ, ㅐ/ㅔ...) in a two-syllable one, one edit in an English
- *    word (디코팅 → 디코딩, 캐씽 → 캐싱, speculatve → speculative); found in a title
+ *    letter a typist confuses (ㅅ/ㅆ, ㅐ/ㅔ...) in a two-syllable one, one slip in an English
+ *    word (a letter left out or added, two swapped, one replaced by its keyboard neighbour or a
+ *    vowel by a vowel: 디코팅 → 디코딩, 캐씽 → 캐싱, speculatve → speculative); found in a title
  *    (`gptoss`). Any other word stays, matching nothing, so that a question about
  *    something the site lacks finds nothing.
  *
@@ -202,6 +203,7 @@ var RecipeSearch = (function () {
           return titleStems(s[0]);
         });
       }),
+      keyBounds: raw.titles.map(keyBounds),
       keys: raw.titles.map(function (title, doc) {
         return [key(title)].concat(
           sections[doc].map(function (s) {
@@ -283,13 +285,31 @@ var RecipeSearch = (function () {
     );
   }
 
-  function near(k, text) {
-    for (var start = 0; start < text.length; start++) {
+  /** Whether a word typed with one typo stands in a title's key as whole words of the title
+      (gtposs in "servinggptoss120b...": gpt-oss typed without its hyphen); a stretch that starts
+      or ends inside a word is pieces of words, not a name (gaudi is not the g of higgs and the
+      audi of audio). `bounds`: where the title's words start and end in its key. */
+  function near(k, text, bounds) {
+    var ends = new Set(bounds[1]);
+    return bounds[0].some(function (start) {
       for (var length = k.length - 1; length <= k.length + 1; length++) {
-        if (start + length <= text.length && withinOne(k, text.slice(start, start + length))) return true;
+        if (ends.has(start + length) && withinOne(k, text.slice(start, start + length))) return true;
       }
-    }
-    return false;
+      return false;
+    });
+  }
+
+  /** Where each run of letters and digits of a title starts and ends in its key (key()). */
+  function keyBounds(title) {
+    var starts = [];
+    var ends = [];
+    var at = 0;
+    (normalize(title || "").match(ALNUM) || []).forEach(function (run) {
+      starts.push(at);
+      at += run.length;
+      ends.push(at);
+    });
+    return [starts, ends];
   }
 
   function jamo(word) {
@@ -304,6 +324,30 @@ var RecipeSearch = (function () {
     return letters;
   }
 
+  // The letters a typist hits for a letter: its neighbours on the keyboard (QWERTY, rows
+  // staggered), and for a vowel any vowel (a spelling slip: speculitive). Another letter put in
+  // its place is not a slip of the fingers but another word (exaone is not expone).
+  var KEY_ROWS = ["qwertyuiop", "asdfghjkl", "zxcvbnm"];
+  var KEY_SHIFT = [0, 0.25, 0.75];
+  var SPELT_ALIKE = "aeiouy";
+
+  function keyAt(letter) {
+    for (var row = 0; row < KEY_ROWS.length; row++) {
+      var col = KEY_ROWS[row].indexOf(letter);
+      if (col >= 0) return [row, col + KEY_SHIFT[row]];
+    }
+    return null;
+  }
+
+  function slipFor(typed, meant) {
+    if (SPELT_ALIKE.includes(typed) && SPELT_ALIKE.includes(meant)) return true;
+    var a = keyAt(typed);
+    var b = keyAt(meant);
+    return !!a && !!b && Math.abs(a[0] - b[0]) <= 1 && Math.abs(a[1] - b[1]) <= 1;
+  }
+
+  /** The words one slip away from a typed word: a letter left out, one typed too many, two
+      neighbouring letters swapped, or one replaced by a letter a typist hits for it (slipFor). */
   function edits(word) {
     var found = [];
     for (var i = 0; i <= word.length; i++) {
@@ -312,7 +356,7 @@ var RecipeSearch = (function () {
       if (tail) found.push(head + tail.slice(1));
       if (tail.length > 1) found.push(head + tail[1] + tail[0] + tail.slice(2));
       for (var j = 0; j < LATIN_EDITS.length; j++) {
-        if (tail) found.push(head + LATIN_EDITS[j] + tail.slice(1));
+        if (tail && slipFor(tail[0], LATIN_EDITS[j])) found.push(head + LATIN_EDITS[j] + tail.slice(1));
         found.push(head + LATIN_EDITS[j] + tail);
       }
     }
@@ -349,7 +393,8 @@ var RecipeSearch = (function () {
           })
         )
           consider(keyQuality, "heading");
-        else if (titleKey.length > P.minLatin && near(titleKey, keys[0])) consider(P.quality.typo, "title");
+        else if (titleKey.length > P.minLatin && near(titleKey, keys[0], index.keyBounds[doc]))
+          consider(P.quality.typo, "title");
       }
       if (best[1]) found.set(doc, best);
     });
@@ -813,8 +858,15 @@ var RecipeSearch = (function () {
   /** The query with each Hangul word the index lacks that spells a Latin name by sound written
       in Latin letters (큐웬3 8b → qwen3 8b, 딥시크 → deepseek); the rest as typed. */
   function readNames(index, query) {
-    return query.normalize("NFC").replace(new RegExp(L.hangul + "+", "gu"), function (word) {
-      return spelling(index, word) || word;
+    var re = new RegExp("(" + L.hangul + "+)(?:([\\s._-]*)([A-Za-z]+)(?![A-Za-z0-9]))?", "gu");
+    return query.normalize("NFC").replace(re, function (match, word, between, latin, at, text) {
+      var read = spelling(index, word);
+      if (!read) return match;
+      // the rest of the name typed in Latin letters after it (패들 OCR, 패들OCR for PaddleOCR: the
+      // reading is the whole name, heard by its start) is that name, not a word of its own
+      if (latin && read.length > latin.length && read.endsWith(latin.toLowerCase())) return read;
+      if (latin) return read + (between || " ") + latin;
+      return read + (/^[A-Za-z]/.test(text.slice(at + match.length)) ? " " : "");
     });
   }
 
@@ -869,8 +921,8 @@ var RecipeSearch = (function () {
 
   /** How well a page's title names the runs: for each run, the best name of the title that holds
       its words in order, as the share of the name they make (1 for "qwen3 8b" and "Qwen3-8B",
-      2/3 for "minimax m2" and "MiniMax-M2.1"), halved when other words come between; 0 when
-      a run is in none of its names. */
+      2/3 for "minimax m2" and "MiniMax-M2.1"), halved when other words come between, a quarter
+      when they come in another order; 0 when a run is in none of its names. */
   function nameScore(index, doc, runs) {
     var score = 1;
     runs.forEach(function (run) {
@@ -896,6 +948,19 @@ var RecipeSearch = (function () {
           }
           if (at <= chunk.length) best = Math.max(best, (run.length / chunk.length) * (gaps ? 0.5 : 1));
         }
+        // its words in another order than the name's (realtime tts for MOSS-TTS-Realtime): the
+        // name still, below every name that holds them in order
+        var used = new Set();
+        var all = run.every(function (word) {
+          for (var j = 0; j < chunk.length; j++) {
+            if (!used.has(j) && namePart(chunk[j], word)) {
+              used.add(j);
+              return true;
+            }
+          }
+          return false;
+        });
+        if (all) best = Math.max(best, (run.length / chunk.length) * 0.25);
       });
       score = Math.min(score, best);
     });
@@ -933,6 +998,29 @@ var RecipeSearch = (function () {
     });
   }
 
+  /** Whether the page's title and one of its headings hold every word of the query between them,
+      the title one at least (메모리 계산: "메모리가 충분할까? 메모리 수치" > "수치를 계산하는 방법"): a
+      reference page that is about the query, whose text counts in full, not as a reference page's
+      that names everything once. */
+  function aboutIt(index, doc, words) {
+    var known = words.filter(function (word) {
+      return word.terms.size;
+    });
+    if (!known.length || known.length < words.length) return false;
+    var rest = known.filter(function (word) {
+      return !holds(index.page[doc], word);
+    });
+    if (rest.length === known.length) return false;
+    return (
+      !rest.length ||
+      index.sectionStems[doc].some(function (section) {
+        return rest.every(function (word) {
+          return holds(section, word);
+        });
+      })
+    );
+  }
+
   function rank(words, raw, runs, question) {
     var index = prepare(raw);
     runs = runs || [];
@@ -958,7 +1046,7 @@ var RecipeSearch = (function () {
       var named = runs.length ? nameScore(index, doc, runs) : 0;
       if (runs.length && !named) return;
       if (round(coverage) <= threshold) return;
-      var text = index.reference[doc] ? P.referenceText : 1;
+      var text = index.reference[doc] && !aboutIt(index, doc, words) ? P.referenceText : 1;
       words.forEach(function (word) {
         var match = word.matches.get(doc) || [0, ""];
         var where = match[1] === "title" ? 1 : text;
