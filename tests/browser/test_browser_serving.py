@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from playwright.sync_api import expect
 
 import recipebook
 from browser_support import open_page
@@ -192,7 +193,11 @@ def test_change_marks_in_chromium(browser, server):
             gid = page.eval_on_selector(
                 f'form.rb-grid[data-strategy="{strategy.slug}"][data-target="{target.target}"]', "f => f.id"
             )
-            page.check(f"#{gid}-diff")
+            # a reader clicks the switch's label (the input itself is a 1-pixel box the label
+            # stands for); the click may land before a late layout pass has settled, so the
+            # state is waited for rather than read once
+            page.click(f"label[for='{gid}-diff']")
+            expect(page.locator(f"#{gid}-diff")).to_be_checked()
             for selection in offered(target.grid):
                 want = expected_marks(rec, strategy, target, selection)
                 page.evaluate(SET_SELECTION, [gid, selection])

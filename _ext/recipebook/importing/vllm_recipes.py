@@ -15,9 +15,9 @@ several modes), Advanced tuning flags, a KV offload option, and for vLLM-Omni mo
   states by removing the key and adding it.
 
 Two values of different axes that set the same key are excluded together (their last-wins would
-keep one of them; the rules forbid it); what cannot be expressed at all (a multi-node shape before
-the format has roles that span nodes, Mooncake's router and master, a Docker install, a companion
-process, another node count) is listed in ``Imported.lost``, never dropped silently. So is what
+keep one of them; the rules forbid it); what cannot be expressed at all (a prefill or decode pool
+across nodes, or any multi-node shape before the format has roles that span nodes; Mooncake's
+router and master, a Docker install, a companion process, another node count) is listed in ``Imported.lost``, never dropped silently. So is what
 cannot start as their commands write it, judged by the rules' own logic (``checking.capacity``): a
 target whose servers ask a node for more devices than their profile's ``gpu_count`` (rule 29) is
 not written, and a value, or a combination of values, whose command vLLM's SchedulerConfig refuses
