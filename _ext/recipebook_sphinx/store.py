@@ -175,10 +175,12 @@ def engine_memo(env: BuildEnvironment) -> EngineMemo:
 
 
 def page_read(app: Sphinx, doctree: nodes.document) -> None:
-    """doctree-read: what the page's directives computed goes; the next page computes what it
-    shows (a recipe is shown by its own page: a process holds one recipe's models at a time,
-    not every recipe's, about 10 MB each for a large one)."""
+    """doctree-read: what the page's directives computed goes, and the recipes they read; the
+    next page reads and computes what it shows (a recipe is shown by its own page: a process
+    holds one recipe's models at a time, not every recipe's, about 10 MB each for a large one,
+    nor every recipe, about 2.5 MB each for a large one; its verdict stays)."""
     engine_memo(app.env).clear()
+    data(app.env)["recipes"].clear()
 
 
 def _changed(env: BuildEnvironment) -> None:
@@ -247,6 +249,16 @@ def pages_one_by_one(env: BuildEnvironment, recipes: Iterable[Recipe]) -> Iterat
 
 def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:
     return [r for r in (recipe(env, path) for path in recipe_paths(directory)) if r is not None]
+
+
+def recipes_one_by_one(env: BuildEnvironment, directory: str | Path) -> Iterator[Recipe]:
+    """Each valid recipe, read when the caller comes to it and not kept: what goes through every
+    recipe at build-finished holds one recipe at a time."""
+    for path in recipe_paths(directory):
+        found = recipe(env, path)
+        data(env)["recipes"].pop(os.fspath(path), None)
+        if found is not None:
+            yield found
 
 
 def dependencies(path: Path) -> list[str]:

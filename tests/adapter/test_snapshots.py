@@ -194,6 +194,15 @@ def test_no_page_model_outlives_the_page_that_showed_it(app: SphinxTestApp) -> N
     assert len(store.engine_memo(app.env)) == 0
 
 
+def test_no_recipe_outlives_the_page_that_read_it(app: SphinxTestApp) -> None:
+    """The recipes a page's directives read go with the page, and build-finished (the API,
+    llms.txt) reads them one at a time: after the build the process holds none (it held every
+    recipe, about 2.5 MB each for a large one); their verdicts stay in the environment."""
+    state = store.data(app.env)
+    assert len(state["recipes"]) == 0
+    assert state["checked"] and all(not verdict.problems for verdict in state["checked"].values())
+
+
 @pytest.fixture(scope="module")
 def built_once(rootdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The snippets built once, for later builds (new apps, as new processes) on the same folders."""

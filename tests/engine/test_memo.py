@@ -114,3 +114,30 @@ def test_a_checked_recipe_file_leaves_nothing_behind_without_a_memo(tmp_path: Pa
     second, _ = check_file(path)
     assert first is not None and second is not None and first is not second
     assert first.name == second.name == data["name"]
+
+
+def test_checking_works_out_no_memory_figures_and_the_page_model_still_has_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the rules read a page model's commands (serve.sh, NPUs): its memory figures are the page's
+    # work, not the check's (a large recipe's are a fifth of its check)
+    source = ROOT / "tests" / "data" / "recipes" / "gpt-oss-120b.json"
+    path = tmp_path / source.name
+    path.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    worked: list[object] = []
+    real = page._memory
+
+    def counting(*args: object) -> object:
+        worked.append(args[2])
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(page, "_memory", counting)
+    kept = Memo()
+    recipe, problems = check_file(path, kept)
+    assert problems == [] and recipe is not None
+    assert worked == []
+    model = page.page_of(recipe, kept)
+    assert len(worked) == len(model.targets) and all(target.memory for target in model.targets)
+    bare = page.page_of(recipe, kept, figures=False)
+    assert bare is not model and all(target.memory == () for target in bare.targets)
+    assert [t.opening for t in bare.targets] == [t.opening for t in model.targets]

@@ -506,11 +506,12 @@ def check(recipe: Recipe, doc: Document) -> list[Problem]:
 
 def joined_scripts(recipe: Recipe, doc: Document, memo: Memo | None = None) -> list[Problem]:
     """bash -n on the serve.sh of each target's opening selection (for a recipe with no other
-    problem: its commands can be expanded; its page model is kept in ``memo``)."""
+    problem: its commands can be expanded; its page model, without memory figures, is kept in
+    ``memo``)."""
     problems: list[Problem] = []
     if shutil.which("bash") is None:
         return problems  # rule 10 says that bash is missing
-    for target in page.page_of(recipe, memo).targets:
+    for target in page.page_of(recipe, memo, figures=False).targets:  # commands only
         script = files.serve_sh(page.expansion_at(recipe, target, target.opening))
         error = shell.bash_syntax_error(script)
         if error:

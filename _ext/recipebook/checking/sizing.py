@@ -150,7 +150,7 @@ def npus_agree(recipe: Recipe, doc: Document, memo: Memo | None = None) -> Itera
     """26. A target's `npus` is the number of NPUs each of its roles uses, as its commands ask
     for them: tensor x pipeline parallel, times the data-parallel ranks each process runs,
     summed over the role's processes (`npus: 2` with `--tensor-parallel-size 4` is refused)."""
-    model = page.page_of(recipe, memo)
+    model = page.page_of(recipe, memo, figures=False)  # the commands' NPUs, not the memory figures
     for target in model.targets:
         wrong: dict[str, set[int]] = {}
         for group in target.serving:

@@ -48,9 +48,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from .. import shell
+from ..memo import remembered
 from ..reading.facts import DTYPE_BYTES, MLA, Architecture, Draft, Facts, Observation
 from ..reading.valuetypes import parse_size
 from .expansion import Command
@@ -156,8 +158,13 @@ class Flags:
 
     @classmethod
     def of(cls, command: Command) -> Flags:
+        """The flags the figures read of a command (its arg lines alone: read once per text)."""
+        return _flags_of(command.args)
+
+    @classmethod
+    def read(cls, args: tuple[str, ...]) -> Flags:
         values: dict[str, list[str]] = {}
-        for text in command.args:
+        for text in args:
             try:
                 name, written = shell.flag_values(text)
             except ValueError:
@@ -225,6 +232,11 @@ class Flags:
         if self.dp_local is not None:
             return tuple(range(self.dp_start, self.dp_start + self.dp_local))
         return tuple(range(self.dp))
+
+
+@remembered(maxsize=4096)
+def _flags_of(args: tuple[str, ...]) -> Flags:
+    return Flags.read(args)
 
 
 def runtimes(flags: Flags, draft: bool) -> int:
@@ -443,36 +455,54 @@ class Ask:
     model: str
 
 
-def rank_fits(
-    facts: Facts,
-    sku: Sku,
-    command: Command,
-    flags: Flags,
-    ask: Ask,
-    reading: str | None = None,
-    *,
-    every_rank: bool = True,
-) -> list[RankFit]:
-    """The ranks one command runs: each data-parallel rank's pipeline stages. ``reading``: the
-    settled reading of the replication question (None: unsettled). The data-parallel ranks of a
-    stage have the same figures: ``every_rank=False`` gives the first of them only (whether all
-    fit, asked many times over by the advice)."""
+class _Stage(NamedTuple):
+    """One pipeline stage's figures, the same on each of its data-parallel ranks."""
+
+    pp_rank: int
+    layers: int
+    weights: int | None
+    draft_bytes: int | None
+    kv: int
+    blocks: int
+    free: int | None
+    free_replicated: int | None
+    fits: bool | None
+
+
+class _Device(NamedTuple):
+    """What a command's stages share, whatever the lengths and batch asked."""
+
+    replicas: int
+    runtimes: int
+    runtime: int
+    available: int
+
+
+def _device(facts: Facts, sku: Sku, flags: Flags) -> _Device:
+    arch = facts.architecture
+    kv_heads = 1 if arch.attention == MLA or arch.kv_heads is None else max(1, arch.kv_heads // flags.tp)
+    count = runtimes(flags, flags.draft_model is not None)
+    return _Device(
+        replicas=max(1, sku.chiplets // kv_heads) if sku.family == "REBEL" else 1,
+        runtimes=count,
+        runtime=BUFFER_PER_RUNTIME * count * sku.chiplets,
+        available=int(sku.usable * flags.gpu_memory_utilization),  # as vllm-rbln multiplies it
+    )
+
+
+def _stages(facts: Facts, sku: Sku, flags: Flags, ask: Ask, reading: str | None, device: _Device) -> Iterator[_Stage]:
+    """Each pipeline stage's figures, in order (made as they are asked for: the advice stops at
+    the first stage that does not fit)."""
     arch = facts.architecture
     dtype = DTYPE_BYTES[arch.kv_dtype] if flags.kv_cache_dtype == "auto" else KV_DTYPES.get(flags.kv_cache_dtype, 2)
     per_token = token_bytes(arch, dtype, flags.tp)
-    kv_heads = 1 if arch.attention == MLA or arch.kv_heads is None else max(1, arch.kv_heads // flags.tp)
-    replicas = max(1, sku.chiplets // kv_heads) if sku.family == "REBEL" else 1
-    available = int(sku.usable * flags.gpu_memory_utilization)  # as vllm-rbln multiplies it
+    replicas, runtime, available = device.replicas, device.runtime, device.available
     draft_name = flags.draft_model
     draft = facts.draft(draft_name) if draft_name else None
-    count = runtimes(flags, draft_name is not None)
-    runtime = BUFFER_PER_RUNTIME * count * sku.chiplets
     shards = flags.tp * (flags.dp if flags.expert_parallel else 1)
     checkpoint = facts.checkpoint(ask.model)
     head = lm_head_bytes(arch.vocab_size, arch.hidden_size)
-    counts = stage_layers(arch.layers, flags.pp)
-    found = []
-    for pp_rank, layers in enumerate(counts):
+    for pp_rank, layers in enumerate(stage_layers(arch.layers, flags.pp)):
         last = pp_rank == flags.pp - 1
         sliding = arch.sliding_layers * layers // arch.layers
         tensors, blocks = kv_blocks(layers - sliding, sliding, ask.max_model_len, ask.block_size, ask.max_num_seqs)
@@ -503,30 +533,44 @@ def rank_fits(
                 fits = True if free_replicated >= 0 else False if free < 0 else None
             if fits and draft_bytes is None:
                 fits = None  # the draft's memory is not known: no confident "fits"
-        for dp_rank in flags.processes_ranks if every_rank else flags.processes_ranks[:1]:
-            found.append(
-                RankFit(
-                    role=command.role,
-                    dp_rank=dp_rank,
-                    pp_rank=pp_rank,
-                    tp_size=flags.tp,
-                    layers=layers,
-                    weights_bytes=weights,
-                    draft_bytes=draft_bytes,
-                    kv_cache_bytes=kv,
-                    kv_blocks=blocks,
-                    kv_replicas=replicas,
-                    chiplets=sku.chiplets,
-                    runtimes=count,
-                    runtime_bytes=runtime,
-                    device_bytes=sku.memory,
-                    available_bytes=available,
-                    free_bytes=free,
-                    free_if_replicated_bytes=free_replicated,
-                    fits=fits,
-                )
-            )
-    return found
+        yield _Stage(pp_rank, layers, weights, draft_bytes, kv, blocks, free, free_replicated, fits)
+
+
+def rank_fits(
+    facts: Facts,
+    sku: Sku,
+    command: Command,
+    flags: Flags,
+    ask: Ask,
+    reading: str | None = None,
+) -> list[RankFit]:
+    """The ranks one command runs: each data-parallel rank's pipeline stages. ``reading``: the
+    settled reading of the replication question (None: unsettled)."""
+    device = _device(facts, sku, flags)
+    return [
+        RankFit(
+            role=command.role,
+            dp_rank=dp_rank,
+            pp_rank=stage.pp_rank,
+            tp_size=flags.tp,
+            layers=stage.layers,
+            weights_bytes=stage.weights,
+            draft_bytes=stage.draft_bytes,
+            kv_cache_bytes=stage.kv,
+            kv_blocks=stage.blocks,
+            kv_replicas=device.replicas,
+            chiplets=sku.chiplets,
+            runtimes=device.runtimes,
+            runtime_bytes=device.runtime,
+            device_bytes=sku.memory,
+            available_bytes=device.available,
+            free_bytes=stage.free,
+            free_if_replicated_bytes=stage.free_replicated,
+            fits=stage.fits,
+        )
+        for stage in _stages(facts, sku, flags, ask, reading, device)
+        for dp_rank in flags.processes_ranks
+    ]
 
 
 def _all_fit(ranks: Iterable[RankFit], reading: str) -> bool:
@@ -554,7 +598,14 @@ def _advice(
     larger data-parallel size) at which it does."""
 
     def fits_with(flags_: Flags, ask_: Ask) -> bool:
-        return _all_fit(rank_fits(facts, sku, command, flags_, ask_, every_rank=False), reading)
+        # every rank of a stage has its figures (RankFit.free under the reading): the first fails
+        if not flags_.processes_ranks:
+            return True  # no rank to hold
+        device = _device(facts, sku, flags_)
+        return all(
+            (free := (stage.free_replicated if reading == REPLICATED else stage.free)) is not None and free >= 0
+            for stage in _stages(facts, sku, flags_, ask_, reading, device)
+        )
 
     found = []
     blocks = _largest(

@@ -619,21 +619,24 @@ def build_page(
     only_default: bool = False,
     pinned: Mapping[str, str] | None = None,
     memo: Memo | None = None,
+    figures: bool = True,
 ) -> RecipePage:
     """Everything about one recipe that its page, API, Markdown view and files show; with
     only_default, each explorer holds the selection it opens on only; ``pinned``: the releases
     targets are measured against (the engine's own by default); ``memo``: where the grids'
-    tables are kept (the rules built them already when it is the one the recipe was checked with)."""
+    tables are kept (the rules built them already when it is the one the recipe was checked with);
+    ``figures=False`` leaves out the memory figures and the observations held against them (for
+    a caller that reads commands only: the rules)."""
     targets = list(recipe.targets())
     if memo is None:  # the observations and the targets share the grids' tables within this call
         memo = Memo()
-    settled, seen = reconciled(recipe, memo)
+    settled, seen = reconciled(recipe, memo) if figures else ({}, ())
     strategies = tuple(
         StrategyPage(
             strategy=strategy,
             subtitle=subtitle(strategy),
             targets=tuple(
-                target_page(recipe, strategy, t, only_default=only_default, pinned=pinned, memo=memo)
+                target_page(recipe, strategy, t, only_default=only_default, pinned=pinned, memo=memo, figures=figures)
                 for t in strategy.targets
             ),
         )
@@ -672,10 +675,13 @@ def catalogue_of(recipe: Recipe) -> CatalogueEntry:
     )
 
 
-def page_of(recipe: Recipe, memo: Memo | None = None, *, only_default: bool = False) -> RecipePage:
+def page_of(
+    recipe: Recipe, memo: Memo | None = None, *, only_default: bool = False, figures: bool = True
+) -> RecipePage:
     """The recipe's page model (with only_default, each explorer holding its opening selection
-    only), built once per recipe object and memo (without a memo: built afresh)."""
-    return memo_get(memo, build_page, recipe, only_default=only_default, memo=memo)
+    only; with figures=False, no memory figures), built once per recipe object and memo (without
+    a memo: built afresh)."""
+    return memo_get(memo, build_page, recipe, only_default=only_default, memo=memo, figures=figures)
 
 
 # -- commands ------------------------------------------------------------------------------

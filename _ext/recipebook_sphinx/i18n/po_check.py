@@ -482,8 +482,9 @@ _SELECTOR = regex.compile(r"\p{Variation_Selector}")
 
 def _hidden(text: str) -> Counter[str]:
     """The characters of a text that do not show: the invisible class of the recipe check (Unicode's
-    default-ignorable code points, controls, separators, fillers) and variation selectors."""
-    return Counter(ch for ch in text if INVISIBLE.match(ch) or _SELECTOR.match(ch))
+    default-ignorable code points, controls, separators, fillers) and variation selectors (two
+    classes of single characters that share none: each found in one pass over the text)."""
+    return Counter(INVISIBLE.findall(text)) + Counter(_SELECTOR.findall(text))
 
 
 def _characters(source: str, translation: str) -> str | None:

@@ -114,11 +114,12 @@ class ApiWriter:
         site: SiteWriter,
         languages: Iterable[str],
         recipe_page: str,
-        measured: Mapping[str, Sequence[Result]] | None = None,
+        measured: Callable[[str], Sequence[Result]] | None = None,
         pinned: Mapping[str, str] | None = None,
     ) -> None:
         self.site, self.languages, self.recipe_page = site, list(languages), recipe_page
-        self.measured, self.pinned = measured or {}, pinned or {}
+        self.measured: Callable[[str], Sequence[Result]] = measured or (lambda _name: ())
+        self.pinned = pinned or {}
         self.entries: list[dict[str, object]] = []
         site.write("api/schema.json", SCHEMA_PATH.read_bytes())
 
@@ -153,7 +154,7 @@ class ApiWriter:
             site.write(f"{target_dir}/index.html", listing(recipe, expansion, target.table.selections))
             static[(expansion.strategy, expansion.target)] = f"{key}/"
         document = portable.recipe_document(
-            model, static, measured=self.measured.get(recipe.name, ()), pinned=self.pinned, memo=memo
+            model, static, measured=self.measured(recipe.name), pinned=self.pinned, memo=memo
         )
         site.write(
             f"api/recipes/{recipe.name}.json", json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -308,7 +309,7 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html" or app.builder.name not in ("html", "dirhtml"):
         return
     config = site_config(app.config)
-    recipes = store.valid_recipes(app.env, config.dir)
+    recipes = store.recipes_one_by_one(app.env, config.dir)  # one recipe, then its model, at a time
     docnames = published_docs(app)
     tree = SiteWriter(Path(app.outdir))
     root = site_root(app)
@@ -316,8 +317,9 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     languages = list(config.languages)
     api = None
     if site is not None:  # the API from the same page models as llms.txt: each built once here
-        measured = {recipe.name: store.results(app.env, recipe.name)[0] for recipe in recipes}
-        api = ApiWriter(site, languages, config.pages["recipe"], measured, dict(config.versions))
+        api = ApiWriter(
+            site, languages, config.pages["recipe"], lambda name: store.results(app.env, name)[0], dict(config.versions)
+        )
     pages = store.pages_one_by_one(app.env, recipes)
     index, full = llms(app, pages, docnames, markdown.views(app), also=api.add if api is not None else None)
     tree.write("llms.txt", index)
