@@ -112,3 +112,30 @@ def test_a_hidden_tab_with_text_that_is_not_markup_is_left_to_the_reader():
         assert summaries.page_text(page)["text"].endswith("after the tabs")
     unclosed = '<input type="radio"><div class="sd-tab-content docutils"><p>never closed'
     assert summaries.opening_tabs_only(unclosed) == unclosed
+
+
+def test_the_flags_of_the_tabs_not_opened_follow_the_text_once_each_as_code():
+    """A query found in a tab the page does not open with (the index holds every word) shows its
+    words in the summary: the flags those tabs hold and the opening text does not, each once."""
+    body = "<p>strategy {name}</p><pre>vllm serve m --tensor-parallel-size 8 --{name}-only-flag 1</pre>"
+    page = _tabs(["alpha", "beta", "gamma"], body) + "<p>after the tabs</p><pre>vllm serve m --beta-only-flag 2</pre>"
+    found = summaries.page_text(page)
+    text = found["text"]
+    head, _, tail = text.rpartition(" \u00b7 ")
+    assert tail == "--gamma-only-flag"  # beta's stands in the text the page opens with, after the tabs
+    assert text.count("--tensor-parallel-size") == 1 and "after the tabs" in head
+    assert found["code"][-1] == found["digest"] == [len(text) - len(tail), len(text)]
+
+
+def test_the_digest_keeps_whole_flags_and_the_bound():
+    many = "".join(f" --flag-number-{n}" for n in range(2000))
+    page = "".join(f"<p>문단 {n} 텐서 병렬 설정을 바꾸는 방법입니다.</p>" for n in range(20_000))
+    page = _tabs(["alpha", "beta"], "<pre>vllm serve {name}" + many.replace("flag", "{name}") + "</pre>") + page
+    found = summaries.page_text(page)
+    text = found["text"]
+    assert len(text.encode()) <= summaries.LIMIT
+    start, end = found["code"][-1]
+    flags = text[start:end].split(" ")
+    assert end == len(text) and len(text[start:end]) <= summaries.DIGEST_LIMIT
+    assert flags[0] == "--beta-number-0" and all(summaries.FLAG.fullmatch(f) for f in flags)
+    assert "--alpha-number-0" not in text[start:]  # the opening tab's flags are in the text itself

@@ -163,11 +163,20 @@ def test_each_summary_file_holds_the_text_the_page_shows(page, server, site):
                 name,
             )
             assert len(file["text"].encode()) <= summaries.LIMIT, name
+            text = file["text"]
+            if "digest" in file:  # the flags of the tabs it does not open with, after the text
+                start, end = file["digest"]
+                flags = text[start:end].split(" ")
+                assert end == len(text) and all(summaries.FLAG.fullmatch(flag) for flag in flags), name
+                assert not set(flags) & set(summaries.FLAG.findall(text[:start])), name
+                page_html = (site / language / f"{name}.html").read_text(encoding="utf-8")
+                assert all(flag in page_html for flag in flags), name
+                text = text[: start - len(" \u00b7 ")]
             if not folded:
                 assert file["text"] == shown, name
                 whole += 1
             at = 0
-            for block in re.split(r" \u00b7 |, |: ", file["text"]):  # a left-out tab leaves its neighbours joined
+            for block in re.split(r" \u00b7 |, |: ", text):  # a left-out tab leaves its neighbours joined
                 found = shown.find(block, at)
                 assert found >= 0, f"{name}: {block[:200]!r}"
                 at = found + len(block)

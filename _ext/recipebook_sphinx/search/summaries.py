@@ -16,6 +16,13 @@ targets holds megabytes of commands): it keeps the page as it opens, the first t
 set (a strategy, a target) and of a closed ``<details>`` only its summary line (the Kubernetes
 manifests, a ready-to-run file's text), each command cut to :data:`CODE_LIMIT` characters, and
 it stops at :data:`LIMIT` bytes of text, so a query's summaries cost tens of kilobytes each.
+
+What the tabs a page does not open with hold is still found by the search (the index has every
+word of the page), so their words must be in the summary too, or the reader sees a result whose
+summary shows none of the words it was found by (a strategy's own ``--enable-prefix-caching``):
+after the text comes a digest, the command-line flags those tabs hold and the text does not,
+each once, in the order they first stand, at most :data:`DIGEST_LIMIT` characters, marked as
+code (and where it stands, ``digest``). The text leaves room for it within :data:`LIMIT`.
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ from sphinx.application import Sphinx
 FOLDER: Final = "_search"
 LIMIT: Final = 48_000  # bytes of text (UTF-8) a summary file holds at most
 CODE_LIMIT: Final = 2_000  # characters of one command or file kept
+DIGEST_LIMIT: Final = 2_000  # characters of the flags of the tabs not opened, after the text
+# a flag as a command writes it: --name, its words joined by "-", not inside a longer word
+FLAG: Final = re.compile(r"(?<![\w-])--[a-z0-9]+(?:-[a-z0-9]+)*(?![\w-])")
 
 LEFT_OUT_TAGS: Final = frozenset(
     {"h1", "script", "style", "template", "noscript", "button", "input", "select", "textarea"}
@@ -106,8 +116,9 @@ NOT_MARKUP: Final = re.compile(r"<script\b|<style\b|<!--|<textarea\b|<template\b
 
 
 class _Reader(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, limit: int = LIMIT) -> None:
         super().__init__(convert_charrefs=True)
+        self.limit = limit  # bytes of text (UTF-8) it keeps at most
         self.out: list[str] = []
         self.length = 0
         self.size = 0  # bytes of text (UTF-8) written
@@ -136,16 +147,16 @@ class _Reader(HTMLParser):
         text = text.strip()
         if code:
             text = text[:CODE_LIMIT].rstrip()
-        if text and self.size < LIMIT:
+        if text and self.size < self.limit:
             if self.length and self.pending:
                 sep = " " if SENTENCE_END.search(self.out[-1]) else self.pending[1]
                 self.out.append(sep)
                 self.length += len(sep)
                 self.size += len(sep.encode())
             size = len(text.encode())
-            if self.size + size > LIMIT:  # the rest of the page is left out
-                text = text.encode()[: LIMIT - self.size].decode(errors="ignore")
-                size = LIMIT
+            if self.size + size > self.limit:  # the rest of the page is left out
+                text = text.encode()[: self.limit - self.size].decode(errors="ignore")
+                size = self.limit
             if code:
                 self.code.append([self.length, self.length + len(text)])
             self.out.append(text)
@@ -254,19 +265,47 @@ def opening_tabs_only(body: str) -> str:
     return "".join(out) + body[at:]
 
 
-def read(body: str) -> dict[str, Any]:
-    """The text of a page's body as the reader reads it (all of it), where its code stands, where
-    its sections are."""
-    reader = _Reader()
+def read(body: str, limit: int = LIMIT) -> dict[str, Any]:
+    """The text of a page's body as the reader reads it (all of it, up to ``limit`` bytes), where
+    its code stands, where its sections are."""
+    reader = _Reader(limit)
     reader.feed(body)
     reader.close()
     return {"text": "".join(reader.out), "code": reader.code, "sections": reader.sections}
 
 
+def digest(body: str, opened: str) -> str:
+    """The flags the page holds beyond what it opens with (``opened``: that part's HTML), each
+    once, in the order they first stand, whole flags up to :data:`DIGEST_LIMIT` characters."""
+    seen = set(FLAG.findall(opened))
+    kept: list[str] = []
+    size = 0
+    for flag in FLAG.findall(body):
+        if flag in seen:
+            continue
+        seen.add(flag)
+        if size + len(flag) + 1 > DIGEST_LIMIT:
+            break
+        kept.append(flag)
+        size += len(flag) + 1
+    return " ".join(kept)
+
+
 def page_text(body: str) -> dict[str, Any]:
     """The text of a page's body as a reader reads it, where its code stands, where its sections
-    are: :func:`read` of the body without the content of the tabs it does not open with."""
-    return read(opening_tabs_only(body))
+    are: :func:`read` of the body without the content of the tabs it does not open with, then
+    the digest of the flags those tabs hold (marked as code), within :data:`LIMIT` bytes."""
+    opened = opening_tabs_only(body)
+    flags = digest(body, opened) if len(opened) < len(body) else ""
+    if not flags:
+        return read(opened)
+    separator = DOT[1]
+    found = read(opened, LIMIT - len((separator + flags).encode()))
+    start = len(found["text"]) + len(separator)
+    found["text"] += separator + flags
+    found["code"].append([start, start + len(flags)])
+    found["digest"] = [start, start + len(flags)]
+    return found
 
 
 def write(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
