@@ -615,6 +615,14 @@ def _served_text(served: memory.Served, outcome: str = "served") -> str:
     return f"{outcome} as {served.kind}: {', '.join([*where, *served.sources, served.key])}{error}"
 
 
+def _ran(figures: memory.Fit) -> tuple[str, memory.Served] | None:
+    """What ran of this very selection, which is the verdict: ("failed", the observation),
+    ("served", the observation), or None."""
+    if figures.failed is not None:
+        return "failed", figures.failed
+    return None if figures.served is None else ("served", figures.served)
+
+
 def _seen_text(seen: memory.Seen) -> str:
     what = {"verified": "verified", "recorded": "observed", "measured": "measured"}[seen.kind]
     outcome = "serves" if seen.outcome == "serves" else f"fails ({seen.error})" if seen.error else "fails"
@@ -638,19 +646,18 @@ def fit_text(result: expansion.Expansion, figures: memory.Fit, seen: tuple[memor
     lines = [f"{head}, --max-model-len {figures.max_model_len}, --block-size {figures.block_size}{served}"]
     for flag, asked, own in figures.what_if:
         lines.append(f"what if: {flag} {asked} (the commands: {'not set' if own is None else own})")
-    if figures.failed is not None:
-        lines.append(f"verdict: {_served_text(figures.failed, 'failed')}; the figures below do not decide it")
-    elif figures.served is not None:
-        lines.append(f"verdict: {_served_text(figures.served)}; the figures below explain it, they do not decide it")
+    ran = _ran(figures)
+    if ran is not None:
+        outcome, observation = ran
+        role = "do not decide it" if outcome == "failed" else "explain it, they do not decide it"
+        lines.append(f"verdict: {_served_text(observation, outcome)}; the figures below {role}")
     for group in memory.groups(figures):
         r = group.figures
         dps = sorted({dp for dp, _pp in group.ranks})
         pps = sorted({pp for _dp, pp in group.ranks})
         verdict = {True: "fits", False: "does not fit", None: "open"}[r.fits]
-        if figures.failed is not None:
-            verdict = f"failed as {figures.failed.kind} ({verdict} by the figures alone)"
-        elif figures.served is not None:
-            verdict = f"served as {figures.served.kind} ({verdict} by the figures alone)"
+        if ran is not None:
+            verdict = f"{ran[0]} as {ran[1].kind} ({verdict} by the figures alone)"
         lines += [
             f"  {r.role} rank(s) dp {_span(dps)}, pp {_span(pps)}: {r.layers} layers, tp {r.tp_size}",
             f"    weights        {_bytes(r.weights_bytes)}",

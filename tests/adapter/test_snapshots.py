@@ -203,21 +203,10 @@ def test_no_recipe_outlives_the_page_that_read_it(app: SphinxTestApp) -> None:
     assert state["checked"] and all(not verdict.problems for verdict in state["checked"].values())
 
 
-@pytest.fixture(scope="module")
-def built_once(rootdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The snippets built once, for later builds (new apps, as new processes) on the same folders."""
-    srcdir = tmp_path_factory.mktemp("rebuilt") / "src"
-    shutil.copytree(rootdir / "test-snippets", srcdir)
-    app = SphinxTestApp("html", srcdir=srcdir, freshenv=True)
-    try:
-        app.build()
-    finally:
-        app.cleanup()
-    return srcdir
-
-
-def build_again(srcdir: Path) -> SphinxTestApp:
-    app = SphinxTestApp("html", srcdir=srcdir)
+def build_in(srcdir: Path, *, freshenv: bool = False) -> SphinxTestApp:
+    """One build of a source folder by a new app (as a new process would), its environment kept
+    unless ``freshenv``."""
+    app = SphinxTestApp("html", srcdir=srcdir, freshenv=freshenv)
     try:
         app.build()
     finally:
@@ -225,31 +214,40 @@ def build_again(srcdir: Path) -> SphinxTestApp:
     return app
 
 
-def test_a_page_written_again_from_its_kept_doctree_is_the_same(built_once: Path) -> None:
+@pytest.fixture(scope="module")
+def snippets_built(rootdir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The snippets built once, for later builds (new apps, as new processes) on the same folders."""
+    srcdir = tmp_path_factory.mktemp("rebuilt") / "src"
+    shutil.copytree(rootdir / "test-snippets", srcdir)
+    build_in(srcdir, freshenv=True)
+    return srcdir
+
+
+def test_a_page_written_again_from_its_kept_doctree_is_the_same(snippets_built: Path) -> None:
     """A later build that writes the page without reading it again (its HTML is missing) brings
     the explorers back from the file the earlier build wrote: the same page, the same Markdown."""
-    out = built_once / "_build" / "html"
+    out = snippets_built / "_build" / "html"
     page, markdown = out / "explorer.html", out / "explorer.md"
     written, text = page.read_bytes(), markdown.read_bytes()
-    kept = built_once / "_build" / "doctrees" / stash.FOLDER / "explorer.pickle"
+    kept = snippets_built / "_build" / "doctrees" / stash.FOLDER / "explorer.pickle"
     read_at = kept.stat().st_mtime_ns
     page.unlink()
     markdown.unlink()
-    build_again(built_once)
+    build_in(snippets_built)
     assert kept.stat().st_mtime_ns == read_at  # not read again
     assert page.read_bytes() == written
     assert markdown.read_bytes() == text
 
 
-def test_a_missing_file_of_explorers_is_said_not_written_around(built_once: Path) -> None:
+def test_a_missing_file_of_explorers_is_said_not_written_around(snippets_built: Path) -> None:
     """Without the file (deleted beside a kept doctree), the build stops and says how to rebuild,
     rather than writing a page without its commands."""
-    kept = built_once / "_build" / "doctrees" / stash.FOLDER / "explorer.pickle"
+    kept = snippets_built / "_build" / "doctrees" / stash.FOLDER / "explorer.pickle"
     saved = kept.read_bytes()
     kept.unlink()
-    (built_once / "_build" / "html" / "explorer.html").unlink()
+    (snippets_built / "_build" / "html" / "explorer.html").unlink()
     try:
         with pytest.raises(SphinxError, match=r"explorers of page 'explorer'.*sphinx-build -E"):
-            build_again(built_once)
+            build_in(snippets_built)
     finally:
         kept.write_bytes(saved)

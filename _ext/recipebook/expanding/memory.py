@@ -281,7 +281,7 @@ class RankFit:
     fits: bool | None  # None: unknown weights or draft, or the verdict turns on an unsettled question
 
     def free(self, reading: str) -> int | None:
-        return self.free_if_replicated_bytes if reading == REPLICATED else self.free_bytes
+        return _free_under(reading, self.free_bytes, self.free_if_replicated_bytes)
 
     def fits_under(self, reading: str) -> bool | None:
         free = self.free(reading)
@@ -573,8 +573,18 @@ def rank_fits(
     ]
 
 
+def _free_under(reading: str, free: int | None, replicated: int | None) -> int | None:
+    """The memory left under a reading of the replication question (a rank's, a stage's)."""
+    return replicated if reading == REPLICATED else free
+
+
+def _holds(free: Iterable[int | None]) -> bool:
+    """Whether every rank (or stage) has its figure and memory left."""
+    return all(left is not None and left >= 0 for left in free)
+
+
 def _all_fit(ranks: Iterable[RankFit], reading: str) -> bool:
-    return all((r.free(reading) or 0) >= 0 and r.free(reading) is not None for r in ranks)
+    return _holds(r.free(reading) for r in ranks)
 
 
 def _largest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
@@ -598,14 +608,11 @@ def _advice(
     larger data-parallel size) at which it does."""
 
     def fits_with(flags_: Flags, ask_: Ask) -> bool:
-        # every rank of a stage has its figures (RankFit.free under the reading): the first fails
+        # a stage's figures are each of its ranks' (rank_fits): the first stage left short ends it
         if not flags_.processes_ranks:
             return True  # no rank to hold
-        device = _device(facts, sku, flags_)
-        return all(
-            (free := (stage.free_replicated if reading == REPLICATED else stage.free)) is not None and free >= 0
-            for stage in _stages(facts, sku, flags_, ask_, reading, device)
-        )
+        stages = _stages(facts, sku, flags_, ask_, reading, _device(facts, sku, flags_))
+        return _holds(_free_under(reading, stage.free, stage.free_replicated) for stage in stages)
 
     found = []
     blocks = _largest(

@@ -18,9 +18,9 @@ Two values of different axes that set the same key are excluded together (their 
 keep one of them; the rules forbid it); what cannot be expressed at all (a prefill or decode pool
 across nodes, or any multi-node shape before the format has roles that span nodes; Mooncake's
 router and master, a Docker install, a companion process, another node count) is listed in
-``Imported.lost``, never dropped silently. So is what cannot start as their commands write it, judged by the rules' own logic (``checking.capacity``): a
-target whose servers ask a node for more devices than their profile's ``gpu_count`` (rule 29) is
-not written, a value, or a combination of values, whose command vLLM's SchedulerConfig refuses
+``Imported.lost``, never dropped silently. So is what cannot start as their commands write it,
+judged by the rules' own logic (``checking.capacity``): a target whose servers ask a node for
+more devices than their profile's ``gpu_count`` (rule 29) is not written, a value, or a combination of values, whose command vLLM's SchedulerConfig refuses
 (rule 30) is not offered, and neither is a value whose flag, field, value or file the pinned vLLM
 does not take (the vocabulary rule's errors, ``checking.vocabulary.grid_problems``; a target whose
 own commands have one is not written); the rest of the model is written.
@@ -734,17 +734,22 @@ def _cannot_start(grid: Grid, doc: source.Document, node: Node, install: str) ->
     memo = Memo()  # the grid's table, built once for both rules
     if node.per_node is not None:
         for over in capacity.overloads(grid, node.nodes, node.per_node, memo):
-            values = capacity.deciding(grid, over.selection, capacity.PARALLEL)
-            key = tuple(v for v in values.items() if v[1] != grid.option_base[v[0]]) and tuple(values.items())
+            key = _choice(grid, capacity.deciding(grid, over.selection, capacity.PARALLEL))
             # the values that decide it are named beside the reason (a target's own commands: none)
             found.setdefault(
                 key, f"{over.asked(at=False)}, but a node of their hardware holds {node.per_node} (gpu_count)"
             )
     for refusal in capacity.refusals(grid, memo):
-        values = capacity.deciding(grid, refusal.selection, frozenset(refusal.flags))
-        key = tuple(v for v in values.items() if v[1] != grid.option_base[v[0]]) and tuple(values.items())
+        key = _choice(grid, capacity.deciding(grid, refusal.selection, frozenset(refusal.flags)))
         found.setdefault(key, f"{refusal.why} ({refusal.command.role})")
     return found
+
+
+def _choice(grid: Grid, values: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The deciding values of a refused selection as a key of what cannot start: empty when every
+    one is at its base (the target's own commands), else all of them."""
+    items = tuple(values.items())
+    return items if any(value != grid.option_base[axis] for axis, value in items) else ()
 
 
 def _general(

@@ -451,8 +451,8 @@ def _flag(command: Command, flag: str) -> str | None:
 def _first_values(texts: tuple[str, ...]) -> Mapping[str, str]:
     """Each flag (``_`` read as ``-``) and env name of a command's texts, with its first value
     ("" for a flag alone), read from client's table of the same texts (a text that does not split
-    into words is left out there). Kept: a target's
-    selections share most of their commands, and a plan asks for a dozen flags of each."""
+    into words is left out there). Kept: a target's selections share most of their commands, and a
+    plan asks for a dozen flags of each."""
     found: dict[str, str] = {}
     for name, values in client.flag_words(texts).items():  # each spelling's first, in the order given
         found.setdefault(name.replace("_", "-") if name.startswith("--") else name, values[0] if values else "")

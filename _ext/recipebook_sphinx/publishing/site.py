@@ -315,16 +315,19 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     root = site_root(app)
     site = SiteWriter(root) if root is not None else None
     languages = list(config.languages)
-    api = None
-    if site is not None:  # the API from the same page models as llms.txt: each built once here
-        api = ApiWriter(
+    # the API from the same page models as llms.txt: each built once here
+    api = (
+        None
+        if site is None
+        else ApiWriter(
             site, languages, config.pages["recipe"], lambda name: store.results(app.env, name)[0], dict(config.versions)
         )
+    )
     pages = store.pages_one_by_one(app.env, recipes)
     index, full = llms(app, pages, docnames, markdown.views(app), also=api.add if api is not None else None)
     tree.write("llms.txt", index)
     tree.write("llms-full.txt", full)
-    if root is None or site is None or api is None:
+    if site is None or api is None:
         return
     api.close()
     favicon = ""
@@ -337,7 +340,7 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
     if config.site_url:
         site.write("sitemap.xml", sitemap(config.site_url, languages, docnames))
     else:
-        (root / "sitemap.xml").unlink(missing_ok=True)  # a sitemap needs absolute URLs
+        (site.root / "sitemap.xml").unlink(missing_ok=True)  # a sitemap needs absolute URLs
     not_found = Path(app.outdir) / f"{NOT_FOUND}.html"
     if config_language(app.config) == languages[0] and not_found.exists():
         # the root's not-found page, for hosts that serve one for the whole site
