@@ -290,11 +290,12 @@ def copy(project: Path) -> None:
     project_links(project)
 
 
-def write(project: Path, count: int, large: tuple[int, int] | None = None) -> list[Generated]:
+def write(project: Path, count: int, large: tuple[int, int] | None = None, *, check: bool = True) -> list[Generated]:
     """A copy of the project in `project` (which must not exist) with a portal of `count` recipes;
-    with `large` (tabs, targets), every generated recipe is made that large (:func:`enlarge`)."""
+    with `large` (tabs, targets), every generated recipe is made that large (:func:`enlarge`).
+    Each is checked unless `check` is false (as :func:`generate`)."""
     copy(project)
-    return generate(project, count, large)
+    return generate(project, count, large, check=check)
 
 
 def generate(project: Path, count: int, large: tuple[int, int] | None = None, *, check: bool = True) -> list[Generated]:
