@@ -49,7 +49,8 @@ RECIPES   ?= recipes
 VERDICTS   = $(abspath $(BUILD))/verdicts
 # The translation catalogs are checked, then compiled, before anything is built or written
 # (recipebook_sphinx/i18n/po_check.py): a catalog with a problem stops the build here, each problem
-# at FILE:LINE. Each language's build checks them again when its extension loads.
+# at FILE:LINE. Each language's build checks them again when its extension loads, each catalog
+# only if it changed since it was last checked and compiled (its stamp: po_check.py).
 LOCALEDIR ?= locale
 CATALOGS   = $(BIN)/python -m recipebook_sphinx.i18n --compile $(LOCALEDIR)
 html: $(STAMP)

@@ -274,3 +274,89 @@ def test_json_in_an_inline_script_cannot_close_it(browser):
     assert page.evaluate("() => window.after") is True
     assert page.evaluate("() => window.RB_STRINGS") == hostile
     page.close()
+
+
+# -- the stamp: a catalog checked and compiled as it is now is not checked again -----------------
+
+GOOD = HEADER + 'msgid "Recipes"\nmsgstr "레시피"\n'
+
+
+def _locale(tmp_path: Path) -> Path:
+    messages = tmp_path / "locale" / "ko" / "LC_MESSAGES"
+    messages.mkdir(parents=True)
+    (messages / "index.po").write_text(GOOD, encoding="utf-8")
+    (messages / "recipes.po").write_text(GOOD, encoding="utf-8")
+    return tmp_path / "locale"
+
+
+def _checks(monkeypatch) -> list[str]:
+    """The catalogs check_catalog is asked to check from now on, by file name."""
+    seen: list[str] = []
+    real = po_check.check_catalog
+
+    def counted(catalog, extensions=None):
+        seen.append(Path(catalog.path).name)
+        return real(catalog, extensions)
+
+    monkeypatch.setattr(po_check, "check_catalog", counted)
+    return seen
+
+
+def test_an_unchanged_catalog_is_checked_and_compiled_once(tmp_path, monkeypatch):
+    locale = _locale(tmp_path)
+    seen = _checks(monkeypatch)
+    assert po_check.compile_language([locale], "ko") == []
+    assert sorted(seen) == ["index.po", "recipes.po"]
+    mo = locale / "ko" / "LC_MESSAGES" / "index.mo"
+    compiled = mo.read_bytes()
+    seen.clear()
+    assert po_check.compile_language([locale], "ko") == []
+    assert seen == []
+    assert mo.read_bytes() == compiled
+    # one catalog edited: that one alone is checked again, and compiled with the new text
+    edited = locale / "ko" / "LC_MESSAGES" / "recipes.po"
+    edited.write_text(GOOD.replace("레시피", "레시피 목록"), encoding="utf-8")
+    assert po_check.compile_language([locale], "ko") == []
+    assert seen == ["recipes.po"]
+    assert "레시피 목록".encode() in edited.with_suffix(".mo").read_bytes()
+
+
+def test_a_stamp_never_hides_a_problem_or_keeps_a_changed_compiled_catalog(tmp_path, monkeypatch):
+    locale = _locale(tmp_path)
+    messages = locale / "ko" / "LC_MESSAGES"
+    assert po_check.compile_language([locale], "ko") == []
+    compiled = (messages / "index.mo").read_bytes()
+    # a problem added after a clean compile is found, at its line
+    (messages / "index.po").write_text(GOOD.replace("레시피", "<b>레시피</b>"), encoding="utf-8")
+    found = [str(p) for p in po_check.compile_language([locale], "ko", relative_to=messages)]
+    assert len(found) == 1 and found[0].startswith("index.po:7: msgstr: the translation has HTML"), found
+    (messages / "index.po").write_text(GOOD, encoding="utf-8")
+    seen = _checks(monkeypatch)
+    # a compiled catalog changed by something else is checked and written again (index.po is as
+    # it was compiled, its .mo untouched by the refused run: its stamp holds)
+    (messages / "recipes.mo").write_bytes(b"not a catalog")
+    assert po_check.compile_language([locale], "ko") == []
+    assert seen == ["recipes.po"]
+    assert (messages / "recipes.mo").read_bytes() == compiled
+    # the checker changed (its code, a parser's version): every catalog is checked again
+    seen.clear()
+    monkeypatch.setattr(po_check, "_checker", lambda: b"another checker")
+    assert po_check.compile_language([locale], "ko") == []
+    assert sorted(seen) == ["index.po", "recipes.po"]
+    # other MyST extensions read a message differently: checked again
+    seen.clear()
+    assert po_check.compile_language([locale], "ko", extensions=frozenset({"colon_fence"})) == []
+    assert sorted(seen) == ["index.po", "recipes.po"]
+
+
+def test_a_catalog_that_is_a_link_is_checked_every_time(tmp_path, monkeypatch):
+    locale = _locale(tmp_path)
+    messages = locale / "ko" / "LC_MESSAGES"
+    (tmp_path / "kept.po").write_text(GOOD, encoding="utf-8")
+    (messages / "index.po").unlink()
+    (messages / "index.po").symlink_to(tmp_path / "kept.po")
+    first = po_check.compile_language([locale], "ko")
+    seen = _checks(monkeypatch)
+    assert [str(p) for p in po_check.compile_language([locale], "ko")] == [str(p) for p in first]
+    assert "index.po" in seen or first  # refused (a link out of the folder) or checked again, never passed by a stamp
+    assert not (messages / ".index.checked").exists()

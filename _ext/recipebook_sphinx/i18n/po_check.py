@@ -27,17 +27,27 @@ Pure Python, nothing of Sphinx: the build checks every catalog when its extensio
 writes a file, and compiles them itself (``compile_language``); ``make html`` runs
 ``python -m recipebook_sphinx.i18n --compile LOCALE_DIR`` before anything else;
 the translation gate (``intl_check``) reports the same lines.
+
+Each catalog that passes is compiled with a stamp beside it (``.NAME.checked``: what was checked
+and what was written), so the next build compiles it again only when something it was checked
+with has changed: its bytes, its place, the site's MyST extensions, the checker's own code (every
+module of ``recipebook`` and ``recipebook_sphinx``), the versions of the Markdown parsers it
+reads with, or its ``.mo``. Every build of the suite and of a portal would otherwise check the same
+unchanged catalogs again (a third of a second each time).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import html
+import importlib.metadata
 import os
 import re
 import runpy
 import string
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -48,6 +58,7 @@ from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 
+import recipebook
 from recipebook.checking.characters import INVISIBLE, describe
 
 from . import po
@@ -625,15 +636,20 @@ def read_language(
     language: str,
     relative_to: str | Path | None = None,
     extensions: frozenset[str] | None = None,
+    passed: Iterable[Path] = (),
 ) -> LanguageCheck:
     """Every catalog of one language in the locale folders, read and checked, and every problem
-    (file names relative to a folder if given)."""
+    (file names relative to a folder if given); the catalogs in ``passed`` (checked and compiled
+    as they are now: ``compile_language``) are neither read nor checked again."""
     catalogs: dict[Path, Catalog] = {}
     problems: list[CatalogProblem] = []
     extensions = site_extensions() if extensions is None else extensions
     files = po.every_file(locale_dirs, language)
     sources = {path.with_suffix("") for path in files if path.suffix == ".po"}
+    skipped = frozenset(passed)
     for path, folder in files.items():
+        if path in skipped:
+            continue
         shown = _shown_path(path, relative_to)
         elsewhere = po.outside(path, Path(folder))
         if elsewhere is not None and path.is_dir():  # not entered: a folder elsewhere is not read
@@ -687,19 +703,96 @@ def compile_language(
     extensions: frozenset[str] | None = None,
 ) -> list[CatalogProblem]:
     """Check one language's catalogs; when none has a problem, write each one's ``.mo`` (the only
-    compiled catalogs a build loads). Returns the problems (nothing is written if there is one)."""
-    checked = read_language(locale_dirs, language, relative_to, extensions)
+    compiled catalogs a build loads). Returns the problems (nothing is written if there is one).
+    A catalog whose stamp says it was checked and compiled as it is now is left as it is."""
+    extensions = site_extensions() if extensions is None else extensions
+    checker = _checker()
+    keys = {
+        path: _stamp_key(path, Path(folder), checker, extensions)
+        for path, folder in po.every_file(locale_dirs, language).items()
+        if path.suffix == ".po"
+    }
+    passed = [path for path, key in keys.items() if key is not None and _stamped(path, key)]
+    checked = read_language(locale_dirs, language, relative_to, extensions, passed)
     if checked.problems:
         return checked.problems
     for path, catalog in checked.catalogs.items():
         try:
             po.write_compiled(path, catalog)
+            key = keys.get(path)
+            if key is not None:
+                _stamp(path, key)
         except OSError as error:
             shown = _shown_path(path.with_suffix(".mo"), relative_to)
             checked.problems.append(
                 CatalogProblem(shown, 1, f"cannot write the compiled catalog: {error.strerror or error}")
             )
     return checked.problems
+
+
+# -- the stamp of a checked, compiled catalog --------------------------------------------------
+
+# The parsers the checks read a message with: a new version may read a text differently.
+_READERS = ("markdown-it-py", "mdit-py-plugins", "myst-parser", "regex")
+
+
+def _checker() -> bytes:
+    """What the checks are: the code of both packages (a check may use any module of either) and
+    the versions of the parsers, as bytes to hash."""
+    digest = hashlib.sha256(sys.version.encode())
+    for name in _READERS:
+        digest.update(f"\0{name}={importlib.metadata.version(name)}".encode())
+    for package in (Path(recipebook.__file__).parent, Path(__file__).parents[1]):
+        for module in sorted(package.rglob("*.py")):
+            digest.update(f"\0{module.relative_to(package.parent).as_posix()}\0".encode())
+            digest.update(module.read_bytes())
+    return digest.digest()
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.with_name(f".{path.stem}.checked")
+
+
+def _stamp_key(path: Path, folder: Path, checker: bytes, extensions: frozenset[str]) -> str | None:
+    """What a catalog is checked with, hashed; None for a catalog that is not a plain file within
+    its folder of at most ``po.MAX_BYTES`` (checked every time: the check says what is wrong)."""
+    try:
+        info = os.lstat(path)
+        if not os.path.isfile(path) or os.path.islink(path) or info.st_size > po.MAX_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(checker)
+    digest.update(f"\0{path.relative_to(folder).as_posix()}\0{sorted(extensions)}\0".encode())
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def _stamped(path: Path, key: str) -> bool:
+    """Whether the catalog's stamp holds this key and the hash of the ``.mo`` beside it now."""
+    mo = path.with_suffix(".mo")
+    try:
+        stamp = _stamp_path(path).read_text(encoding="ascii").split()
+        if not os.path.isfile(mo) or os.path.islink(mo):
+            return False
+        return stamp == [key, hashlib.sha256(mo.read_bytes()).hexdigest()]
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _stamp(path: Path, key: str) -> None:
+    """Write the stamp of a catalog just checked and compiled (replaced whole: a build reading it
+    meanwhile sees the old stamp or the new one)."""
+    mo = hashlib.sha256(path.with_suffix(".mo").read_bytes()).hexdigest()
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.checked.", suffix=".part")
+    try:
+        with os.fdopen(handle, "w", encoding="ascii") as out:
+            out.write(f"{key}\n{mo}\n")
+        os.replace(temporary, _stamp_path(path))
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def languages_in(locale_dirs: Iterable[str | Path]) -> list[str]:
