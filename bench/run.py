@@ -39,7 +39,12 @@ list (recipebook_sphinx.page.settings), which the plain pages hold in place of i
   the engine figures are measured (with what it did before them).
 
 --quick runs every step above at the smallest sizes, once each (make test runs it: every
-step still runs to the end on this project as it is; its figures mean nothing).
+step still runs to the end on this project as it is; its figures mean nothing). Where two steps
+would build the same pages, it builds them once and both read that build: the profiled builds
+(-j 1, warnings as errors, as every build here) are the -j 1 builds of the extension-cost
+figures and the site the rebuilds rebuild; the growth curve's site, of the generated site's
+size, is the generated site built at -j 2, its English build the -j 2 figure. The figures name
+the step that made each shared figure's build (their "shared"), and so does the table.
 """
 
 from __future__ import annotations
@@ -418,19 +423,20 @@ def sphinx(srcdir: Path, out: Path, *options: str, step: str, confdir: Path = RO
 
 
 def profile_build(srcdir: Path, out: Path, *options: str, step: str, confdir: Path = ROOT) -> dict:
-    """One build under cProfile: its profiled seconds and, for the extension's code (under
-    _ext/), the time of each entry point Sphinx or docutils calls (a function's time from
-    callers outside _ext/, so the figures do not count a call twice)."""
+    """One -j 1 build under cProfile, warnings as errors: its seconds (wall, as measured() gives
+    them, and profiled) and, for the extension's code (under _ext/), the time of each entry point
+    Sphinx or docutils calls (a function's time from callers outside _ext/, so the figures do not
+    count a call twice)."""
     import pstats
 
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     data = out / "profile"
-    command = [sys.executable, "-m", "cProfile", "-o", str(data), "-m", "sphinx", "-q", "-b", "html"]
-    command += ["-c", str(confdir), "-d", str(out / "doctrees"), "-D", "language=en", "-j", "1", *options]
-    command += [str(srcdir), str(out / "html")]
-    measured(command, step)
+    command = [sys.executable, "-m", "cProfile", "-o", str(data), "-m", "sphinx", "-q", "-W", "--keep-going"]
+    command += ["-b", "html", "-c", str(confdir), "-d", str(out / "doctrees"), "-D", "language=en", "-j", "1"]
+    command += [*options, str(srcdir), str(out / "html")]
+    wall = measured(command, step)[0]
     stats = pstats.Stats(str(data))
     ours = str(ROOT / "_ext")
     entries: dict[str, float] = {}
@@ -448,7 +454,7 @@ def profile_build(srcdir: Path, out: Path, *options: str, step: str, confdir: Pa
             where = f"{Path(file).relative_to(ours)}:{line} {name}"
             entries[where] = entries.get(where, 0.0) + outside_time
     top = sorted(entries.items(), key=lambda item: -item[1])
-    return {"seconds": stats.total_tt, "ours": sum(entries.values()), "top": top[:10]}  # type: ignore[attr-defined]
+    return {"seconds": stats.total_tt, "wall": wall, "ours": sum(entries.values()), "top": top[:10]}  # type: ignore[attr-defined]
 
 
 def machine() -> str:
@@ -581,8 +587,9 @@ def output_sizes(html: Path) -> dict:
     return sizes
 
 
-def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str, step: str) -> float:
-    """Both languages side by side, as `make html` builds them, with the site-level files."""
+def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str, step: str) -> tuple[float, dict[str, float]]:
+    """Both languages side by side, as `make html` builds them, with the site-level files: the
+    seconds of the two, and each language's own."""
     if out.exists():
         shutil.rmtree(out)
     commands = []
@@ -593,8 +600,29 @@ def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str, step: str) 
         commands.append(command)
     start = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(len(commands)) as pool:
-        list(pool.map(lambda command: measured(command, step), commands))
-    return time.perf_counter() - start
+        each = [seconds for seconds, _errors in pool.map(lambda command: measured(command, step), commands)]
+    return time.perf_counter() - start, dict(zip(("en", "ko"), each, strict=True))
+
+
+def curve_step(count: int) -> str:
+    return f"{count}-recipe site, both languages side by side"
+
+
+def curve_row(
+    folder: Path, count: int, *options: str, site: tuple[Path, list[Path]] | None = None
+) -> tuple[dict, dict]:
+    """The growth curve's row of `count` recipes: a bilingual generated site built once into
+    folder/out (its recipes and pages generated in `folder`, or those of `site`: the pages and
+    the recipes' paths), its figures, and each language's seconds."""
+    if site is None:
+        paths = generate_recipes(folder / "recipes", count)
+        directive_source(folder / "src", paths)
+        site = folder / "src", paths
+    srcdir, paths = site
+    seconds, each = bilingual(srcdir, folder / "out", paths[0].parent, *options, step=curve_step(count))
+    selections = sum(1 for p in paths for _ in matrix(load(p)))
+    sizes = output_sizes(folder / "out" / "html")
+    return {"recipes": count, "selections": selections, "seconds": seconds, **sizes}, each
 
 
 # -- portals of bench/portal.py: many realistic recipes, and many large ones --------------------
@@ -707,7 +735,8 @@ def versions_of_conf() -> dict:
 
 # --quick: every step at the smallest sizes, each once (make test runs it to see the bench run to
 # its end; the figures mean nothing): the shipped recipes and one variant, a portal of three
-# recipes, a large portal of three recipes of two tabs of two targets
+# recipes, a large portal of three recipes of two tabs of two targets. The growth curve's one site
+# is the generated site's size, so that one -j 2 build serves both (main: each page set once)
 QUICK = {"recipes": len(SHIPPED) + 1, "curve": str(len(SHIPPED) + 1), "repeat": 1, "portal": 3, "large": "3"}
 QUICK_SHAPE = "2,2"
 
@@ -793,10 +822,42 @@ def main(argv: list[str] | None = None) -> int:
             work / "src-plain", work / "out-plain", "-j", "1", confdir=work / "conf-plain", step=f"{site}, plain pages"
         )
         both = lambda: sphinx(work / "src-directives", work / "out-j2", *option, "-j", "2", step=f"{site}, -j 2")  # noqa: E731
+        profiled = f"{site}, -j 1 under cProfile", f"{site}, plain pages under cProfile"
+        counts = [int(n) for n in args.curve.split(",") if n.strip()]
         runs: dict[str, list[float]] = {"gen_build_j1": [], "plain_build_j1": [], "gen_build_j2": []}
-        for _ in range(rounds):  # interleaved: the ratios compare builds from the same stretch
-            for key, measure in (("gen_build_j1", full), ("plain_build_j1", plain), ("gen_build_j2", both)):
-                runs[key].append(measure())
+        rows: dict[int, dict] = {}  # rows of the growth curve built here (--quick), by recipe count
+        shared: dict[str, str] = {}  # --quick: a figure -> the step that made its build
+        if not args.quick:
+            for _ in range(rounds):  # interleaved: the ratios compare builds from the same stretch
+                for key, measure in (("gen_build_j1", full), ("plain_build_j1", plain), ("gen_build_j2", both)):
+                    runs[key].append(measure())
+        elif args.recipes in counts:
+            # --quick builds a page set once (see QUICK): the growth curve's site of this size is this
+            # site, built at -j 2; its English build is the -j 2 figure
+            rows[args.recipes], each = curve_row(
+                work / f"curve-{args.recipes}", args.recipes, "-j", "2", site=(work / "src-directives", paths)
+            )
+            runs["gen_build_j2"].append(each["en"])
+            shared["gen_build_j2"] = curve_step(args.recipes)
+        else:
+            runs["gen_build_j2"].append(both())
+
+        # where the extension's time goes: both builds profiled once
+        figures["profile"] = {
+            "directives": profile_build(
+                work / "src-directives", work / "profile-directives", *option, step=profiled[0]
+            ),
+            "plain": profile_build(
+                work / "src-plain", work / "profile-plain", confdir=work / "conf-plain", step=profiled[1]
+            ),
+        }
+        log(
+            f"profiled: {figures['profile']['directives']['seconds']:.1f} s vs {figures['profile']['plain']['seconds']:.1f} s"
+        )
+        if args.quick:  # the profiled builds are the -j 1 builds (see QUICK)
+            runs["gen_build_j1"].append(figures["profile"]["directives"]["wall"])
+            runs["plain_build_j1"].append(figures["profile"]["plain"]["wall"])
+            figures["shared"] = {"gen_build_j1": profiled[0], "plain_build_j1": profiled[1], **shared}
         figures.update({key: min(times) for key, times in runs.items()})
         figures["extension_spread"] = [
             round(g / p, 2) for g, p in zip(runs["gen_build_j1"], runs["plain_build_j1"], strict=True)
@@ -804,32 +865,17 @@ def main(argv: list[str] | None = None) -> int:
         log(f"{args.recipes}-recipe site, -j 1: {figures['gen_build_j1']:.1f} s")
         log(f"plain pages, -j 1: {figures['plain_build_j1']:.1f} s; per round {figures['extension_spread']}")
 
-        # where the extension's time goes: both builds profiled once
-        figures["profile"] = {
-            "directives": profile_build(
-                work / "src-directives", work / "profile-directives", *option, step=f"{site}, -j 1 under cProfile"
-            ),
-            "plain": profile_build(
-                work / "src-plain",
-                work / "profile-plain",
-                confdir=work / "conf-plain",
-                step=f"{site}, plain pages under cProfile",
-            ),
-        }
-        log(
-            f"profiled: {figures['profile']['directives']['seconds']:.1f} s vs {figures['profile']['plain']['seconds']:.1f} s"
-        )
-
-        # rebuilds of the built site (out-j1 holds the last full build of the rounds above; the
-        # profiled builds wrote elsewhere): nothing changed, one recipe touched
+        # rebuilds of the built site (out-j1 holds the last full build of the rounds above, --quick's
+        # profile-directives its one -j 1 build): nothing changed, one recipe touched
+        built = work / ("profile-directives" if args.quick else "out-j1")
         unchanged, touched_runs = [], []
         touched = work / "recipes" / paths[len(paths) // 2].name
         rebuild = lambda: sphinx(  # noqa: E731
-            work / "src-directives", work / "out-j1", *option, "-j", "1", fresh=False, step=f"{site}, rebuilds"
+            work / "src-directives", built, *option, "-j", "1", fresh=False, step=f"{site}, rebuilds"
         )
         for _ in range(args.repeat):
             unchanged.append(rebuild())
-            html_files = list((work / "out-j1" / "html").rglob("*.html"))
+            html_files = list((built / "html").rglob("*.html"))
             before = {p: p.stat().st_mtime_ns for p in html_files}
             os.utime(touched, (time.time() + 1, time.time() + 1))
             touched_runs.append(rebuild())
@@ -852,17 +898,13 @@ def main(argv: list[str] | None = None) -> int:
 
         # growth: bilingual generated sites of several sizes, built once each
         figures["curve"] = []
-        for count in [int(n) for n in args.curve.split(",") if n.strip()]:
+        for count in counts:
             folder = work / f"curve-{count}"
-            curve_paths = generate_recipes(folder / "recipes", count)
-            directive_source(folder / "src", curve_paths)
-            step = f"{count}-recipe site, both languages side by side"
-            seconds = bilingual(folder / "src", folder / "out", folder / "recipes", step=step)
-            selections = sum(1 for p in curve_paths for _ in matrix(load(p)))
-            sizes = output_sizes(folder / "out" / "html")
-            figures["curve"].append({"recipes": count, "selections": selections, "seconds": seconds, **sizes})
-            log(f"curve {count}: {seconds:.1f} s, {sizes}")
-            shutil.rmtree(folder, ignore_errors=True)
+            row = rows[count] if count in rows else curve_row(folder, count)[0]
+            figures["curve"].append(row)
+            log(f"curve {count}: {row['seconds']:.1f} s, {row['api']} {row['trees']}")
+            if not args.quick:  # the quick run's site is small, and make test reads what it built
+                shutil.rmtree(folder, ignore_errors=True)
         figures["peaks"] = dict(PEAKS)
     finally:
         if not args.keep:
@@ -938,6 +980,13 @@ def report(f: dict) -> str:
             f"({w['shipped_gz'] / 1024:.1f} KiB gzip), {w['shipped'] / w['recommended']:.2f}x the recommended-only "
             f"page | ≤ 1.25x |"
         )
+    if f.get("shared"):
+        lines += [
+            "",
+            "--quick builds each page set once: "
+            + "; ".join(f"{figure} is a build of the step {step!r}" for figure, step in f["shared"].items())
+            + ".",
+        ]
     if "profile" in f:
         d, pl = f["profile"]["directives"], f["profile"]["plain"]
         lines += [

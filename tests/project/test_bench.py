@@ -4,7 +4,8 @@ of each step's processes.
 bench/run.py --quick runs every step of the bench at the smallest sizes (the shipped site with
 make html, the generated site, its plain-text twin without the extension, the profiles, the
 rebuilds, the engine, the page weights, a bilingual site, a portal and a large portal); its
-figures are checked for sense, never for speed. measured() is checked on a process tree whose
+figures are checked for sense, never for speed. Where two of its steps would build the same pages,
+it builds them once: each figure it shares must come from a build that wrote the whole site. measured() is checked on a process tree whose
 largest process is a grandchild of a known size.
 """
 
@@ -56,6 +57,31 @@ def test_every_step_runs_and_its_figures_make_sense(quick):
     assert portals["shipped_kind"]["recipes"] == 3 and portals["shipped_kind"]["bytes"] > 0
     assert [row["recipes"] for row in portals["large"]] == [3] and portals["large"][0]["targets"] > 0
     assert "| Engine: validate" in table and "Peak memory per process" in table
+
+
+def test_a_figure_the_quick_run_shares_is_that_of_a_build_of_the_whole_site(quick, quick_bench: Path):
+    """--quick builds a page set once where two steps would build the same: the profiled builds
+    give the -j 1 figures (and the site the rebuilds rebuild), the growth curve's site, built at
+    -j 2, the -j 2 figure. Each shared figure names the step that built it, and that build wrote
+    every page of the generated site (a shared step that built nothing fails here)."""
+    figures, table = quick
+    work = quick_bench / "work"
+    site = f"{figures['recipes']}-recipe site"
+    assert figures["shared"] == {
+        "gen_build_j1": f"{site}, English, -j 1 under cProfile",
+        "plain_build_j1": f"{site}, English, plain pages under cProfile",
+        "gen_build_j2": f"{site}, both languages side by side",
+    }
+    assert set(figures["shared"].values()) <= set(figures["peaks"])  # each ran, as a step of its own
+    assert figures["gen_build_j1"] == figures["profile"]["directives"]["wall"]
+    assert figures["plain_build_j1"] == figures["profile"]["plain"]["wall"]
+    pages = {f"recipes/{p.stem}.html" for p in (work / "recipes").glob("*.json")} | {"index.html", "install.html"}
+    assert len(pages) == figures["recipes"] + 2
+    curve = work / f"curve-{figures['recipes']}" / "out" / "html"
+    for tree in (work / "profile-directives" / "html", work / "profile-plain" / "html", curve / "en", curve / "ko"):
+        built = {p.relative_to(tree).as_posix() for p in tree.rglob("*.html")}
+        assert pages <= built, (tree, sorted(pages - built))
+    assert "--quick builds each page set once" in table
 
 
 def test_peak_memory_is_reported_for_every_step_of_the_bench(quick):
