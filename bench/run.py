@@ -40,11 +40,13 @@ list (recipebook_sphinx.page.settings), which the plain pages hold in place of i
 
 --quick runs every step above at the smallest sizes, once each (make test runs it: every
 step still runs to the end on this project as it is; its figures mean nothing). Where two steps
-would build the same pages, it builds them once and both read that build: the profiled builds
-(-j 1, warnings as errors, as every build here) are the -j 1 builds of the extension-cost
-figures and the site the rebuilds rebuild; the growth curve's site, of the generated site's
-size, is the generated site built at -j 2, its English build the -j 2 figure. The figures name
-the step that made each shared figure's build (their "shared"), and so does the table.
+would build the same pages, it builds them once and both read that build: the shipped site is
+built by make html LANGUAGE_JOBS=1 alone (side by side, make html writes the same files; the
+portals' make html runs the languages side by side); the profiled builds (-j 1, warnings as
+errors, as every build here) are the -j 1 builds of the extension-cost figures and the site the
+rebuilds rebuild; the growth curve's site, of the generated site's size, is the generated site
+built at -j 2, its English build the -j 2 figure. The figures name the step that made each
+shared figure's build (their "shared"), and so does the table.
 """
 
 from __future__ import annotations
@@ -796,13 +798,17 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quick:
             make_html(work / "shipped")  # warm-up: catalogs compiled, caches filled; not counted
         side, turn = [], []
+        in_turn = "shipped site: make html LANGUAGE_JOBS=1"
+        shared: dict[str, str] = {}  # --quick: a figure -> the step that made its build
         for _ in range(args.repeat):  # alternate, so a noisy stretch does not favour one
-            turn.append(
-                make_html(work / "sequential", "LANGUAGE_JOBS=1", step="shipped site: make html LANGUAGE_JOBS=1")
-            )
-            side.append(make_html(work / "shipped"))
+            turn.append(make_html(work / "sequential", "LANGUAGE_JOBS=1", step=in_turn))
+            if not args.quick:
+                side.append(make_html(work / "shipped"))
+        shipped = work / "shipped"
+        if args.quick:  # the same site, byte for byte (tests/site/test_reproducible.py): built once
+            side, shipped, shared["shipped_build"] = turn, work / "sequential", in_turn
         figures["shipped_build"], figures["shipped_sequential"] = min(side), min(turn)
-        figures["shipped_output"] = output_sizes(work / "shipped" / "html")
+        figures["shipped_output"] = output_sizes(shipped / "html")
         figures["shipped_selections"] = sum(1 for p in SHIPPED for _ in matrix(load(p)))
         log(
             f"shipped site: {figures['shipped_build']:.1f} s side by side, {figures['shipped_sequential']:.1f} s in turn"
@@ -826,7 +832,6 @@ def main(argv: list[str] | None = None) -> int:
         counts = [int(n) for n in args.curve.split(",") if n.strip()]
         runs: dict[str, list[float]] = {"gen_build_j1": [], "plain_build_j1": [], "gen_build_j2": []}
         rows: dict[int, dict] = {}  # rows of the growth curve built here (--quick), by recipe count
-        shared: dict[str, str] = {}  # --quick: a figure -> the step that made its build
         if not args.quick:
             for _ in range(rounds):  # interleaved: the ratios compare builds from the same stretch
                 for key, measure in (("gen_build_j1", full), ("plain_build_j1", plain), ("gen_build_j2", both)):
@@ -857,7 +862,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.quick:  # the profiled builds are the -j 1 builds (see QUICK)
             runs["gen_build_j1"].append(figures["profile"]["directives"]["wall"])
             runs["plain_build_j1"].append(figures["profile"]["plain"]["wall"])
-            figures["shared"] = {"gen_build_j1": profiled[0], "plain_build_j1": profiled[1], **shared}
+            shared.update(gen_build_j1=profiled[0], plain_build_j1=profiled[1])
+            figures["shared"] = dict(sorted(shared.items()))
         figures.update({key: min(times) for key, times in runs.items()})
         figures["extension_spread"] = [
             round(g / p, 2) for g, p in zip(runs["gen_build_j1"], runs["plain_build_j1"], strict=True)
@@ -893,7 +899,7 @@ def main(argv: list[str] | None = None) -> int:
         recommended = "shipped site, English, recipebook_render=recommended"
         sphinx(ROOT / "source", work / "recommended", "-D", "recipebook_render=recommended", step=recommended)
         figures["weight"] = [
-            page_weight(work / "shipped" / "html" / "en", work / "recommended" / "html", p.stem) for p in SHIPPED
+            page_weight(shipped / "html" / "en", work / "recommended" / "html", p.stem) for p in SHIPPED
         ]
 
         # growth: bilingual generated sites of several sizes, built once each

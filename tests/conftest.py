@@ -200,8 +200,8 @@ def _run_quick_bench(folder: Path) -> None:
 def quick_bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One quick run of the bench (bench/run.py --quick, as make bench runs it) for the whole
     session, its work folder kept: bench.json (its figures), bench.md (its table) and work/ (what
-    each step built: the site by make html side by side in work/shipped, one language after the
-    other in work/sequential)."""
+    each step built: the site by make html, one language after the other, in work/sequential; the
+    quick run builds it once)."""
     return built_once(tmp_path_factory, "bench", _run_quick_bench)
 
 

@@ -60,25 +60,33 @@ def test_every_step_runs_and_its_figures_make_sense(quick):
 
 
 def test_a_figure_the_quick_run_shares_is_that_of_a_build_of_the_whole_site(quick, quick_bench: Path):
-    """--quick builds a page set once where two steps would build the same: the profiled builds
-    give the -j 1 figures (and the site the rebuilds rebuild), the growth curve's site, built at
-    -j 2, the -j 2 figure. Each shared figure names the step that built it, and that build wrote
-    every page of the generated site (a shared step that built nothing fails here)."""
+    """--quick builds a page set once where two steps would build the same: make html
+    LANGUAGE_JOBS=1 gives the figures of the shipped site side by side too (the same files), the
+    profiled builds the -j 1 figures (and the site the rebuilds rebuild), the growth curve's site,
+    built at -j 2, the -j 2 figure. Each shared figure names the step that built it, and that
+    build wrote every page of its site (a shared step that built nothing fails here)."""
     figures, table = quick
     work = quick_bench / "work"
     site = f"{figures['recipes']}-recipe site"
     assert figures["shared"] == {
         "gen_build_j1": f"{site}, English, -j 1 under cProfile",
-        "plain_build_j1": f"{site}, English, plain pages under cProfile",
         "gen_build_j2": f"{site}, both languages side by side",
+        "plain_build_j1": f"{site}, English, plain pages under cProfile",
+        "shipped_build": "shipped site: make html LANGUAGE_JOBS=1",
     }
     assert set(figures["shared"].values()) <= set(figures["peaks"])  # each ran, as a step of its own
+    assert figures["shipped_build"] == figures["shipped_sequential"]
     assert figures["gen_build_j1"] == figures["profile"]["directives"]["wall"]
     assert figures["plain_build_j1"] == figures["profile"]["plain"]["wall"]
-    pages = {f"recipes/{p.stem}.html" for p in (work / "recipes").glob("*.json")} | {"index.html", "install.html"}
-    assert len(pages) == figures["recipes"] + 2
+    every = {"index.html", "install.html"}
+    generated = every | {f"recipes/{p.stem}.html" for p in (work / "recipes").glob("*.json")}
+    shipped = every | {f"recipes/{p.stem}.html" for p in (ROOT / "recipes").glob("*.json") if p.name != "schema.json"}
+    assert len(generated) == figures["recipes"] + 2 and len(shipped) == figures["recipes"] + 1
     curve = work / f"curve-{figures['recipes']}" / "out" / "html"
-    for tree in (work / "profile-directives" / "html", work / "profile-plain" / "html", curve / "en", curve / "ko"):
+    trees = [(work / "profile-directives" / "html", generated), (work / "profile-plain" / "html", generated)]
+    trees += [(curve / language, generated) for language in ("en", "ko")]
+    trees += [(work / "sequential" / "html" / language, shipped) for language in ("en", "ko")]
+    for tree, pages in trees:
         built = {p.relative_to(tree).as_posix() for p in tree.rglob("*.html")}
         assert pages <= built, (tree, sorted(pages - built))
     assert "--quick builds each page set once" in table
@@ -87,8 +95,8 @@ def test_a_figure_the_quick_run_shares_is_that_of_a_build_of_the_whole_site(quic
 def test_peak_memory_is_reported_for_every_step_of_the_bench(quick):
     figures, table = quick
     peaks = figures["peaks"]
+    # (--quick's make html of the shipped site side by side is its LANGUAGE_JOBS=1 build: the test above)
     steps = [
-        "shipped site: make html",
         "shipped site: make html LANGUAGE_JOBS=1",
         "portal of 3 recipes: make html",
         "portal of 3 recipes of 2 tabs of 2 targets: make html",
