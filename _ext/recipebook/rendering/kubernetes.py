@@ -438,7 +438,7 @@ class _Document:
         return isinstance(other, _Document) and other.shape == self.shape
 
 
-@remembered(maxsize=4096)
+@remembered(maxsize=512)
 def _written(document: _Document) -> str:
     return yamltext.dump(document.data, _Dumper)
 
