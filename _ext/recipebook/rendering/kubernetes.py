@@ -380,9 +380,9 @@ _Dumper.add_representer(_Hole, lambda d, t: d.represent_scalar("tag:yaml.org,200
 
 def dump(data: Any) -> str:
     """YAML of a manifest: block style, keys in the given order, no line folded (libyaml writes it
-    when it writes the same text: yamltext). A document equal to one written before (``_shape``)
-    is not written again: the variants, modes and skeletons of a target, the page's files, the
-    site API's and the rules' repeat most of their documents."""
+    when it writes the same text: yamltext). A document equal to one of the last 512 written
+    (``_shape``) is not written again: the variants, modes and skeletons of a target repeat most
+    of their documents."""
     shape = _shape(data)
     if shape is None:
         return yamltext.dump(data, _Dumper)
