@@ -30,6 +30,7 @@ import yaml
 from referencing import Registry, Resource
 
 import crds
+import recipebook
 from recipe_support import check_mutated, fixture, ptr
 from recipebook import shell
 from recipebook.checking import manifests
@@ -39,7 +40,7 @@ from recipebook.expanding.page import expansion_at, page_of
 from recipebook.pipeline.load import load
 from recipebook.reading.model import Recipe
 from recipebook.rendering import kubernetes as k8s
-from recipebook.rendering import portable
+from recipebook.rendering import portable, yamltext
 from recipebook.rendering.files import kubernetes_where, selection_files
 from recipebook_sphinx.explorer import view as explorer_view
 
@@ -623,6 +624,33 @@ def test_the_default_storage_class_leaves_the_field_out_and_a_named_one_puts_it_
         written = selection_files(expansion, None, {**IMAGE, **settings})
         claims = [d for _n, d in _documents(written) if d["kind"] == "PersistentVolumeClaim"]
         assert claims and all(d["spec"].get("storageClassName") == expected for d in claims)
+
+
+def test_a_document_is_written_once_and_a_lookalike_of_another_type_for_itself(monkeypatch):
+    written: list[object] = []
+    real = yamltext.dump
+
+    def spy(data, dumper, *, width=None):
+        written.append(data)
+        return real(data, dumper, width=width)
+
+    monkeypatch.setattr(yamltext, "dump", spy)
+    recipebook.forget()
+    claim = {"apiVersion": "v1", "spec": {"resources": {"requests": {"storage": "8Gi"}}, "ports": [8000, "http"]}}
+    assert k8s.dump(copy.deepcopy(claim)) == k8s.dump(copy.deepcopy(claim)) == real(claim, k8s._Dumper)
+    assert written == [claim]  # the second, an equal document of other objects, was not written again
+    # equal in Python, or alike in their items, but written differently: each document its own text,
+    # whichever came first
+    lookalikes = [
+        {"port": "<PORT>"}, {"port": k8s._Hole("<PORT>")}, {"port": "8000"}, {"port": 8000}, {"port": 1}, {"port": True},
+        {"port": 0.0}, {"port": -0.0}, {"port": None}, {"port": "null"}, {"port": ["a", "b"]},
+        {"port": {"a": "b"}}, {"port": [["a", "b"]]}, {"port": [{"a": "b"}]}, ["port", "8000"],
+    ]  # fmt: skip
+    texts = [k8s.dump(d) for d in lookalikes]
+    assert texts == [real(d, k8s._Dumper) for d in lookalikes]
+    assert len(set(texts)) == len(lookalikes)
+    assert k8s.dump(lookalikes[0]) == "port: '<PORT>'\n" and k8s.dump(lookalikes[1]) == "port: <PORT>\n"
+    recipebook.forget()
 
 
 def test_dra_claims_the_npus_of_the_targets_product_and_a_nic_on_their_numa_node_for_prefill_decode():

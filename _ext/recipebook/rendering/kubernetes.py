@@ -380,8 +380,67 @@ _Dumper.add_representer(_Hole, lambda d, t: d.represent_scalar("tag:yaml.org,200
 
 def dump(data: Any) -> str:
     """YAML of a manifest: block style, keys in the given order, no line folded (libyaml writes it
-    when it writes the same text: yamltext)."""
-    return yamltext.dump(data, _Dumper)
+    when it writes the same text: yamltext). A document equal to one of the last 512 written
+    (``_shape``) is not written again: the variants, modes and skeletons of a target repeat most
+    of their documents."""
+    shape = _shape(data)
+    if shape is None:
+        return yamltext.dump(data, _Dumper)
+    return _written(_Document(shape, data))
+
+
+# A document's values of these types are written by _Dumper's representers from the value alone.
+_PLAIN = frozenset({str, _Hole, int, bool, float, type(None)})
+
+
+def _shape(data: Any) -> Any:
+    """The document as a value that equals another document's only where both are written alike:
+    each mapping and list tagged with its type, each value but a plain ``str`` with its exact type
+    (a ``_Hole`` is no ``str``, True no 1, -0.0 no 0.0: their texts differ), keys in their order;
+    None for a document holding a value of any other type."""
+    kind = type(data)
+    if kind is str:
+        return data
+    if kind is dict:
+        out: list[Any] = [dict]
+        for key, value in data.items():
+            key_shape, value_shape = _shape(key), _shape(value)
+            if key_shape is None or value_shape is None:
+                return None
+            out += (key_shape, value_shape)
+        return tuple(out)
+    if kind is list:
+        items: list[Any] = [list]
+        for value in data:
+            value_shape = _shape(value)
+            if value_shape is None:
+                return None
+            items.append(value_shape)
+        return tuple(items)
+    if kind is float:
+        return (float, repr(data))
+    if kind in _PLAIN:
+        return (kind, str(data))
+    return None
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class _Document:
+    """A document to write, equal to another whose shape is equal (``_shape``)."""
+
+    shape: Any
+    data: Any
+
+    def __hash__(self) -> int:
+        return hash(self.shape)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Document) and other.shape == self.shape
+
+
+@remembered(maxsize=512)
+def _written(document: _Document) -> str:
+    return yamltext.dump(document.data, _Dumper)
 
 
 def dump_all(documents: Sequence[Any]) -> str:
