@@ -59,7 +59,7 @@ class GridSize:
 
 
 class ProcessOnly(dict[str, Any]):
-    """Objects computed in this process (recipes, Markdown views); not written with the environment.
+    """Objects computed in this process (recipes, stored results); not written with the environment.
 
     Recipes hold read-only mappings that do not pickle, and are quicker to read again than
     to store: the environment keeps the verdicts, the process keeps the objects.
@@ -84,7 +84,6 @@ class RecipebookDomain(Domain):
         "untranslated": {},  # docname -> the messages and labels it shows in English (i18n/untranslated.py)
         "recipes": ProcessOnly(),  # recipe path -> (key, Recipe, problems)
         "memo": EngineMemo(),  # the engine's tables and page models of the page being read (page_read)
-        "markdown": ProcessOnly(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
         "plots": {},  # docname -> {file name: SVG text} of the result plots it shows (explorer/results_panel.py)
         "results": ProcessOnly(),  # recipe name -> (stamps, stored results, their files, messages)
     }

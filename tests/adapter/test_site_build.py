@@ -121,7 +121,14 @@ def test_parallel_build_gives_the_same_pages(built, make_app, rootdir, tmp_path)
     # (a node class the still open serial build registered is registered again: not the build's)
     assert [w for w in parallel.warning.getvalue().splitlines() if "is already registered" not in w] == []
     assert sorted(read) == ["A.X-K2", "gpt-oss-120b", "index", "install"]  # every page read here
-    for name in ("gpt-oss-120b.html", "A.X-K2.html", "index.html", "_static/recipebook-explorer.css"):
+    for name in (
+        "gpt-oss-120b.html",
+        "A.X-K2.html",
+        "index.html",
+        "_static/recipebook-explorer.css",
+        "llms.txt",
+        "llms-full.txt",
+    ):
         assert Path(parallel.outdir, name).read_text() == Path(built.outdir, name).read_text(), name
 
 
@@ -144,6 +151,45 @@ def test_editing_one_recipe_rereads_only_its_page(make_app, rootdir, tmp_path):
     # the recipe's page and the catalogue (index) use it; the other recipe's page is untouched
     assert read == ["gpt-oss-120b", "index"]
     assert "An edited summary." in Path(second.outdir, "gpt-oss-120b.html").read_text()
+
+
+def _llms_full(app: SphinxTestApp) -> str:
+    return Path(app.outdir, "llms-full.txt").read_text(encoding="utf-8")
+
+
+def test_an_incremental_build_streams_the_views_it_did_and_did_not_write(make_app, rootdir, tmp_path):
+    """llms-full.txt after an incremental build: the views of the pages it did not write (as an
+    earlier build wrote them), a rewritten page's new view, and not the view of a page removed."""
+    folder = tmp_path / "recipes"
+    shutil.copytree(RECIPES, folder)
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    overrides = {"recipebook_dir": str(folder)}
+    first = make_app("html", srcdir=srcdir, confoverrides=overrides)
+    first.build()
+    before = _llms_full(first)
+    assert "Source: install.html" in before
+    for name in ("A.X-K2", "gpt-oss-120b", "install"):
+        assert Path(first.outdir, f"{name}.md").read_text(encoding="utf-8").strip() in before
+    again = make_app("html", srcdir=srcdir, confoverrides=overrides, freshenv=False)
+    written: list[str] = []
+    again.connect("doctree-resolved", lambda app, doctree, docname: written.append(docname))
+    again.build(filenames=[str(srcdir / "install.md")])  # that page alone written
+    assert {"A.X-K2", "gpt-oss-120b"}.isdisjoint(written)
+    assert _llms_full(again) == before  # the recipes' views: the first build's files
+    recipe = folder / "gpt-oss-120b.json"
+    data = json.loads(recipe.read_text())
+    old = data["text"]["en"]["sub"]
+    data["text"]["en"]["sub"] = "An edited summary."
+    recipe.write_text(json.dumps(data, indent=2))
+    (srcdir / "install.md").unlink()
+    last = make_app("html", srcdir=srcdir, confoverrides=overrides, freshenv=False)
+    last.build()
+    after = _llms_full(last)
+    view = Path(last.outdir, "gpt-oss-120b.md").read_text(encoding="utf-8").strip()
+    assert "An edited summary." in view and view in after and old not in after
+    assert "Source: install.html" not in after
+    assert "(install.md)" not in Path(last.outdir, "llms.txt").read_text(encoding="utf-8")
 
 
 def test_recommended_only_rendering_and_page_weight(built, make_app, rootdir, tmp_path):

@@ -19,12 +19,14 @@ side, and whichever finishes last leaves a complete site.
 
 from __future__ import annotations
 
+import contextlib
 import gettext
 import json
 import os
 import shlex
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TextIO
 from xml.sax.saxutils import escape as xml_escape
 
 import jinja2
@@ -82,6 +84,21 @@ class SiteWriter:
             temporary.write_bytes(text)
         else:
             temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+        self.written.add(path)
+
+    @contextlib.contextmanager
+    def stream(self, relative: str) -> Iterator[TextIO]:
+        """A text file written piece by piece, put in place when it is complete (as ``write``)."""
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(temporary, "w", encoding="utf-8") as file:
+                yield file
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
         os.replace(temporary, path)
         self.written.add(path)
 
@@ -246,11 +263,13 @@ def llms(
     app: Sphinx,
     pages: Iterable[RecipePage],
     docnames: list[str],
-    views: dict[str, str],
+    views: Callable[[str], Path | None],
+    full: TextIO,
     also: Callable[[RecipePage], None] | None = None,
-) -> tuple[str, str]:
-    """llms.txt and llms-full.txt of the language being built, from the pages' Markdown views;
-    ``also`` is given each page model in turn (the API, from the same models)."""
+) -> str:
+    """llms.txt of the language being built, and its llms-full.txt written to ``full`` one
+    Markdown view at a time, read from its file (``views``: a page's, or None); ``also`` is
+    given each page model in turn (the API, from the same models)."""
     _ = i18n._
     env, lang = app.env, config_language(app.config)
     site_title = escape(str(_(site_config(app.config).title)))
@@ -284,14 +303,19 @@ def llms(
             sub = escape(inline.plain(inline.parse(texts.sub)[0]))
             lines.append(f"- [{title(page)}]({page}.md): {sub}")
             lines += panel_lines[page]
-    guides = [d for d in docnames if d not in recipe_pages and d in views]
+    files = {d: views(d) for d in docnames}
+    guides = [d for d in docnames if d not in recipe_pages and files[d] is not None]
     lines += ["", f"## {escape(str(_('Guides')))}"]
     lines += [f"- [{title(d)}]({d}.md)" for d in guides]
-    full = [f"# {site_title}", "", f"> {summary}"]
+    full.write(f"# {site_title}\n\n> {summary}")
     for page in [*(p for p in recipe_pages if p in docnames), *guides]:
-        if page in views:
-            full += ["", "---", "", f"Source: {page}.html", "", views[page].strip()]
-    return "\n".join(lines) + "\n", "\n".join(full) + "\n"
+        file = files[page]
+        if file is not None:
+            with open(file, encoding="utf-8", newline="") as text:  # as written: no newline translated
+                full.write(f"\n\n---\n\nSource: {page}.html\n\n")
+                full.write(text.read().strip())
+    full.write("\n")
+    return "\n".join(lines) + "\n"
 
 
 def site_root(app: Sphinx) -> Path | None:
@@ -324,9 +348,11 @@ def finished(app: Sphinx, exception: BaseException | None) -> None:
         )
     )
     pages = store.pages_one_by_one(app.env, recipes)
-    index, full = llms(app, pages, docnames, markdown.views(app), also=api.add if api is not None else None)
+    with tree.stream("llms-full.txt") as full:
+        index = llms(
+            app, pages, docnames, lambda d: markdown.view_file(app, d), full, also=api.add if api is not None else None
+        )
     tree.write("llms.txt", index)
-    tree.write("llms-full.txt", full)
     if site is None or api is None:
         return
     api.close()
