@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sphinx.testing.util import SphinxTestApp
@@ -14,6 +18,9 @@ import recipebook_sphinx
 from pagereader import grids
 from recipe_support import recipe_names
 from recipebook import load, matrix
+from recipebook.expanding import page as expanding_page
+from recipebook.reading.model import Recipe
+from recipebook_sphinx import store
 from recipebook_sphinx.search.words import DATA, data_version
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,15 +34,27 @@ def _expected(name: str) -> dict[tuple[str, str], list]:
     return by_target
 
 
+MODELS_BUILT: list[str] = []  # the recipes whose page model the serial build built, once each
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, rootdir: Path) -> Iterator[SphinxTestApp]:
     """The test root built once, serially, with every selection rendered (the default): the
-    build the tests below read, or compare their own build of another kind with."""
+    build the tests below read, or compare their own build of another kind with; each page
+    model it builds noted in MODELS_BUILT."""
     srcdir = tmp_path_factory.mktemp("site-build") / "recipes"
     shutil.copytree(rootdir / "test-recipes", srcdir)
     app = SphinxTestApp("html", srcdir=srcdir)
+    build_page = expanding_page.build_page
+
+    def noted(recipe: Recipe, *args: Any, **kwargs: Any) -> expanding_page.RecipePage:
+        MODELS_BUILT.append(recipe.name)
+        return build_page(recipe, *args, **kwargs)
+
     try:
-        app.build()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(expanding_page, "build_page", noted)
+            app.build()
         yield app
     finally:
         app.cleanup()
@@ -55,6 +74,15 @@ def test_every_selection_shows_exactly_the_expanded_commands(built):
                 assert grid.router() == [cmd for _node, cmd in expansion.router]
                 checked += 1
         assert checked == sum(map(len, expected.values()))
+
+
+def test_each_recipe_page_model_is_built_once_per_build(built):
+    """By its page's directives: llms.txt takes what it needs of the model while the page is read,
+    not from a model built again at the end of the build."""
+    assert sorted(MODELS_BUILT) == sorted(recipe_names())
+    assert set(store.data(built.env)["published"]) == set(recipe_names())
+    for name in recipe_names():
+        assert f"- [{name}]({name}.md): " in Path(built.outdir, "llms.txt").read_text(encoding="utf-8")
 
 
 def test_page_opens_on_the_recommended_selection(built):
@@ -121,6 +149,8 @@ def test_parallel_build_gives_the_same_pages(built, make_app, rootdir, tmp_path)
     # (a node class the still open serial build registered is registered again: not the build's)
     assert [w for w in parallel.warning.getvalue().splitlines() if "is already registered" not in w] == []
     assert sorted(read) == ["A.X-K2", "gpt-oss-120b", "index", "install"]  # every page read here
+    # what build-finished needs of each page model, from the processes that read the pages
+    assert set(store.data(parallel.env)["published"]) == {"A.X-K2", "gpt-oss-120b"}
     for name in (
         "gpt-oss-120b.html",
         "A.X-K2.html",
@@ -190,6 +220,50 @@ def test_an_incremental_build_streams_the_views_it_did_and_did_not_write(make_ap
     assert "An edited summary." in view and view in after and old not in after
     assert "Source: install.html" not in after
     assert "(install.md)" not in Path(last.outdir, "llms.txt").read_text(encoding="utf-8")
+
+
+def _build_language_tree(srcdir: Path, folder: Path, out: Path) -> None:
+    """The test root's pages of the recipes in ``folder``, built into a language tree (``out``, named
+    as its language) by a process of its own: the site-level files (API) beside it."""
+    command = [
+        sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", str(srcdir),
+        "-d", str(srcdir / "_build" / "doctrees"), "-D", f"recipebook_dir={folder}",
+        str(srcdir), str(out),
+    ]  # fmt: skip
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "_ext"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_an_incremental_build_writes_the_api_files_that_are_gone_and_of_an_edited_recipe(rootdir, tmp_path):
+    """A recipe's API files are written while its page is read; a build that does not read the page
+    again writes them again when they are gone (from the recipe's model, built then), and an edited
+    recipe's from its page read again."""
+    folder = tmp_path / "recipes"
+    shutil.copytree(RECIPES, folder)
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    out = tmp_path / "site" / "en"
+    _build_language_tree(srcdir, folder, out)
+    api = out.parent / "api"
+    kept = api / "recipes" / "A.X-K2.json"
+    before = {path: path.read_bytes() for path in (api / "recipes").glob("A.X-K2*/**/*") if path.is_file()}
+    before.update((path, path.read_bytes()) for path in (api / "recipes").glob("A.X-K2.*"))
+    assert kept in before
+    for path in before:
+        path.unlink()
+    recipe = folder / "gpt-oss-120b.json"
+    data = json.loads(recipe.read_text())
+    data["text"]["en"]["sub"] = "An edited summary."
+    data["provider"] = "An edited provider"
+    recipe.write_text(json.dumps(data, indent=2))
+    _build_language_tree(srcdir, folder, out)
+    assert {path: path.read_bytes() for path in before} == before
+    assert "An edited summary." in (out / "llms.txt").read_text(encoding="utf-8")
+    index = json.loads((api / "index.json").read_text(encoding="utf-8"))
+    assert [entry["provider"] for entry in index["recipes"] if entry["name"] == "gpt-oss-120b"] == [
+        "An edited provider"
+    ]
 
 
 def test_recommended_only_rendering_and_page_weight(built, make_app, rootdir, tmp_path):
