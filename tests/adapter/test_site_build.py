@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sphinx.application import Sphinx
 from sphinx.testing.util import SphinxTestApp
 
 import recipebook_sphinx
@@ -20,6 +22,7 @@ from recipe_support import recipe_names
 from recipebook import load, matrix
 from recipebook.expanding import page as expanding_page
 from recipebook.reading.model import Recipe
+from recipebook.rendering import kubernetes
 from recipebook_sphinx import store
 from recipebook_sphinx.search.words import DATA, data_version
 
@@ -34,27 +37,15 @@ def _expected(name: str) -> dict[tuple[str, str], list]:
     return by_target
 
 
-MODELS_BUILT: list[str] = []  # the recipes whose page model the serial build built, once each
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, rootdir: Path) -> Iterator[SphinxTestApp]:
     """The test root built once, serially, with every selection rendered (the default): the
-    build the tests below read, or compare their own build of another kind with; each page
-    model it builds noted in MODELS_BUILT."""
+    build the tests below read, or compare their own build of another kind with."""
     srcdir = tmp_path_factory.mktemp("site-build") / "recipes"
     shutil.copytree(rootdir / "test-recipes", srcdir)
     app = SphinxTestApp("html", srcdir=srcdir)
-    build_page = expanding_page.build_page
-
-    def noted(recipe: Recipe, *args: Any, **kwargs: Any) -> expanding_page.RecipePage:
-        MODELS_BUILT.append(recipe.name)
-        return build_page(recipe, *args, **kwargs)
-
     try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(expanding_page, "build_page", noted)
-            app.build()
+        app.build()
         yield app
     finally:
         app.cleanup()
@@ -76,13 +67,35 @@ def test_every_selection_shows_exactly_the_expanded_commands(built):
         assert checked == sum(map(len, expected.values()))
 
 
-def test_each_recipe_page_model_is_built_once_per_build(built):
-    """By its page's directives: llms.txt takes what it needs of the model while the page is read,
-    not from a model built again at the end of the build."""
-    assert sorted(MODELS_BUILT) == sorted(recipe_names())
-    assert set(store.data(built.env)["published"]) == set(recipe_names())
+def test_each_model_and_kubernetes_file_is_made_once_per_build(rootdir, tmp_path, monkeypatch):
+    """In a build that writes the site's API (into a language tree): each recipe's page model is
+    built once, by its page's directives, and each target's Kubernetes files once, for its explorer;
+    llms.txt and the API take what they need of them while the page is read."""
+    models: list[str] = []
+    files: list[tuple[str, str, str]] = []
+    build_page, target_files = expanding_page.build_page, kubernetes._target_files
+
+    def noted_model(recipe: Recipe, *args: Any, **kwargs: Any) -> expanding_page.RecipePage:
+        models.append(recipe.name)
+        return build_page(recipe, *args, **kwargs)
+
+    def noted_files(target: expanding_page.TargetPage, recipe: Recipe) -> kubernetes.TargetFiles:
+        files.append((recipe.name, target.strategy.slug, target.target.target))
+        return target_files(target, recipe)
+
+    monkeypatch.setattr(expanding_page, "build_page", noted_model)
+    monkeypatch.setattr(kubernetes, "_target_files", noted_files)
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    out = tmp_path / "site" / "en"
+    app = Sphinx(srcdir, srcdir, out, tmp_path / "doctrees", "html", status=None, warning=io.StringIO())
+    models.clear()  # checking the recipes as the build starts (no folder of verdicts) builds a model
+    app.build()
+    assert sorted(models) == sorted(recipe_names())
+    assert files and len(files) == len(set(files))
+    assert len(json.loads((out.parent / "api" / "index.json").read_text())["recipes"]) == len(recipe_names())
     for name in recipe_names():
-        assert f"- [{name}]({name}.md): " in Path(built.outdir, "llms.txt").read_text(encoding="utf-8")
+        assert f"- [{name}]({name}.md): " in (out / "llms.txt").read_text(encoding="utf-8")
 
 
 def test_page_opens_on_the_recommended_selection(built):

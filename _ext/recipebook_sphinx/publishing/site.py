@@ -135,16 +135,20 @@ def api_files(
     recipe_page: str,
     measured: Sequence[Result] = (),
     pinned: Mapping[str, str] | None = None,
+    memo: Memo | None = None,
 ) -> dict[str, object]:
     """A recipe's files of the API, and the static ready-to-run files of the selection each of its
-    targets opens on, from its page model; its entry in the API's index (``api_index``).
+    targets opens on, from its page model; its entry in the API's index (``api_index``). What is
+    computed from the model is kept in ``memo``: the memo of the page being read, its explorers'
+    Kubernetes files already there (``read``), or one of its own.
 
     Any other selection's files are written in the browser from the recipe's document
     (static/recipebook-files.js) or by ``python -m recipebook files``: the output grows with
     recipes and their lines, not with the product of their axes.
     """
     recipe = model.recipe
-    memo = Memo()  # what is computed from this model, dropped with it (one model at a time)
+    if memo is None:
+        memo = Memo()  # what is computed from this model, dropped with it (one model at a time)
     page = recipe_page.format(name=recipe.name)
     entry: dict[str, object] = {
         "name": recipe.name,
@@ -325,9 +329,9 @@ def _results_stamps(env: BuildEnvironment, name: str) -> tuple[tuple[str, store.
     return tuple((file, store.stamp(Path(file))) for file in store.results(env, name)[1])
 
 
-def publish(app: Sphinx, model: RecipePage) -> Published:
+def publish(app: Sphinx, model: RecipePage, memo: Memo | None = None) -> Published:
     """What build-finished needs of a recipe's page model; its API files written now (when the
-    build writes the site's API)."""
+    build writes the site's API), with what is computed from the model kept in ``memo``."""
     config = site_config(app.config)
     recipe = model.recipe
     texts = recipe.text.get(config_language(app.config)) or recipe.text["en"]
@@ -341,7 +345,7 @@ def publish(app: Sphinx, model: RecipePage) -> Published:
     files: tuple[str, ...] = ()
     if root is not None:
         site = SiteWriter(root)
-        entry = api_files(site, model, config.languages, config.pages["recipe"], found, dict(config.versions))
+        entry = api_files(site, model, config.languages, config.pages["recipe"], found, dict(config.versions), memo)
         files = tuple(sorted(path.relative_to(root).as_posix() for path in site.written))
     sub = escape(inline.plain(inline.parse(texts.sub)[0]))
     return Published(recipe.name, sub, lines, _results_stamps(app.env, recipe.name), entry, files)
@@ -364,7 +368,8 @@ def read(app: Sphinx, doctree: nodes.document) -> None:
         if pattern.format(name=path.stem) == env.docname:
             recipe = store.recipe(env, path)
             if recipe is not None:
-                store.data(env)["published"][env.docname] = publish(app, store.page(env, recipe))
+                model = store.page(env, recipe)  # the page's model, and its explorers' Kubernetes files
+                store.data(env)["published"][env.docname] = publish(app, model, store.engine_memo(env))
 
 
 def published(app: Sphinx) -> Iterator[tuple[str, Published]]:
