@@ -8,7 +8,8 @@ and directives load a recipe known to be valid without checking it again. A reci
 (``recipebook.expanding.page``) is built for the page that shows it, shared by that page's
 directives and dropped once the page is read; the listings of every recipe read the recipes
 alone. What a page records while it is read (the size of each of its
-explorer grids, for the stylesheet) is dropped when the page is read again or removed
+explorer grids, for the stylesheet; on a recipe's page, what build-finished needs of its page
+model, so that it is built once per build) is dropped when the page is read again or removed
 (``clear_doc``) and merged from parallel readers (``merge_domaindata``), as Sphinx's own
 domains do.
 """
@@ -59,7 +60,7 @@ class GridSize:
 
 
 class ProcessOnly(dict[str, Any]):
-    """Objects computed in this process (recipes, Markdown views); not written with the environment.
+    """Objects computed in this process (recipes, stored results); not written with the environment.
 
     Recipes hold read-only mappings that do not pickle, and are quicker to read again than
     to store: the environment keeps the verdicts, the process keeps the objects.
@@ -74,7 +75,7 @@ class RecipebookDomain(Domain):
 
     name = "recipebook"
     label = "Recipes"
-    data_version = 5
+    data_version = 6
     initial_data: ClassVar[dict[str, Any]] = {  # Sphinx copies it for each environment
         "grids": {},  # docname -> {grid id: GridSize}
         "listings": set(),  # docnames that link every recipe's page (catalogue, flags)
@@ -84,9 +85,9 @@ class RecipebookDomain(Domain):
         "untranslated": {},  # docname -> the messages and labels it shows in English (i18n/untranslated.py)
         "recipes": ProcessOnly(),  # recipe path -> (key, Recipe, problems)
         "memo": EngineMemo(),  # the engine's tables and page models of the page being read (page_read)
-        "markdown": ProcessOnly(),  # docname -> the Markdown view written in this build (publishing/markdown.py)
         "plots": {},  # docname -> {file name: SVG text} of the result plots it shows (explorer/results_panel.py)
         "results": ProcessOnly(),  # recipe name -> (stamps, stored results, their files, messages)
+        "published": {},  # recipe page's docname -> what build-finished needs of its page model (publishing/site.py)
     }
 
     def clear_doc(self, docname: str) -> None:
@@ -95,6 +96,7 @@ class RecipebookDomain(Domain):
         self.data["explorer_terms"].pop(docname, None)
         self.data["untranslated"].pop(docname, None)
         self.data["plots"].pop(docname, None)
+        self.data["published"].pop(docname, None)
 
     def merge_domaindata(self, docnames: Iterable[str], otherdata: dict[str, Any]) -> None:
         for docname in set(docnames) & otherdata["grids"].keys():
@@ -106,6 +108,8 @@ class RecipebookDomain(Domain):
             self.data["untranslated"][docname] = otherdata["untranslated"][docname]
         for docname in set(docnames) & otherdata["plots"].keys():
             self.data["plots"][docname] = otherdata["plots"][docname]
+        for docname in set(docnames) & otherdata["published"].keys():
+            self.data["published"][docname] = otherdata["published"][docname]
         for checked, verdict in otherdata["checked"].items():
             self.data["checked"].setdefault(checked, verdict)
 
@@ -234,6 +238,22 @@ def recipe(env: BuildEnvironment, path: Path) -> Recipe | None:
     return found
 
 
+def shows(env: BuildEnvironment, path: Path) -> bool:
+    """Whether a directive shows the recipe (``recipe`` gives it, not None): from its verdict,
+    without reading it, when the environment has one."""
+    verdict = data(env)["checked"].get((os.fspath(path), _key(path)))
+    if verdict is None:
+        found = recipe(env, path) is not None
+        data(env)["recipes"].pop(os.fspath(path), None)
+        return found
+    return not errors(verdict.problems)
+
+
+def read_here(env: BuildEnvironment) -> list[Path]:
+    """The recipe files the page being read has loaded so far (dropped at ``page_read``)."""
+    return [Path(path) for path in data(env)["recipes"]]
+
+
 def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
     """The recipe's page model, built once for the page being read (every directive of it)."""
     return page_of(recipe, engine_memo(env), only_default=site_config(env.config).render == RENDER_RECOMMENDED)
@@ -241,8 +261,8 @@ def page(env: BuildEnvironment, recipe: Recipe) -> RecipePage:
 
 def pages_one_by_one(env: BuildEnvironment, recipes: Iterable[Recipe]) -> Iterator[RecipePage]:
     """Each recipe's page model, built when the caller comes to it and not kept: what goes
-    through every recipe at build-finished (the site's API, llms.txt) holds one model at a time
-    instead of every recipe's (a large recipe's is about 8 MiB)."""
+    through recipes at build-finished (the site's API, llms.txt, for a recipe whose page did not
+    give them) holds one model at a time instead of every recipe's (a large recipe's is about 8 MiB)."""
     for each in recipes:
         yield page_of(each, only_default=site_config(env.config).render == RENDER_RECOMMENDED)
 
@@ -251,10 +271,10 @@ def valid_recipes(env: BuildEnvironment, directory: str | Path) -> list[Recipe]:
     return [r for r in (recipe(env, path) for path in recipe_paths(directory)) if r is not None]
 
 
-def recipes_one_by_one(env: BuildEnvironment, directory: str | Path) -> Iterator[Recipe]:
-    """Each valid recipe, read when the caller comes to it and not kept: what goes through every
-    recipe at build-finished holds one recipe at a time."""
-    for path in recipe_paths(directory):
+def recipes_one_by_one(env: BuildEnvironment, paths: Iterable[Path]) -> Iterator[Recipe]:
+    """Each valid recipe of these files, read when the caller comes to it and not kept: what goes
+    through recipes at build-finished holds one recipe at a time."""
+    for path in paths:
         found = recipe(env, path)
         data(env)["recipes"].pop(os.fspath(path), None)
         if found is not None:

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sphinx.application import Sphinx
 from sphinx.testing.util import SphinxTestApp
 
 import recipebook_sphinx
 from pagereader import grids
 from recipe_support import recipe_names
 from recipebook import load, matrix
+from recipebook.expanding import page as expanding_page
+from recipebook.reading.model import Recipe
+from recipebook.rendering import kubernetes
+from recipebook_sphinx import store
 from recipebook_sphinx.search.words import DATA, data_version
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +65,37 @@ def test_every_selection_shows_exactly_the_expanded_commands(built):
                 assert grid.router() == [cmd for _node, cmd in expansion.router]
                 checked += 1
         assert checked == sum(map(len, expected.values()))
+
+
+def test_each_model_and_kubernetes_file_is_made_once_per_build(rootdir, tmp_path, monkeypatch):
+    """In a build that writes the site's API (into a language tree): each recipe's page model is
+    built once, by its page's directives, and each target's Kubernetes files once, for its explorer;
+    llms.txt and the API take what they need of them while the page is read."""
+    models: list[str] = []
+    files: list[tuple[str, str, str]] = []
+    build_page, target_files = expanding_page.build_page, kubernetes._target_files
+
+    def noted_model(recipe: Recipe, *args: Any, **kwargs: Any) -> expanding_page.RecipePage:
+        models.append(recipe.name)
+        return build_page(recipe, *args, **kwargs)
+
+    def noted_files(target: expanding_page.TargetPage, recipe: Recipe) -> kubernetes.TargetFiles:
+        files.append((recipe.name, target.strategy.slug, target.target.target))
+        return target_files(target, recipe)
+
+    monkeypatch.setattr(expanding_page, "build_page", noted_model)
+    monkeypatch.setattr(kubernetes, "_target_files", noted_files)
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    out = tmp_path / "site" / "en"
+    app = Sphinx(srcdir, srcdir, out, tmp_path / "doctrees", "html", status=None, warning=io.StringIO())
+    models.clear()  # checking the recipes as the build starts (no folder of verdicts) builds a model
+    app.build()
+    assert sorted(models) == sorted(recipe_names())
+    assert files and len(files) == len(set(files))
+    assert len(json.loads((out.parent / "api" / "index.json").read_text())["recipes"]) == len(recipe_names())
+    for name in recipe_names():
+        assert f"- [{name}]({name}.md): " in (out / "llms.txt").read_text(encoding="utf-8")
 
 
 def test_page_opens_on_the_recommended_selection(built):
@@ -121,7 +162,16 @@ def test_parallel_build_gives_the_same_pages(built, make_app, rootdir, tmp_path)
     # (a node class the still open serial build registered is registered again: not the build's)
     assert [w for w in parallel.warning.getvalue().splitlines() if "is already registered" not in w] == []
     assert sorted(read) == ["A.X-K2", "gpt-oss-120b", "index", "install"]  # every page read here
-    for name in ("gpt-oss-120b.html", "A.X-K2.html", "index.html", "_static/recipebook-explorer.css"):
+    # what build-finished needs of each page model, from the processes that read the pages
+    assert set(store.data(parallel.env)["published"]) == {"A.X-K2", "gpt-oss-120b"}
+    for name in (
+        "gpt-oss-120b.html",
+        "A.X-K2.html",
+        "index.html",
+        "_static/recipebook-explorer.css",
+        "llms.txt",
+        "llms-full.txt",
+    ):
         assert Path(parallel.outdir, name).read_text() == Path(built.outdir, name).read_text(), name
 
 
@@ -144,6 +194,89 @@ def test_editing_one_recipe_rereads_only_its_page(make_app, rootdir, tmp_path):
     # the recipe's page and the catalogue (index) use it; the other recipe's page is untouched
     assert read == ["gpt-oss-120b", "index"]
     assert "An edited summary." in Path(second.outdir, "gpt-oss-120b.html").read_text()
+
+
+def _llms_full(app: SphinxTestApp) -> str:
+    return Path(app.outdir, "llms-full.txt").read_text(encoding="utf-8")
+
+
+def test_an_incremental_build_streams_the_views_it_did_and_did_not_write(make_app, rootdir, tmp_path):
+    """llms-full.txt after an incremental build: the views of the pages it did not write (as an
+    earlier build wrote them), a rewritten page's new view, and not the view of a page removed."""
+    folder = tmp_path / "recipes"
+    shutil.copytree(RECIPES, folder)
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    overrides = {"recipebook_dir": str(folder)}
+    first = make_app("html", srcdir=srcdir, confoverrides=overrides)
+    first.build()
+    before = _llms_full(first)
+    assert "Source: install.html" in before
+    for name in ("A.X-K2", "gpt-oss-120b", "install"):
+        assert Path(first.outdir, f"{name}.md").read_text(encoding="utf-8").strip() in before
+    again = make_app("html", srcdir=srcdir, confoverrides=overrides, freshenv=False)
+    written: list[str] = []
+    again.connect("doctree-resolved", lambda app, doctree, docname: written.append(docname))
+    again.build(filenames=[str(srcdir / "install.md")])  # that page alone written
+    assert {"A.X-K2", "gpt-oss-120b"}.isdisjoint(written)
+    assert _llms_full(again) == before  # the recipes' views: the first build's files
+    recipe = folder / "gpt-oss-120b.json"
+    data = json.loads(recipe.read_text())
+    old = data["text"]["en"]["sub"]
+    data["text"]["en"]["sub"] = "An edited summary."
+    recipe.write_text(json.dumps(data, indent=2))
+    (srcdir / "install.md").unlink()
+    last = make_app("html", srcdir=srcdir, confoverrides=overrides, freshenv=False)
+    last.build()
+    after = _llms_full(last)
+    view = Path(last.outdir, "gpt-oss-120b.md").read_text(encoding="utf-8").strip()
+    assert "An edited summary." in view and view in after and old not in after
+    assert "Source: install.html" not in after
+    assert "(install.md)" not in Path(last.outdir, "llms.txt").read_text(encoding="utf-8")
+
+
+def _build_language_tree(srcdir: Path, folder: Path, out: Path) -> None:
+    """The test root's pages of the recipes in ``folder``, built into a language tree (``out``, named
+    as its language) by a process of its own: the site-level files (API) beside it."""
+    command = [
+        sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", str(srcdir),
+        "-d", str(srcdir / "_build" / "doctrees"), "-D", f"recipebook_dir={folder}",
+        str(srcdir), str(out),
+    ]  # fmt: skip
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "_ext"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_an_incremental_build_writes_the_api_files_that_are_gone_and_of_an_edited_recipe(rootdir, tmp_path):
+    """A recipe's API files are written while its page is read; a build that does not read the page
+    again writes them again when they are gone (from the recipe's model, built then), and an edited
+    recipe's from its page read again."""
+    folder = tmp_path / "recipes"
+    shutil.copytree(RECIPES, folder)
+    srcdir = tmp_path / "src"
+    shutil.copytree(rootdir / "test-recipes", srcdir)
+    out = tmp_path / "site" / "en"
+    _build_language_tree(srcdir, folder, out)
+    api = out.parent / "api"
+    kept = api / "recipes" / "A.X-K2.json"
+    before = {path: path.read_bytes() for path in (api / "recipes").glob("A.X-K2*/**/*") if path.is_file()}
+    before.update((path, path.read_bytes()) for path in (api / "recipes").glob("A.X-K2.*"))
+    assert kept in before
+    for path in before:
+        path.unlink()
+    recipe = folder / "gpt-oss-120b.json"
+    data = json.loads(recipe.read_text())
+    data["text"]["en"]["sub"] = "An edited summary."
+    data["provider"] = "An edited provider"
+    recipe.write_text(json.dumps(data, indent=2))
+    _build_language_tree(srcdir, folder, out)
+    assert {path: path.read_bytes() for path in before} == before
+    assert "An edited summary." in (out / "llms.txt").read_text(encoding="utf-8")
+    index = json.loads((api / "index.json").read_text(encoding="utf-8"))
+    assert [entry["provider"] for entry in index["recipes"] if entry["name"] == "gpt-oss-120b"] == [
+        "An edited provider"
+    ]
 
 
 def test_recommended_only_rendering_and_page_weight(built, make_app, rootdir, tmp_path):

@@ -11,21 +11,20 @@ Every text is escaped for Markdown: what a recipe or a translation holds never b
 markup (``escape``), inline code takes a run of backquotes longer than any inside it, and a
 code block a fence longer than any inside it.
 
-Each language's views are kept in a store beside its doctrees (``markdown.pickle``), updated
-with the pages written in a build, so ``llms-full.txt`` is assembled from the views in
-memory, whichever pages an incremental build rewrote.
+A view is written once, beside its page, when the page is written; ``llms-full.txt`` is
+streamed from those files at the end of the build (``view``), one view at a time: this
+build's, and an earlier build's of a page it did not rewrite (Sphinx writes a page again
+whenever its HTML is missing, and the view with it).
 """
 
 from __future__ import annotations
 
-import pickle
 import re
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 
-from .. import store
 from ..explorer import html as explorer_html
 
 _LOCAL_HTML = re.compile(r"^(?![a-z]+:)(?P<path>[^#?]*)\.html(?P<rest>[#?].*)?$")
@@ -34,7 +33,6 @@ _LOCAL_HTML = re.compile(r"^(?![a-z]+:)(?P<path>[^#?]*)\.html(?P<rest>[#?].*)?$"
 # a word's edge; an ampersand that would start a character reference
 _SPECIAL = re.compile(r"([\\`*\[\]<>|~])|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|&(?=#?[0-9A-Za-z]+;)")
 _LINE_START = re.compile(r"^(\s*)(?:([-+*>#=])|(\d+)([.)]))", re.MULTILINE)
-STORE = "markdown.pickle"
 
 
 def escape(text: str) -> str:
@@ -223,31 +221,21 @@ def to_markdown(doctree: nodes.document) -> str:
 
 def write(app: Any, doctree: nodes.document, docname: str) -> None:
     """doctree-resolved (in the main process, parallel or not): write the page's Markdown view
-    beside its HTML and keep it for llms-full.txt (not the not-found page)."""
+    beside its HTML (not the not-found page); llms-full.txt reads it from there (``view``)."""
     if app.builder.format != "html" or docname == app.config.notfound_pagename:
         return
-    markdown = to_markdown(doctree)
-    store.data(app.env)["markdown"][docname] = markdown
     target = Path(app.outdir, docname + ".md")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(markdown, encoding="utf-8")
+    target.write_text(to_markdown(doctree), encoding="utf-8")
 
 
-def views(app: Any) -> dict[str, str]:
-    """Every published page's Markdown view: this build's, and the earlier builds' of pages
-    it did not rewrite (kept beside the doctrees), for the pages that still exist."""
-    path = Path(app.doctreedir, STORE)
-    try:
-        stored: dict[str, str] = pickle.loads(path.read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError):
-        stored = {}
-    written = store.data(app.env)["markdown"]
-    stored.update(written)
-    written.clear()
-    stored = {name: text for name, text in stored.items() if name in app.env.found_docs}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL))
-    return stored
+def view_file(app: Any, docname: str) -> Path | None:
+    """The file of a page's Markdown view as written (this build's, or an earlier build's of a page
+    it did not rewrite), or None for a page that has none (the not-found page, a page no longer there)."""
+    if docname not in app.env.found_docs or docname == app.config.notfound_pagename:
+        return None
+    path = Path(app.outdir, docname + ".md")
+    return path if path.is_file() else None
 
 
 def setup(app: Any) -> None:
