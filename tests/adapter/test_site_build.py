@@ -175,7 +175,9 @@ def test_parallel_build_gives_the_same_pages(built, make_app, rootdir, tmp_path)
         assert Path(parallel.outdir, name).read_text() == Path(built.outdir, name).read_text(), name
 
 
-def test_editing_one_recipe_rereads_only_its_page(make_app, rootdir, tmp_path):
+def _built_copy(make_app, rootdir: Path, tmp_path: Path) -> tuple[Path, Path, dict[str, str], SphinxTestApp]:
+    """The test-recipes root and the shipped recipes copied into tmp_path, built once: the recipes'
+    folder, the source folder, the overrides that read those recipes, and the built app."""
     folder = tmp_path / "recipes"
     shutil.copytree(RECIPES, folder)
     srcdir = tmp_path / "src"
@@ -183,6 +185,11 @@ def test_editing_one_recipe_rereads_only_its_page(make_app, rootdir, tmp_path):
     overrides = {"recipebook_dir": str(folder)}
     first = make_app("html", srcdir=srcdir, confoverrides=overrides)
     first.build()
+    return folder, srcdir, overrides, first
+
+
+def test_editing_one_recipe_rereads_only_its_page(make_app, rootdir, tmp_path):
+    folder, srcdir, overrides, _first = _built_copy(make_app, rootdir, tmp_path)
     recipe = folder / "gpt-oss-120b.json"
     data = json.loads(recipe.read_text())
     data["text"]["en"]["sub"] = "An edited summary."
@@ -203,13 +210,7 @@ def _llms_full(app: SphinxTestApp) -> str:
 def test_an_incremental_build_streams_the_views_it_did_and_did_not_write(make_app, rootdir, tmp_path):
     """llms-full.txt after an incremental build: the views of the pages it did not write (as an
     earlier build wrote them), a rewritten page's new view, and not the view of a page removed."""
-    folder = tmp_path / "recipes"
-    shutil.copytree(RECIPES, folder)
-    srcdir = tmp_path / "src"
-    shutil.copytree(rootdir / "test-recipes", srcdir)
-    overrides = {"recipebook_dir": str(folder)}
-    first = make_app("html", srcdir=srcdir, confoverrides=overrides)
-    first.build()
+    folder, srcdir, overrides, first = _built_copy(make_app, rootdir, tmp_path)
     before = _llms_full(first)
     assert "Source: install.html" in before
     for name in ("A.X-K2", "gpt-oss-120b", "install"):
