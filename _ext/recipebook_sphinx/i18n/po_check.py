@@ -45,6 +45,7 @@ import importlib.metadata
 import os
 import re
 import runpy
+import stat
 import string
 import sys
 import tempfile
@@ -757,8 +758,8 @@ def _stamp_key(path: Path, folder: Path, checker: bytes, extensions: frozenset[s
     """What a catalog is checked with, hashed; None for a catalog that is not a plain file within
     its folder of at most ``po.MAX_BYTES`` (checked every time: the check says what is wrong)."""
     try:
-        info = os.lstat(path)
-        if not os.path.isfile(path) or os.path.islink(path) or info.st_size > po.MAX_BYTES:
+        info = os.lstat(path)  # a link is no regular file here
+        if not stat.S_ISREG(info.st_mode) or info.st_size > po.MAX_BYTES:
             return None
         data = path.read_bytes()
     except OSError:
@@ -774,7 +775,7 @@ def _stamped(path: Path, key: str) -> bool:
     mo = path.with_suffix(".mo")
     try:
         stamp = _stamp_path(path).read_text(encoding="ascii").split()
-        if not os.path.isfile(mo) or os.path.islink(mo):
+        if not stat.S_ISREG(os.lstat(mo).st_mode):
             return False
         return stamp == [key, hashlib.sha256(mo.read_bytes()).hexdigest()]
     except (OSError, UnicodeDecodeError):
