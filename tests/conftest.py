@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import gc
 import http.server
 import os
 import runpy
@@ -37,6 +38,21 @@ LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["recipebook_languages"])
 # would only wait); the other files that need it come with the Chromium ones. Within a weight,
 # files keep their collected order.
 HEAVIEST_FIRST = ("portal_project", "browser", "slow")
+
+
+# The suite's processes make and drop millions of small objects (recipes checked and expanded
+# again and again, pages parsed): with CPython's default thresholds (700, 10, 10) the cycle
+# collector looks at the young objects tens of thousands of times per worker. With a young
+# generation of 50,000 objects it does so about seventy times less often; nothing in the suite
+# waits for garbage to be collected. Measured on the engine files (test_rules, test_kubernetes,
+# test_properties, test_import): about 5% less processor time, alternating runs on a busy machine.
+GC_THRESHOLDS = (50_000, 20, 20)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each pytest process (the controller and every make test worker) collects cycles less often
+    (GC_THRESHOLDS)."""
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _weight(item: pytest.Item) -> int:
