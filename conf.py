@@ -1,9 +1,17 @@
 """Sphinx configuration: English sources in source/, Korean from locale/. The extension
 recipebook_sphinx is this project's own package (_ext/), installed in .venv by make."""
 
+import gc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+
+# A build makes and drops millions of small objects (doctree nodes, the explorers' selections):
+# CPython's cycle collector, at its default thresholds (700, 10, 10), looks at the young ones tens of
+# thousands of times per build. With a young generation of 50,000 objects it does so about seventy
+# times less often: about 8% less processor time per build (the Korean site, alternating runs:
+# 4.1-4.6 s before, 3.7-4.0 s after).
+gc.set_threshold(50_000, 20, 20)
 
 project = "RBLN Serving Recipes"
 author = "RBLN Serving Recipes contributors"
