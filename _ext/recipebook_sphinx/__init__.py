@@ -19,7 +19,7 @@ from .explorer import results_panel
 from .explorer import stash as explorer_stash
 from .i18n import languages as i18n
 from .i18n import untranslated
-from .page import codewrap, directives, markup, memory_role, navigation, particles, sidebar
+from .page import codewrap, directives, markup, memory_role, myst_documents, navigation, particles, sidebar
 from .page import inline as rb_nodes
 from .page import rules as rb_rules
 from .page import settings as rb_settings
@@ -110,6 +110,7 @@ def _write_explorer_css(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("sphinx_design")
+    myst_documents.setup()
     config.register(app)
     markup.setup(app)
     untranslated.setup(app)
