@@ -658,11 +658,38 @@ def portal_build(work: Path, count: int, large: tuple[int, int] | None = None) -
     }
 
 
-def portals(work: Path, count: int, large_counts: list[int], shape: tuple[int, int], log) -> dict:
-    """The portal of `count` recipes of the shipped kind (ms per recipe), and portals of large
-    recipes (`shape`: tabs, targets each) at each of `large_counts` (s and bytes per target)."""
+def portal_built(folder: Path) -> dict:
+    """The figures of a portal another run built (--portal-built): its project copy in
+    folder/project, built there by `make html`, which that run measured as :func:`measured` does
+    (folder/build.json: its seconds and the peak of its processes, kept here as this bench's step)."""
+    project = folder / "project"
+    measured_build = json.loads((folder / "build.json").read_text(encoding="utf-8"))
+    paths = sorted(p for p in (project / "recipes").glob("*.json") if p.name != "schema.json")
+    targets = sum(1 for p in paths for _s, _t in Recipe.from_json(json.loads(p.read_bytes()), str(p)).targets())
+    PEAKS[f"portal of {len(paths)} recipes: make html"] = measured_build["peak"]
+    sizes = output_sizes(project / "_build" / "html")
+    return {
+        "recipes": len(paths),
+        "targets": targets,
+        "seconds": measured_build["seconds"],
+        "bytes": sizes["api"]["bytes"] + sizes["trees"]["bytes"],
+        "large": None,
+        "search": sizes["search"],
+    }
+
+
+def portals(
+    work: Path, count: int, large_counts: list[int], shape: tuple[int, int], log, built: Path | None = None
+) -> dict:
+    """The portal of `count` recipes of the shipped kind (ms per recipe), or the portal another
+    run built in `built` (:func:`portal_built`), and portals of large recipes (`shape`: tabs,
+    targets each) at each of `large_counts` (s and bytes per target)."""
     found: dict = {"shipped_kind": None, "large": []}
-    if count:
+    if built is not None:
+        found["shipped_kind"] = portal_built(built)
+        count = found["shipped_kind"]["recipes"]
+        log(f"portal of {count}, built by another run: {found['shipped_kind']['seconds']:.1f} s")
+    elif count:
         found["shipped_kind"] = portal_build(work, count)
         log(f"portal of {count}: {found['shipped_kind']['seconds']:.1f} s")
     for n in large_counts:
@@ -764,6 +791,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--large-shape", default="20,10", help="tabs and targets per tab of a large recipe (default 20,10)"
     )
+    parser.add_argument(
+        "--portal-built",
+        type=Path,
+        metavar="DIR",
+        help="the portal of the shipped kind is the one another run built and measured in DIR (DIR/project, built "
+        "by make html; DIR/build.json, its seconds and peak): make test's quick run reads the test suite's portal "
+        "(tests/conftest.py) instead of building one of --portal recipes",
+    )
     parser.add_argument("--only-portals", action="store_true", help="measure the portals only")
     parser.add_argument(
         "--quick", action="store_true", help="every step at the smallest sizes, once (a run to the end, not figures)"
@@ -786,7 +821,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"working in {work}")
         shape = tuple(int(n) for n in args.large_shape.split(","))
         large_counts = [int(n) for n in args.large.split(",") if n.strip()]
-        figures["portals"] = portals(work, args.portal, large_counts, shape, log)
+        figures["portals"] = portals(work, args.portal, large_counts, shape, log, args.portal_built)
         if args.only_portals:
             figures["peaks"] = dict(PEAKS)
             table = "\n".join(portal_lines(figures["portals"]) + peak_lines(figures["peaks"]))

@@ -7,6 +7,7 @@ import fcntl
 import functools
 import gc
 import http.server
+import json
 import os
 import runpy
 import shutil
@@ -203,8 +204,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 BENCH_SEED = "2"
 
 
-def _run_quick_bench(folder: Path) -> None:
+def _run_quick_bench(folder: Path, portal: Path) -> None:
     command = [sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--keep", str(folder / "work")]
+    command += ["--portal-built", str(portal)]
     command += ["--json", str(folder / "bench.json"), "--markdown", str(folder / "bench.md")]
     env = {**os.environ, "PYTHONHASHSEED": BENCH_SEED}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
@@ -217,8 +219,11 @@ def quick_bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One quick run of the bench (bench/run.py --quick, as make bench runs it) for the whole
     session, its work folder kept: bench.json (its figures), bench.md (its table) and work/ (what
     each step built: the site by make html, one language after the other, in work/sequential; the
-    quick run builds it once)."""
-    return built_once(tmp_path_factory, "bench", _run_quick_bench)
+    quick run builds it once). Its portal of the shipped kind is the session's portal (the
+    suite's, portal_project, built first by make test's workers; --portal-built: its figures are
+    those of that make html), which it does not build again."""
+    portal = _portal(tmp_path_factory)
+    return built_once(tmp_path_factory, "bench", lambda folder: _run_quick_bench(folder, portal))
 
 
 # the catalogue's and search's portal: real recipes of every shape and generated ones (bench/portal.py)
@@ -226,19 +231,28 @@ PORTAL_COUNT = 100
 
 
 def _build_portal(folder: Path) -> None:
+    """The suite's portal written and built with `make html` in folder/project, measured as the
+    bench measures a step (bench/run.py's measured: its seconds and the peak of its processes,
+    written to folder/build.json): the quick bench reads them as its portal's (--portal-built)."""
     sys.path.insert(0, str(ROOT / "bench"))
     import portal
+    import run as bench
 
     project = folder / "project"
     portal.suite(project, PORTAL_COUNT)
-    result = subprocess.run(
-        ["make", "-s", "html", "SPHINXOPTS=", f"BUILD={project / '_build'}"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
+    step = "the suite's portal: make html"
+    try:
+        command = ["make", "-s", "html", "SPHINXOPTS=", f"BUILD={project / '_build'}"]
+        seconds, _errors = bench.measured(command, step, cwd=project, env=dict(os.environ))
+    except SystemExit as failed:  # the command and the end of its errors
+        pytest.fail(str(failed))
+    figures = {"seconds": seconds, "peak": bench.PEAKS[step]}
+    (folder / "build.json").write_text(json.dumps(figures) + "\n", encoding="utf-8")
+
+
+def _portal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the suite's portal (built once per session: built_once)."""
+    return built_once(tmp_path_factory, "portal", _build_portal)
 
 
 @pytest.fixture(scope="session")
@@ -246,7 +260,7 @@ def portal_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project copy with the suite's portal (bench/portal.py's suite: real recipes of every shape
     imported from vLLM Recipes, tests/data/portal-recipes, and generated ones), built in both
     languages once for the whole session (its html under _build/html)."""
-    return built_once(tmp_path_factory, "portal", _build_portal) / "project"
+    return _portal(tmp_path_factory) / "project"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

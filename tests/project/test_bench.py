@@ -3,7 +3,8 @@ of each step's processes.
 
 bench/run.py --quick runs every step of the bench at the smallest sizes (the shipped site with
 make html, the generated site, its plain-text twin without the extension, the profiles, the
-rebuilds, the engine, the page weights, a bilingual site, a portal and a large portal); its
+rebuilds, the engine, the page weights, a bilingual site, a large portal, and the figures of the
+session's portal, which conftest.portal_project built and measured as the bench measures a step); its
 figures are checked for sense, never for speed. Where two of its steps would build the same pages,
 it builds them once: each figure it shares must come from a build that wrote the whole site. measured() is checked on a process tree whose
 largest process is a grandchild of a known size.
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import PORTAL_COUNT, ROOT
 
 BENCH = ROOT / "bench"
 MIB = 1 << 20
@@ -37,7 +38,7 @@ def quick(quick_bench: Path) -> tuple[dict, str]:
     return figures, (quick_bench / "bench.md").read_text(encoding="utf-8")
 
 
-def test_every_step_runs_and_its_figures_make_sense(quick):
+def test_every_step_runs_and_its_figures_make_sense(quick, quick_bench: Path):
     figures, table = quick
     assert figures["quick"] is True
     seconds = ["shipped_build", "shipped_sequential", "gen_build_j1", "plain_build_j1", "gen_build_j2"]
@@ -54,7 +55,13 @@ def test_every_step_runs_and_its_figures_make_sense(quick):
     assert all(w["shipped"] >= w["recommended"] > 0 for w in figures["weight"])
     assert [c["recipes"] for c in figures["curve"]] == [len(shipped) + 1]
     portals = figures["portals"]
-    assert portals["shipped_kind"]["recipes"] == 3 and portals["shipped_kind"]["bytes"] > 0
+    # the portal of the shipped kind is the session's portal (--portal-built), with its recipes and its figures
+    portal = quick_bench.parent / "portal"
+    built = json.loads((portal / "build.json").read_text(encoding="utf-8"))
+    suite = [p for p in (portal / "project" / "recipes").glob("*.json") if p.name != "schema.json"]
+    assert portals["shipped_kind"]["recipes"] == len(suite) >= PORTAL_COUNT and portals["shipped_kind"]["bytes"] > 0
+    assert portals["shipped_kind"]["seconds"] == built["seconds"] > 0 and portals["shipped_kind"]["targets"] > 0
+    assert figures["peaks"][f"portal of {len(suite)} recipes: make html"] == built["peak"] > 0
     assert [row["recipes"] for row in portals["large"]] == [3] and portals["large"][0]["targets"] > 0
     assert "| Engine: validate" in table and "Peak memory per process" in table
 
@@ -98,7 +105,7 @@ def test_peak_memory_is_reported_for_every_step_of_the_bench(quick):
     # (--quick's make html of the shipped site side by side is its LANGUAGE_JOBS=1 build: the test above)
     steps = [
         "shipped site: make html LANGUAGE_JOBS=1",
-        "portal of 3 recipes: make html",
+        f"portal of {figures['portals']['shipped_kind']['recipes']} recipes: make html",  # the session's portal
         "portal of 3 recipes of 2 tabs of 2 targets: make html",
         "the bench's own process (the engine figures, in process)",
     ]
