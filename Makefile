@@ -12,7 +12,10 @@ SPHINXOPTS ?= -j auto
 SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -c $(CONFDIR) $(SPHINXOPTS)
 # The site's facts live in conf.py (recipebook_languages, recipebook_versions); read them from there.
 CONF = $(shell $(PYTHON) -c "import runpy; c = runpy.run_path('conf.py'); print(c['$(1)'] if '$(2)' == '' else c['$(1)']['$(2)'])")
+# (make html gives them to the make that builds each language, which does not read conf.py again)
+ifneq ($(origin LANGUAGES),command line)
 LANGUAGES := $(shell $(PYTHON) -c "import runpy; print(*runpy.run_path('conf.py')['recipebook_languages'])")
+endif
 # Where the portal publishes the site; canonical URLs, hreflang and the sitemap use it.
 SITE_URL ?=
 # Where readers report a result ("report a result" links on every explorer); empty: no link.
@@ -57,7 +60,7 @@ html: $(STAMP)
 	@$(CATALOGS)
 	@mkdir -p $(BUILD); status=0; \
 	$(BIN)/python -m recipebook validate $(if $(STRICT),--strict) --verdicts $(VERDICTS) $(filter-out %/schema.json,$(wildcard $(RECIPES)/*.json)) >$(BUILD)/validate.out 2>$(BUILD)/validate.err || status=1; \
-	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES)) RECIPE_PROBLEMS=fail RECIPE_VERDICTS=$(VERDICTS) || status=$$?; \
+	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES)) LANGUAGES='$(LANGUAGES)' RECIPE_PROBLEMS=fail RECIPE_VERDICTS=$(VERDICTS) || status=$$?; \
 	cat $(BUILD)/validate.out; cat $(BUILD)/validate.err >&2; exit $$status
 
 $(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
@@ -143,7 +146,8 @@ search-report: html
 
 # Regenerate the vllm serve vocabulary (flags, JSON fields, env names) from the released
 # source of a vLLM / vllm-rbln pair; needs the network, unlike the build and the tests.
-PINNED_VLLM := $(call CONF,recipebook_versions,vllm)
+# (read from conf.py by the targets that use them, only)
+PINNED_VLLM = $(call CONF,recipebook_versions,vllm)
 VLLM      ?= $(PINNED_VLLM)
 VLLM_RBLN ?= $(call CONF,recipebook_versions,vllm-rbln)
 vocabulary: $(STAMP)
