@@ -259,7 +259,8 @@ def _portal(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def portal_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project copy with the suite's portal (bench/portal.py's suite: real recipes of every shape
     imported from vLLM Recipes, tests/data/portal-recipes, and generated ones), built in both
-    languages once for the whole session (its html under _build/html)."""
+    languages once for the whole session (its html under _build/html). The quick bench shares it:
+    its portal figures are this build's (quick_bench)."""
     return _portal(tmp_path_factory) / "project"
 
 
