@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 import recipebook
 from browser_support import open_page
 from conftest import _QuietHandler
-from explorer_support import hidden
+from explorer_support import hidden, hides
 from recipe_support import SHIPPED, recipe_names
 from recipebook.expanding import client
 from recipebook.expanding.expansion import neutral_value, offered
@@ -82,12 +82,16 @@ def cases():
 
 
 def visible_text(pre, index: tuple[int, ...]) -> str:
-    """A code block's text as the explorer's CSS shows it at a selection (hidden lines left out)."""
-    copy = BeautifulSoup(str(pre), "html.parser")
-    for element in copy.find_all(True):
-        if not element.decomposed and hidden(element, index) and not hidden(element.parent, index):
-            element.decompose()
-    return copy.get_text()
+    """A code block's text as the explorer's CSS shows it at a selection: its text without what
+    an element inside it (or the block itself) hides there (hidden lines left out)."""
+    texts = []
+    for text in pre.strings:
+        node = text.parent
+        while node is not pre and not hides(node, index):
+            node = node.parent
+        if not hides(node, index):
+            texts.append(text)
+    return "".join(texts)
 
 
 def marks_in_html(pre, index) -> tuple[list[str], list[str]]:
@@ -125,18 +129,20 @@ def test_client_and_bench_per_selection_without_javascript(site: Path):
         for strategy, target in rec.targets():
             form = soup.select_one(f'form.rb-grid[data-strategy="{strategy.slug}"][data-target="{target.target}"]')
             axes = list(target.grid.axes.items())
+            servings = [(s, s.select("pre")) for s in form.select("div.rb-serving")]  # found once per grid
             for selection in offered(target.grid):
                 index = tuple(values.index(selection[a]) for a, values in axes)
-                shown = [s for s in form.select("div.rb-serving") if not hidden(s, index)]
+                shown = [(s, blocks) for s, blocks in servings if not hidden(s, index)]
                 assert len(shown) == 1
-                pres = [p.get_text() for p in shown[0].select("pre")]
+                blocks = shown[0][1]
+                pres = [p.get_text() for p in blocks]
                 expansion = expand_selection(rec, strategy, target, selection, MEMO)
                 first = expansion.commands[0]
                 router = bool(target.grid.router)
                 assert client.client_for(first, router) in pres
                 model = page_of(rec, MEMO).target(strategy.slug, target.target)
                 script = model.bench_at(index)
-                assert script in [visible_text(p, index) for p in shown[0].select("pre")]
+                assert script in [visible_text(p, index) for p in blocks]
                 for plan in client.roles_for(expansion.roles(), strategy.nodes):  # each role's readiness checks
                     assert "\n".join(plan.wait) in pres
                 bench = shlex.split(script, comments=True)
