@@ -202,6 +202,18 @@ def test_every_selection_shows_and_copies_the_engine_commands(browser, server, s
     assert not javascript or len(copied) >= 500
 
 
+# The id of each axis's input of each value (a radio button's), or of its one switch (a checkbox's).
+INPUT_IDS = """gid => {
+  const out = {};
+  for (const input of document.getElementById(gid).querySelectorAll('input[data-axis]')) {
+    const ids = out[input.dataset.axis] = out[input.dataset.axis] || {};
+    if (input.type === 'checkbox') { if (!('switch' in ids)) ids.switch = input.id; }
+    else if (!(input.value in ids)) ids[input.value] = input.id;
+  }
+  return out;
+}"""
+
+
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_every_value_answers_a_real_mouse_click(browser, server, site, javascript):
     """Each value of each axis of every grid once, then the axis's first value again, by
@@ -217,6 +229,7 @@ def test_every_value_answers_a_real_mouse_click(browser, server, site, javascrip
             gid = grid_id(page, strategy, target)
             open_tabs(page, gid)
             state = page.evaluate(READ_GRID, gid)["selection"]
+            inputs = page.evaluate(INPUT_IDS, gid)  # read once: the page never changes its inputs' ids
             offered = {tuple(sorted(e["selection"].items())): e for e in entries}
             for axis in state:
                 start = state[axis]
@@ -227,10 +240,7 @@ def test_every_value_answers_a_real_mouse_click(browser, server, site, javascrip
                     entry = offered.get(tuple(sorted(wanted.items())))
                     if entry is None or wanted == state:
                         continue  # an excluded combination, or already shown
-                    field = page.locator(f'#{gid} input[data-axis="{axis}"]')
-                    if field.first.get_attribute("type") != "checkbox":
-                        field = page.locator(f'#{gid} input[data-axis="{axis}"][value="{value}"]')
-                    page.click(f'#{gid} label[for="{field.first.get_attribute("id")}"]')
+                    page.click(f'#{gid} label[for="{inputs[axis].get(value, inputs[axis].get("switch"))}"]')
                     shown = page.evaluate(READ_GRID, gid)
                     assert shown["selection"] == wanted
                     assert shown["commands"] == commands_of(entry), (name, strategy, target, wanted)
