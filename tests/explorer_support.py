@@ -42,15 +42,20 @@ def click_value(page, gid: str, axis: str, value: str) -> None:
         page.click(f'#{gid} label[for="{radio.get_attribute("id")}"]')
 
 
-def hidden(element, index: tuple[int, ...], rank: int = 0) -> bool:
-    """Whether the explorer's CSS hides an element at a selection (class h-AXIS-VALUE) with
-    every rank picker on ``rank`` (class q-ROLE-RANK)."""
-    for node in [element, *element.parents]:
-        for cls in node.get("class", []) if hasattr(node, "get") else []:
-            m = re.fullmatch(r"h-(\d+)-(\d+)", cls)
-            if m and index[int(m.group(1))] == int(m.group(2)):
-                return True
-            q = re.fullmatch(r"q-(\d+)-(\d+)", cls)
-            if q and int(q.group(2)) == rank:
-                return True
+def hides(node, index: tuple[int, ...], rank: int = 0) -> bool:
+    """Whether one element's own classes hide it at a selection (class h-AXIS-VALUE) with every
+    rank picker on ``rank`` (class q-ROLE-RANK), whatever its parents say."""
+    for cls in node.get("class", []) if hasattr(node, "get") else []:
+        m = re.fullmatch(r"h-(\d+)-(\d+)", cls)
+        if m and index[int(m.group(1))] == int(m.group(2)):
+            return True
+        q = re.fullmatch(r"q-(\d+)-(\d+)", cls)
+        if q and int(q.group(2)) == rank:
+            return True
     return False
+
+
+def hidden(element, index: tuple[int, ...], rank: int = 0) -> bool:
+    """Whether the explorer's CSS hides an element at a selection: it or a parent of it hides
+    (``hides``)."""
+    return any(hides(node, index, rank) for node in [element, *element.parents])

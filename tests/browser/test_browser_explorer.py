@@ -1,4 +1,8 @@
-"""What a reader does in the explorer, in a real Chromium (Playwright)."""
+"""What a reader does in the explorer, in a real Chromium (Playwright).
+
+That each value of each axis, clicked, shows the engine's commands (and again when the axis's
+first value is clicked back) is judged on every grid of every recipe, with JavaScript and
+without, by test_judges_browser.py's test_every_value_answers_a_real_mouse_click."""
 
 from __future__ import annotations
 
@@ -21,35 +25,6 @@ def visible_commands(page, grid_id: str) -> list[str]:
     """The text a reader sees of each server command, each rank picked in turn (innerText
     skips hidden lines)."""
     return page.evaluate(SHOWN_COMMANDS, grid_id)
-
-
-def walk_every_value(page, recipe_name: str, strategy: str, target: str) -> int:
-    """Click each value of each axis in turn and compare what shows with the engine."""
-    recipe = load(RECIPES / f"{recipe_name}.json")
-    gid = grid_id(page, strategy, target)
-    open_tabs(page, gid)
-    selection = dict(expand(recipe, strategy, target).selection)
-    checks = 0
-    for axis, values in recipe.strategy(strategy).target(target).grid.axes.items():
-        for value in (*values, selection[axis]):  # end on the value we started from
-            click_value(page, gid, axis, value)
-            selection[axis] = value
-            expected = [c.shell for c in expand(recipe, strategy, target, selection).commands]
-            assert visible_commands(page, gid) == expected, selection
-            checks += 1
-    return checks
-
-
-@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_each_selector_changes_the_commands(browser, server, javascript):
-    context = browser.new_context(java_script_enabled=javascript)
-    page = context.new_page()
-    open_page(page, f"{server}/en/recipes/A.X-K2.html")
-    assert walk_every_value(page, "A.X-K2", "prefill-decode-disaggregated", "Latency") > 10
-    assert walk_every_value(page, "A.X-K2", "aggregated-pipeline-parallel", "Throughput") > 10
-    open_page(page, f"{server}/en/recipes/gpt-oss-120b.html")
-    assert walk_every_value(page, "gpt-oss-120b", "aggregated", "Throughput") > 10
-    context.close()
 
 
 def test_copy_button_copies_exactly_the_shown_command(browser, server):

@@ -8,6 +8,9 @@ positions, sizes, computed styles, what the page reports; not only the DOM's sta
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
 import browser_support
@@ -28,10 +31,18 @@ def settle(page) -> None:
     browser_support.still(page)
 
 
-def targets():
-    for name in NAMES:
-        for target in page_of(recipebook.load(ROOT / "recipes" / f"{name}.json")).targets:
-            yield name, target
+# every (recipe name, target) of the shipped recipes, in page order: built the first time a test asks
+_TARGETS: list[tuple[str, Any]] = []
+
+
+def targets() -> Iterator[tuple[str, Any]]:
+    if not _TARGETS:
+        _TARGETS.extend(
+            (name, target)
+            for name in NAMES
+            for target in page_of(recipebook.load(ROOT / "recipes" / f"{name}.json")).targets
+        )
+    return iter(_TARGETS)
 
 
 def deep_link(server: str, language: str, name: str, target) -> str:

@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 import recipebook
 from browser_support import open_page
 from conftest import _QuietHandler
-from explorer_support import hidden
+from explorer_support import hidden, hides
 from recipe_support import SHIPPED, recipe_names
 from recipebook.expanding import client
 from recipebook.expanding.expansion import neutral_value, offered
@@ -82,37 +82,56 @@ def cases():
 
 
 def visible_text(pre, index: tuple[int, ...]) -> str:
-    """A code block's text as the explorer's CSS shows it at a selection (hidden lines left out)."""
-    copy = BeautifulSoup(str(pre), "html.parser")
-    for element in copy.find_all(True):
-        if not element.decomposed and hidden(element, index) and not hidden(element.parent, index):
-            element.decompose()
-    return copy.get_text()
+    """A code block's text as the explorer's CSS shows it at a selection: its text without what
+    an element inside it (or the block itself) hides there (hidden lines left out)."""
+    texts = []
+    for text in pre.strings:
+        node = text.parent
+        while node is not pre and not hides(node, index):
+            node = node.parent
+        if not hides(node, index):
+            texts.append(text)
+    return "".join(texts)
 
 
-def marks_in_html(pre, index) -> tuple[list[str], list[str]]:
+def marks_of(pre) -> tuple[list, list]:
+    """A code block's change marks, each with its text (screen-reader words left out): the added
+    lines (ins.rb-add), then the removed ones (del)."""
+
     def text(el):
         return norm("".join(t for t in el.find_all(string=True) if "rb-sr" not in (t.parent.get("class") or [])))
 
-    added = sorted(text(el) for el in pre.select("ins.rb-add") if not hidden(el, index))
-    removed = sorted(text(el) for el in pre.select("del") if not hidden(el, index))
-    return added, removed
+    return [(el, text(el)) for el in pre.select("ins.rb-add")], [(el, text(el)) for el in pre.select("del")]
+
+
+def marks_in_html(marks: tuple[list, list], index) -> tuple[list[str], list[str]]:
+    """The texts of the marks (marks_of) shown at a selection: added, removed, each sorted."""
+    added, removed = marks
+    return sorted(t for el, t in added if not hidden(el, index)), sorted(
+        t for el, t in removed if not hidden(el, index)
+    )
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_change_marks_match_the_line_diff_without_javascript(site: Path, language: str):
     checked = 0
+    soups: dict[str, BeautifulSoup] = {}  # each page parsed once for all its targets
     for name, rec, strategy, target in cases():
-        soup = BeautifulSoup((site / language / "recipes" / f"{name}.html").read_text(encoding="utf-8"), "html.parser")
-        form = soup.select_one(f'form.rb-grid[data-strategy="{strategy.slug}"][data-target="{target.target}"]')
+        if name not in soups:
+            page = site / language / "recipes" / f"{name}.html"
+            soups[name] = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        form = soups[name].select_one(f'form.rb-grid[data-strategy="{strategy.slug}"][data-target="{target.target}"]')
         assert form.select_one("input.rb-diffsw"), "the switch is a checkbox the CSS reads with :has()"
         gid = form["id"]
         axes = list(target.grid.axes.items())
+        blocks: dict[int, tuple[list, list]] = {}  # each role's block and its marks, found once per grid
         for selection in offered(target.grid):
             index = tuple(values.index(selection[a]) for a, values in axes)
             want = expected_marks(rec, strategy, target, selection)
-            pres = [form.select_one(f"pre#{gid}-c{n}") for n in range(len(want))]
-            got = [marks_in_html(pre, index) for pre in pres]
+            for n in range(len(want)):
+                if n not in blocks:
+                    blocks[n] = marks_of(form.select_one(f"pre#{gid}-c{n}"))
+            got = [marks_in_html(blocks[n], index) for n in range(len(want))]
             assert got == want, (name, strategy.slug, target.target, selection)
             checked += 1
     assert checked > 0
@@ -125,18 +144,20 @@ def test_client_and_bench_per_selection_without_javascript(site: Path):
         for strategy, target in rec.targets():
             form = soup.select_one(f'form.rb-grid[data-strategy="{strategy.slug}"][data-target="{target.target}"]')
             axes = list(target.grid.axes.items())
+            servings = [(s, s.select("pre")) for s in form.select("div.rb-serving")]  # found once per grid
             for selection in offered(target.grid):
                 index = tuple(values.index(selection[a]) for a, values in axes)
-                shown = [s for s in form.select("div.rb-serving") if not hidden(s, index)]
+                shown = [(s, blocks) for s, blocks in servings if not hidden(s, index)]
                 assert len(shown) == 1
-                pres = [p.get_text() for p in shown[0].select("pre")]
+                blocks = shown[0][1]
+                pres = [p.get_text() for p in blocks]
                 expansion = expand_selection(rec, strategy, target, selection, MEMO)
                 first = expansion.commands[0]
                 router = bool(target.grid.router)
                 assert client.client_for(first, router) in pres
                 model = page_of(rec, MEMO).target(strategy.slug, target.target)
                 script = model.bench_at(index)
-                assert script in [visible_text(p, index) for p in shown[0].select("pre")]
+                assert script in [visible_text(p, index) for p in blocks]
                 for plan in client.roles_for(expansion.roles(), strategy.nodes):  # each role's readiness checks
                     assert "\n".join(plan.wait) in pres
                 bench = shlex.split(script, comments=True)

@@ -81,7 +81,9 @@ def test_the_tests_fontconfig_names_only_the_packages_files(tmp_path):
 
 # Every flag (--name, or a short option such as -m) in the visible text of the main article whose
 # dashes and the character after them lie on different lines, or, for a flag of up to `longest`
-# characters, whose characters do not all lie on one line.
+# characters, whose characters do not all lie on one line. The characters looked at are read one
+# by one only when their range has more than one client rect (with a height): in one line box,
+# none is broken.
 FLAG_BREAKS = """(longest) => {
   const main = document.querySelector('article[role="main"]') || document.body;
   const broken = [];
@@ -98,9 +100,14 @@ FLAG_BREAKS = """(longest) => {
     if (node.parentElement.closest('pre, script, style, .rb-sr')) continue;
     for (const match of node.data.matchAll(/(?<![\\w-])(?:--[A-Za-z0-9]|-[A-Za-z])[A-Za-z0-9_.-]*/g)) {
       const flag = match[0].replace(/[.-]+$/, '');
-      const first = line(node, match.index);
       const dashes = flag.startsWith('--') ? 2 : 1;
       const last = flag.length <= longest ? flag.length - 1 : dashes;
+      // the characters looked at all in one line box (one client rect with a height): none broken
+      const span = document.createRange();
+      span.setStart(node, match.index);
+      span.setEnd(node, match.index + last + 1);
+      if (Array.from(span.getClientRects()).filter(r => r.height > 0).length <= 1) continue;
+      const first = line(node, match.index);
       for (let i = 1; i <= last; i++) {
         const here = line(node, match.index + i);
         if (first && here && Math.abs(here[0] - first[0]) >= first[1] / 2) {

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.browser
 WIDTHS = (1280, 375)
 
 # Every word of every visible text node of the main article that lies on more than one line.
-# A range over one character has one client rect; the first character whose line (vertical
+# A word whose range has one client rect (with a height) lies on one line and is passed over;
+# in any other, a range over one character has one client rect; the first character whose line (vertical
 # centre) differs from the first character's is where the word was broken.  Prose may break
 # where English and Korean typesetting do: after the hyphen or slash of a compound
 # (mixture-of-|experts, 131,072-|token, but never 2026-|10-07) and before an opening
@@ -41,6 +42,13 @@ BROKEN_WORDS = """() => {
     const rect = Array.from(range.getClientRects()).find(r => r.height > 0);
     return rect ? [(rect.top + rect.bottom) / 2, rect.height] : null;
   };
+  // how many line boxes hold the characters from start to end (the range's rects with a height)
+  const boxes = (node, start, end) => {
+    const range = document.createRange();
+    range.setStart(node, start);
+    range.setEnd(node, end);
+    return Array.from(range.getClientRects()).filter(r => r.height > 0).length;
+  };
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
     if (!parent || parent.closest('pre, script, style, .rb-sr, .visually-hidden, .headerlink')) continue;
@@ -51,6 +59,8 @@ BROKEN_WORDS = """() => {
     const strict = parent.closest('code') || (cell && !wraps && !/\\s/.test(cell.textContent.trim()));
     for (const match of node.data.matchAll(/\\S+/g)) {
       const word = match[0];
+      // a word in one line box is whole: only one laid out on more lines is read character by character
+      if (boxes(node, match.index, match.index + word.length) <= 1) continue;
       const first = middle(node, match.index, match.index + 1);
       if (!first) continue;
       for (let i = 1; i < word.length; i++) {
