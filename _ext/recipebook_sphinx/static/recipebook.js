@@ -386,10 +386,12 @@
 
   function copy(button) {
     var pre = button.parentElement.querySelector("pre");
-    var grid = button.closest("form") || document.body;
-    grid.classList.add("rb-copying");  // struck-through and screen-reader-only marks are not copied
+    // struck-through and screen-reader-only marks are not copied; the mark goes on the block
+    // alone, so that the browser styles only the block again, not the whole grid (whose :has()
+    // rules would all be matched again, at every copy)
+    pre.classList.add("rb-copying");
     var text = pre.innerText.replace(/\n$/, "");  // live innerText skips the hidden lines
-    grid.classList.remove("rb-copying");
+    pre.classList.remove("rb-copying");
     if (!button.dataset.label) { button.dataset.label = button.textContent; }
     var show = function (label, failed) {
       // keep the label once: a second click within the pause must not take "Copied!" for it
