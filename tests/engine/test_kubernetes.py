@@ -766,6 +766,26 @@ def test_each_semantic_check_finds_what_it_looks_for(what, mutate, fragment):
     assert any(fragment in p for p in found), (what, found)
 
 
+def test_a_text_read_again_gives_the_documents_read_before_unchanged():
+    """manifests.documents keeps what it read by the text: an equal text (another string) gives
+    the documents read before, as PyYAML reads them, and ``problems`` leaves them as they were
+    (they are shared: a change would reach every later reading of the text); another text is
+    read afresh."""
+    _recipe, _target, expansion = next(_selections(PATHS[0]))
+    written = selection_files(expansion, None, IMAGE)
+    name = next(n for n, t in written.items() if n.startswith("kubernetes/") and "kind: Deployment" in t)
+    text = written[name]
+    read = manifests.documents(text)
+    assert list(read) == [d for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d is not None]
+    again = text[:1] + text[1:]
+    assert again is not text and manifests.documents(again) is read
+    before = copy.deepcopy(read)
+    assert not manifests.problems(written, nodes=expansion.nodes, needs=_needs(expansion, IMAGE))
+    assert manifests.documents(text) == before
+    other = text.replace("kind: Deployment", "kind: Deployment\n# another text", 1)
+    assert manifests.documents(other) is not read and manifests.documents(other) == before
+
+
 def test_the_pool_check_finds_a_pool_that_selects_one_role_or_misses_a_port():
     path = next(p for p in PATHS if "targetPorts" in p.read_text(encoding="utf-8"))
     _recipe, _target, expansion = next(e for e in _selections(path) if e[2].router)
