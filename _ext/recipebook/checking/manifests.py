@@ -25,7 +25,7 @@ import yaml
 
 from .. import shell
 from ..expanding import client
-from ..expanding.expansion import by_role, walkable
+from ..expanding.expansion import Command, by_role, walkable
 from ..expanding.page import grid_table
 from ..memo import Memo, remembered
 from ..memo import get as memo_get
@@ -448,10 +448,27 @@ def _findings_of_target(
     router = k8s.router_of(steps)
     found: dict[tuple[Any, ...], k8s.Finding] = {}
     good: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    # each role's commands, plan and plan key, made once per set of lines it shows (a role's
+    # plan depends on its own commands alone, and they on the lines shown): a target's
+    # selections combine far fewer commands of each role than there are selections
+    made: dict[tuple[int, tuple[int, int]], tuple[tuple[Command, ...], k8s.RolePlan, tuple[Any, ...]]] = {}
     for chosen in lines.offered:
-        roles = by_role(lines.commands(chosen))
-        role_plans = k8s.plans(roles, nodes, router)
-        key = tuple(k8s.plan_key(p) for p in role_plans)
+        parts = []
+        for index, table in enumerate(lines.roles):
+            shown = (index, table.shown(chosen))
+            part = made.get(shown)
+            if part is None:
+                commands = table.commands(chosen)
+                (plan,) = k8s.plans([(table.role, commands)], nodes, router)
+                part = made[shown] = (commands, plan, k8s.plan_key(plan))
+            parts.append(part)
+        roles = by_role(command for commands, _plan, _key in parts for command in commands)
+        if len(roles) == len(parts):
+            role_plans = tuple(plan for _commands, plan, _key in parts)
+            key = tuple(plan_key for _commands, _plan, plan_key in parts)
+        else:  # two roles of one name (rule 1 refuses it): their commands are planned as one role's
+            role_plans = k8s.plans(roles, nodes, router)
+            key = tuple(k8s.plan_key(p) for p in role_plans)
         if key in good:
             continue
         findings = k8s.findings_of(where, roles, role_plans, router)
