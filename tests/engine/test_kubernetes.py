@@ -31,7 +31,7 @@ from referencing import Registry, Resource
 
 import crds
 import recipebook
-from recipe_support import check_mutated, fixture, ptr
+from recipe_support import check_mutated, fixture, in_process, ptr
 from recipebook import shell
 from recipebook.checking import manifests
 from recipebook.expanding import client
@@ -589,7 +589,9 @@ def _files_command(*args: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def test_the_command_line_takes_settings_and_refuses_a_bad_one_in_one_line(tmp_path):
+def test_the_command_line_takes_settings_and_refuses_a_bad_one_in_one_line(tmp_path, capsys):
+    """files from a real process with good settings; each bad one by its main in this process (its
+    exit status 2 is seen from a real process in test_hostile_round4.py)."""
     path = ROOT / "recipes" / f"{_router_recipe()}.json"
     recipe = load(path)
     target = next(t for t in page_of(recipe).targets if t.router)
@@ -613,7 +615,7 @@ def test_the_command_line_takes_settings_and_refuses_a_bad_one_in_one_line(tmp_p
         ("size=1", "not a setting"),
         ("npu", "NAME=VALUE"),
     ):
-        result = _files_command(str(path), *where, "--out", str(tmp_path / "bad"), "--set-k8s", bad)
+        result = in_process(capsys, "files", str(path), *where, "--out", str(tmp_path / "bad"), "--set-k8s", bad)
         assert result.returncode == 2 and words in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
