@@ -450,8 +450,11 @@ def _findings_of_target(
     good: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     # each role's commands, plan and plan key, made once per set of lines it shows (a role's
     # plan depends on its own commands alone, and they on the lines shown): a target's
-    # selections combine far fewer commands of each role than there are selections
+    # selections combine far fewer commands of each role than there are selections. A target of
+    # one role keeps none (its selections' commands all differ: rule 12), which would only
+    # hold memory
     made: dict[tuple[int, tuple[int, int]], tuple[tuple[Command, ...], k8s.RolePlan, tuple[Any, ...]]] = {}
+    keep = len(lines.roles) > 1
     for chosen in lines.offered:
         parts = []
         for index, table in enumerate(lines.roles):
@@ -460,7 +463,9 @@ def _findings_of_target(
             if part is None:
                 commands = table.commands(chosen)
                 (plan,) = k8s.plans([(table.role, commands)], nodes, router)
-                part = made[shown] = (commands, plan, k8s.plan_key(plan))
+                part = (commands, plan, k8s.plan_key(plan))
+                if keep:
+                    made[shown] = part
             parts.append(part)
         roles = by_role(command for commands, _plan, _key in parts for command in commands)
         if len(roles) == len(parts):
