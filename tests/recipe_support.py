@@ -14,15 +14,18 @@ with it and check that a problem points where the writer says the offending valu
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import functools
 import json
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import recipebook
+from recipebook import cli
 from recipebook.problems import Kind, Problem
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,6 +34,25 @@ RECIPES = FIXTURES
 SHIPPED = REPO / "recipes"  # the project's recipes: what the site is built from
 GPT_NAME, AXK2_NAME = "gpt-oss-120b", "A.X-K2"
 NAMES = (GPT_NAME, AXK2_NAME)  # the fixtures' names
+
+
+def in_process(capsys: Any, *args: object, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    """``python -m recipebook ARGS`` from ``cwd`` as its ``main`` runs it in this process, what it
+    prints read with pytest's ``capsys``: its exit status (``main``'s return, or the status it
+    exits with: a usage error's 2), stdout and stderr. For a test of what a command says; the
+    process itself (its exit status as the shell sees it, no traceback on a real stderr) is
+    proved by the real runs each command keeps, one per exit status (tests/engine/test_cli.py
+    and the tests of each command)."""
+    argv = [str(arg) for arg in args]
+    capsys.readouterr()
+    with contextlib.chdir(cwd):
+        try:
+            status = cli.main(argv)
+        except SystemExit as exit:
+            assert isinstance(exit.code, int), exit.code  # argparse exits with a status, having said why
+            status = exit.code
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["python", "-m", "recipebook", *argv], status, out, err)
 
 
 def recipe_names(folder: Path = SHIPPED) -> list[str]:

@@ -1,4 +1,8 @@
-"""The command line, run as a reader would: python -m recipebook from the repository root."""
+"""The command line, run as a reader would: python -m recipebook from the repository root.
+
+Each command's every exit status is seen from a real process here (validate 0, 1, 2; expand 0,
+1, 2; matrix 0; drift 0, 1, 2), as the shell sees it, with no traceback; a test of what else a
+command says runs its main in this process (``in_process``: the same words, the same status)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import sys
 
 import pytest
 
-from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, REPO, fixture, recipe_names, write
+from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, REPO, fixture, in_process, recipe_names, write
 
 LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<pointer>/\S*): (?P<message>.+)$")
 
@@ -34,7 +38,7 @@ def no_traceback(result: subprocess.CompletedProcess) -> None:
     assert "Traceback" not in result.stderr and "Traceback" not in result.stdout, result.stderr
 
 
-def test_validate_shipped_recipes_prints_a_summary():
+def test_validate_shipped_recipes_prints_a_summary(capsys):
     result = run("validate")
     no_traceback(result)
     assert result.returncode == 0, result.stderr
@@ -43,7 +47,9 @@ def test_validate_shipped_recipes_prints_a_summary():
     assert len(lines) == 1
     # every recipe in recipes/, each with the count `matrix` lists
     counts = {
-        name: len(json.loads(run("matrix", f"recipes/{name}.json", "--format", "json").stdout)["selections"])
+        name: len(
+            json.loads(in_process(capsys, "matrix", f"recipes/{name}.json", "--format", "json").stdout)["selections"]
+        )
         for name in recipe_names()
     }
     assert f"{len(counts)} recipe(s) valid" in lines[0]
@@ -52,10 +58,11 @@ def test_validate_shipped_recipes_prints_a_summary():
     assert f"{sum(counts.values())} selections" in lines[0]
 
 
-def test_validate_named_files():
-    result = run("validate", f"{FIXTURES_DIR}/{GPT_NAME}.json")
+def test_validate_named_files(capsys):
+    result = in_process(capsys, "validate", f"{FIXTURES_DIR}/{GPT_NAME}.json")
     assert result.returncode == 0
-    count = len(json.loads(run("matrix", f"{FIXTURES_DIR}/{GPT_NAME}.json", "--format", "json").stdout)["selections"])
+    matrix = in_process(capsys, "matrix", f"{FIXTURES_DIR}/{GPT_NAME}.json", "--format", "json")
+    count = len(json.loads(matrix.stdout)["selections"])
     assert result.stdout == f"1 recipe(s) valid, {count} selections ({GPT_NAME} {count})\n"
 
 
@@ -94,7 +101,7 @@ def test_strange_files_are_reported_not_raised(tmp_path):
     assert result.stderr.splitlines()[-1].endswith(f"in {len(paths)} of {len(paths)} recipe file(s)")
 
 
-def test_every_problem_of_every_file_in_one_run(tmp_path):
+def test_every_problem_of_every_file_in_one_run(tmp_path, capsys):
     one = fixture(GPT_NAME)
     one["strategies"][0]["options"][0]["grid"]["recommended"]["lmcache"] = "ssd"
     one["strategies"][0]["options"][1]["grid"]["base"][0]["args"]["--max-num-seqs"] = "--max-num-seqs 8;"
@@ -106,8 +113,7 @@ def test_every_problem_of_every_file_in_one_run(tmp_path):
     second, _ = write(tmp_path / "second", two)
     good = REPO / FIXTURES_DIR / f"{GPT_NAME}.json"
 
-    result = run("validate", first, good, second)
-    no_traceback(result)
+    result = in_process(capsys, "validate", first, good, second)
     assert result.returncode == 1
     lines = result.stderr.splitlines()
     problems, summary = lines[:-1], lines[-1]
@@ -138,8 +144,9 @@ def test_validate_missing_file():
     ]
 
 
-def test_expand_json_shape():
-    result = run(
+def test_expand_json_shape(capsys):
+    result = in_process(
+        capsys,
         "expand", f"{FIXTURES_DIR}/{AXK2_NAME}.json", "--strategy", "prefill-decode-disaggregated", "--target", "Latency",
         "--format", "json",
     )  # fmt: skip
@@ -184,8 +191,9 @@ def test_expand_with_set_and_shell_format():
     assert "--speculative-config" in result.stdout  # spec_decode keeps its recommended value
 
 
-def test_expand_null_recommendation_shows_the_base_command():
-    result = run(
+def test_expand_null_recommendation_shows_the_base_command(capsys):
+    result = in_process(
+        capsys,
         "expand", f"{FIXTURES_DIR}/{AXK2_NAME}.json", "--strategy", "aggregated-pipeline-parallel", "--target", "Throughput",
         "--format", "json",
     )  # fmt: skip
@@ -215,9 +223,8 @@ def test_expand_null_recommendation_shows_the_base_command():
         ),
     ],
 )
-def test_expand_errors_exit_2(args, fragment):
-    result = run("expand", f"{FIXTURES_DIR}/{GPT_NAME}.json", *args)
-    no_traceback(result)
+def test_expand_errors_exit_2(capsys, args, fragment):
+    result = in_process(capsys, "expand", f"{FIXTURES_DIR}/{GPT_NAME}.json", *args)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.startswith(f"python -m recipebook expand: error: {FIXTURES_DIR}/{GPT_NAME}.json: ")
@@ -256,8 +263,8 @@ def test_usage_errors_exit_2():
 
 
 @pytest.mark.parametrize(("name", "count"), [(GPT_NAME, 108), (AXK2_NAME, 216)])
-def test_matrix_lists_every_offered_selection(name, count):
-    result = run("matrix", f"{FIXTURES_DIR}/{name}.json", "--format", "json")
+def test_matrix_lists_every_offered_selection(capsys, name, count):
+    result = in_process(capsys, "matrix", f"{FIXTURES_DIR}/{name}.json", "--format", "json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["recipe"] == name
@@ -289,7 +296,7 @@ def _drift_lines(stdout: str) -> dict[str, list[tuple[int, int, str]]]:
     return found
 
 
-def test_drift_reports_what_another_release_removed_renamed_and_retyped(tmp_path):
+def test_drift_reports_what_another_release_removed_renamed_and_retyped(tmp_path, capsys):
     """A made-up next release, derived from the pinned vocabulary: one flag of the recipe's
     first command removed, one renamed (same help text under a new name), one given a limit
     its value breaks, one deprecated; an environment name removed; a JSON field removed."""
@@ -321,8 +328,7 @@ def test_drift_reports_what_another_release_removed_renamed_and_retyped(tmp_path
     other = tmp_path / "vllm-9.0.0.json"
     other.write_text(json.dumps(vocab), encoding="utf-8")
 
-    result = run("drift", "--vocabulary", other, path)
-    no_traceback(result)
+    result = in_process(capsys, "drift", "--vocabulary", other, path)
     assert result.returncode == 1, result.stdout + result.stderr
     found = _drift_lines(result.stdout)
     grid = "/strategies/0/options/0/grid"
@@ -355,13 +361,12 @@ def test_drift_against_the_same_release_is_empty(tmp_path):
     assert result.stdout.splitlines()[-1].startswith("0 change(s) break 0 of ")
 
 
-def test_drift_against_the_committed_next_release_is_located(tmp_path):
+def test_drift_against_the_committed_next_release_is_located(capsys):
     """The committed vocabulary of a later vLLM: whatever it reports is located, and every
     flag it calls missing is indeed missing from that file."""
     later = sorted((REPO / "_ext" / "recipebook" / "data").glob("vllm-*.json"))[-1]
     assert later != PINNED
-    result = run("drift", "--vocabulary", later)
-    no_traceback(result)
+    result = in_process(capsys, "drift", "--vocabulary", later)
     assert result.returncode in (0, 1)
     flags = json.loads(later.read_text(encoding="utf-8"))["flags"]
     for pointer, entries in _drift_lines(result.stdout).items():

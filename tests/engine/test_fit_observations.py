@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from test_cli import no_traceback, run
 
 import recipebook
-from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, check_mutated, fixture, write
+from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, check_mutated, fixture, in_process, write
 from recipebook.expanding import memory, page
 from recipebook.expanding.expansion import find
 
@@ -101,7 +101,7 @@ def test_a_declared_disagreement_that_agrees_is_refused(tmp_path):
     checked.expect_only("/facts/observations/1/disagrees", "now agree", key=True)
 
 
-def test_a_verified_target_the_figures_say_cannot_fit_shows_the_disagreement(tmp_path):
+def test_a_verified_target_the_figures_say_cannot_fit_shows_the_disagreement(tmp_path, capsys):
     def mutate(data):
         facts = data["facts"]
         facts["checkpoints"][0]["size"] = 2**44  # 16 TiB: no rank holds its share
@@ -115,7 +115,7 @@ def test_a_verified_target_the_figures_say_cannot_fit_shows_the_disagreement(tmp
     assert checked.problems == []  # what ran is not refused: the figures' facts may be what is wrong
     seen = [s for s in page.reconciled(checked.recipe)[1] if s.kind == "verified" and s.strategy == DP]
     assert seen and all(s.agrees is False and s.gap > 0 for s in seen)
-    result = run("fit", checked.path, "--strategy", DP, "--target", "Latency")
+    result = in_process(capsys, "fit", checked.path, "--strategy", DP, "--target", "Latency")
     no_traceback(result)
     assert result.returncode == 3 and "DISAGREES" in result.stdout  # no confident answer
 
@@ -293,6 +293,13 @@ def _fit_cli(*args):
     return result
 
 
+def _fit_here(capsys, *args):
+    """fit by its main in this process, for a test of what it says: its exit statuses 0, 1 and 3
+    are seen from real processes in test_fit_exit_status_says_the_verdict, 2 in
+    test_hostile_round4_heldback.py's test_held_back_arguments."""
+    return in_process(capsys, "fit", *args)
+
+
 def test_fit_exit_status_says_the_verdict():
     fits = _fit_cli(
         str(FIXTURES / f"{AXK2_NAME}.json"), "--strategy", PP, "--target", "Throughput", "--set", "spec_decode=off"
@@ -333,13 +340,14 @@ def test_fit_exit_status_says_the_verdict():
         ("--strategy", "aggregated", "--target", "Latency", "--checkpoint", "someone/else"),
     ],
 )
-def test_fit_bad_input_exits_2_with_one_line(args):
-    result = _fit_cli(str(FIXTURES / f"{GPT_NAME}.json"), *args)
+def test_fit_bad_input_exits_2_with_one_line(args, capsys):
+    result = _fit_here(capsys, str(FIXTURES / f"{GPT_NAME}.json"), *args)
     assert result.returncode == 2 and result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
 
 
-def test_an_observed_failure_exits_1_and_shows_the_disagreement():
-    result = _fit_cli(
+def test_an_observed_failure_exits_1_and_shows_the_disagreement(capsys):
+    result = _fit_here(
+        capsys,
         str(FIXTURES / f"{AXK2_NAME}.json"),
         "--strategy",
         DP,
@@ -362,10 +370,10 @@ def test_an_observed_failure_exits_1_and_shows_the_disagreement():
     assert seen["outcome"] == "fails" and seen["agrees"] is False and seen["gap_bytes"] > 0
 
 
-def test_replication_wording_follows_the_chiplet_count(tmp_path):
+def test_replication_wording_follows_the_chiplet_count(tmp_path, capsys):
     data = fixture(GPT_NAME)
     data["facts"]["architecture"]["kvHeads"] = 2  # two KV heads on a four-chiplet device: counted twice
     path, _dumped = write(tmp_path, data)
-    result = _fit_cli(path, "--strategy", "aggregated", "--target", "Latency", "--set", "spec_decode=off")
+    result = _fit_here(capsys, path, "--strategy", "aggregated", "--target", "Latency", "--set", "spec_decode=off")
     assert "counted 2 times (4-chiplet device)" in result.stdout
     assert "each of the 2 chiplets" not in result.stdout

@@ -15,10 +15,9 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_cli import no_traceback, run
 
 import recipebook
-from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, check_mutated, fixture
+from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, check_mutated, fixture, in_process
 from recipebook.expanding import memory, page
 from recipebook.expanding.expansion import find
 
@@ -57,10 +56,10 @@ def _fit(recipe, slug, target, sets=None, **what_if):
     return memory.observed(figures, key, seen)
 
 
-def _cli(*args):
-    result = run("fit", *args)
-    no_traceback(result)
-    return result
+def _cli(capsys, *args):
+    """fit by its main in this process, for a test of what it says: its exit statuses are seen
+    from real processes in test_fit_observations.py's test_fit_exit_status_says_the_verdict."""
+    return in_process(capsys, "fit", *args)
 
 
 # -- the engine -------------------------------------------------------------------------------------
@@ -174,34 +173,34 @@ def test_figures_that_contradict_the_observation_give_no_verdict(tmp_path):
 # -- the command line ----------------------------------------------------------------------------------
 
 
-def test_fit_says_served_as_verified_and_exits_0():
-    result = _cli(AXK2, "--strategy", DP, "--target", "Latency")
+def test_fit_says_served_as_verified_and_exits_0(capsys):
+    result = _cli(capsys, AXK2, "--strategy", DP, "--target", "Latency")
     date = _verified(AXK2_NAME, DP, "Latency")
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"verdict: served as verified: {date}" in result.stdout
     assert ": open" not in result.stdout  # no rank is called open
-    document = json.loads(_cli(AXK2, "--strategy", DP, "--target", "Latency", "--format", "json").stdout)
+    document = json.loads(_cli(capsys, AXK2, "--strategy", DP, "--target", "Latency", "--format", "json").stdout)
     assert document["verdict"] == "served" and document["served"]["kind"] == "verified"
 
 
-def test_fit_says_served_as_recorded_with_its_source():
+def test_fit_says_served_as_recorded_with_its_source(capsys):
     result = _cli(
-        AXK2, "--strategy", DP, "--target", "Latency", *BASE, "--checkpoint", FP8, "--max-model-len", "163840"
+        capsys, AXK2, "--strategy", DP, "--target", "Latency", *BASE, "--checkpoint", FP8, "--max-model-len", "163840"
     )
     assert result.returncode == 0
     (source,) = fixture(AXK2_NAME)["facts"]["observations"][1]["source"]
     assert f"verdict: served as recorded: {source}" in result.stdout
 
 
-def test_fit_says_failed_as_recorded_with_its_error_and_exits_1():
+def test_fit_says_failed_as_recorded_with_its_error_and_exits_1(capsys):
     args = (AXK2, "--strategy", DP, "--target", "Latency", *BASE, "--checkpoint", FP8)
-    result = _cli(*args)
+    result = _cli(capsys, *args)
     assert result.returncode == 1, result.stdout + result.stderr
     (observation,) = [o for o in fixture(AXK2_NAME)["facts"]["observations"] if o["outcome"] == "fails"]
     (source,) = observation["source"]
     assert f"verdict: failed as recorded: {source}" in result.stdout and observation["error"] in result.stdout
     assert ": fits" not in result.stdout  # no rank is called fitting
-    document = json.loads(_cli(*args, "--format", "json").stdout)
+    document = json.loads(_cli(capsys, *args, "--format", "json").stdout)
     assert document["verdict"] == "failed" and document["fits"] is False and document["figures_fit"] is True
     assert document["failed"]["error"] == observation["error"] and document["served"] is None
 
@@ -213,7 +212,7 @@ def test_fit_says_failed_as_recorded_with_its_error_and_exits_1():
         (GPT_NAME, ("--strategy", "aggregated", "--target", "Latency", "--max-model-len", "65536")),
     ],
 )
-def test_a_what_if_on_the_command_line_stays_open(name, args):
-    result = _cli(str(FIXTURES / f"{name}.json"), *args)
+def test_a_what_if_on_the_command_line_stays_open(name, args, capsys):
+    result = _cli(capsys, str(FIXTURES / f"{name}.json"), *args)
     assert result.returncode == 3 and "served as" not in result.stdout and ": open" in result.stdout
     assert "draft" in result.stdout

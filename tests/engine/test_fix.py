@@ -4,6 +4,7 @@ same commands as vLLM reads them."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recipe_support import GPT_NAME, REPO, fixture
+from recipe_support import GPT_NAME, REPO, fixture, in_process
 from recipebook import check_file
 from recipebook.pipeline import fix
 from recipebook.reading.vocabulary import pinned
@@ -66,8 +67,8 @@ def write(path: Path, data: dict, indent: int = 4) -> str:
     return text
 
 
-def commands(path: Path) -> list[dict]:
-    result = run("matrix", path, "--format", "json")
+def commands(path: Path, capsys) -> list[dict]:
+    result = in_process(capsys, "matrix", path, "--format", "json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["selections"]
 
@@ -89,12 +90,12 @@ def as_vllm_reads(selections: list[dict]) -> list:
     return out
 
 
-def test_fix_writes_the_documented_spellings_in_place_and_says_each(tmp_path):
+def test_fix_writes_the_documented_spellings_in_place_and_says_each(tmp_path, capsys):
     path = tmp_path / f"{GPT_NAME}.json"
     before = write(path, spelled_otherwise(fixture(GPT_NAME)))
     _recipe, problems = check_file(path)
     assert problems and all(not p.is_error and p.fix for p in problems)
-    old = commands(path)
+    old = commands(path, capsys)
 
     result = run("validate", "--fix", path)
     assert result.returncode == 0, result.stderr
@@ -110,7 +111,7 @@ def test_fix_writes_the_documented_spellings_in_place_and_says_each(tmp_path):
     assert not any("--tool_call_parser" in b or "--max_num_seqs" in b for _a, b in changed)
     recipe, problems = check_file(path)
     assert recipe is not None and problems == []
-    assert as_vllm_reads(commands(path)) == as_vllm_reads(old)
+    assert as_vllm_reads(commands(path, capsys)) == as_vllm_reads(old)
 
 
 def test_fix_leaves_a_file_without_fixes_as_it_is(tmp_path):
@@ -122,7 +123,7 @@ def test_fix_leaves_a_file_without_fixes_as_it_is(tmp_path):
     assert "0 fix(es) written in 0 of 1 recipe file(s)" in result.stderr
 
 
-def test_a_fix_that_would_change_a_command_is_refused_and_the_file_kept(tmp_path):
+def test_a_fix_that_would_change_a_command_is_refused_and_the_file_kept(tmp_path, capsys):
     data = fixture(GPT_NAME)
     args = grid(data)["base"][0]["args"]
     args["--max_num_seqs"] = "--max_num_seqs 4"  # both spellings: renaming would drop one of them
@@ -131,7 +132,7 @@ def test_a_fix_that_would_change_a_command_is_refused_and_the_file_kept(tmp_path
     done = fix.fix_file(path)
     assert done.refused and not done.applied
     assert path.read_text(encoding="utf-8") == text
-    result = run("validate", "--fix", path)
+    result = in_process(capsys, "validate", "--fix", path)
     assert f"{path}: not fixed: " in result.stderr
 
 
@@ -202,7 +203,9 @@ def _refused_fix(result: subprocess.CompletedProcess, *said: str) -> None:
         assert words in lines[0], (words, lines[0])
 
 
-def test_fix_refuses_a_link_in_or_out_of_the_tree_and_leaves_both_files_as_they_are(tmp_path):
+def test_fix_refuses_a_link_in_or_out_of_the_tree_and_leaves_both_files_as_they_are(tmp_path, capsys):
+    """By validate's main in this process (--fix's refusal, exit 2, is seen from a real process in
+    test_fix_refuses_a_link_among_the_default_recipes_before_fixing_any)."""
     outside = tmp_path / "elsewhere" / f"{GPT_NAME}.json"
     outside.parent.mkdir()
     text = write(outside, spelled_otherwise(fixture(GPT_NAME)))
@@ -212,10 +215,12 @@ def test_fix_refuses_a_link_in_or_out_of_the_tree_and_leaves_both_files_as_they_
     write(inside, fixture(GPT_NAME))
     for link, to in ((folder / f"{GPT_NAME}.json", outside), (folder / "again.json", inside)):
         link.symlink_to(to)
-        _refused_fix(run("validate", "--fix", link), "argument FILE", "is a symbolic link", "give the recipe file")
+        _refused_fix(
+            in_process(capsys, "validate", "--fix", link), "argument FILE", "is a symbolic link", "give the recipe file"
+        )
         assert link.is_symlink() and to.is_file()
     assert outside.read_text(encoding="utf-8") == text  # not fixed through the link
-    assert run("validate", outside).returncode == 0  # without --fix a link is read as before
+    assert in_process(capsys, "validate", outside).returncode == 0  # without --fix a link is read as before
 
 
 def test_fix_refuses_a_link_among_the_default_recipes_before_fixing_any(tmp_path):
@@ -238,7 +243,9 @@ def test_fix_refuses_a_link_among_the_default_recipes_before_fixing_any(tmp_path
     assert plain.read_text(encoding="utf-8") == text  # nothing fixed before the refusal
 
 
-def test_fix_refuses_what_is_not_a_regular_recipe_file_of_a_bounded_size(tmp_path):
+def test_fix_refuses_what_is_not_a_regular_recipe_file_of_a_bounded_size(tmp_path, capsys):
+    """A FIFO and a device from a real process (nothing may wait); the others by validate's main
+    in this process."""
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
     big = tmp_path / "big.json"
@@ -252,4 +259,9 @@ def test_fix_refuses_what_is_not_a_regular_recipe_file_of_a_bounded_size(tmp_pat
         (tmp_path / "missing.json", "no such file"),
         ("", "an empty path"),
     ):
-        _refused_fix(run("validate", "--fix", argument), "argument FILE", said)
+        real = argument in (fifo, "/dev/zero")
+        _refused_fix(
+            (run if real else functools.partial(in_process, capsys))("validate", "--fix", argument),
+            "argument FILE",
+            said,
+        )

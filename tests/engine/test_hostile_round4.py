@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from recipe_support import in_process
 from recipebook_sphinx.i18n import po, po_check
 
 HEADER = (
@@ -778,12 +779,12 @@ def test_a_stored_recipe_folder_linked_from_elsewhere_is_not_read(tmp_path):
     assert found == () and len(wrong) == 1 and "outside" in wrong[0], wrong
 
 
-def test_a_vocabulary_of_the_wrong_shape_deep_inside(tmp_path):
+def test_a_vocabulary_of_the_wrong_shape_deep_inside(tmp_path, capsys):
     data = json.loads(Path(LATER).read_text(encoding="utf-8"))
     next(iter(data["flags"].values()))["aliases"] = "--not-a-list"
     broken = tmp_path / "vocabulary.json"
     broken.write_text(json.dumps(data), encoding="utf-8")
-    result = cli("drift", "--vocabulary", broken)
+    result = in_process(capsys, "drift", "--vocabulary", broken)
     assert result.returncode == 2 and "not a vocabulary file" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -798,8 +799,9 @@ def test_the_shipped_vocabularies_have_the_vocabulary_shape():
         jsonschema.validate(json.loads(Path(path).read_text(encoding="utf-8")), schema)
 
 
-def test_good_placeholders_per_node_are_written(tmp_path):
-    result = cli(
+def test_good_placeholders_per_node_are_written(tmp_path, capsys):
+    result = in_process(
+        capsys,
         "files", AXK2, *PD, "--out", tmp_path / "o",
         "--set-placeholder", "POD_IP@1=10.0.0.1", "--set-placeholder", "POD_IP@2=10.0.0.2",
         "--set-placeholder", "EPP_HOST=epp.example",
@@ -809,21 +811,21 @@ def test_good_placeholders_per_node_are_written(tmp_path):
     assert "10.0.0.1" in serve and "10.0.0.2" in serve and "<POD_IP>" not in serve
 
 
-def test_an_archive_over_the_recipe_leaves_the_recipe(tmp_path):
+def test_an_archive_over_the_recipe_leaves_the_recipe(tmp_path, capsys):
     recipe = tmp_path / "gpt-oss-120b.json"
     recipe.write_bytes(Path(GPT).read_bytes())
     link = tmp_path / "link.tar"
     link.symlink_to(recipe)
     for target in (recipe, link):
-        result = cli("files", recipe, *SELECT, "--archive", target)
+        result = in_process(capsys, "files", recipe, *SELECT, "--archive", target)
         assert result.returncode == 2 and "the same file" in result.stderr
     assert recipe.read_bytes() == Path(GPT).read_bytes()
 
 
-def test_a_verdicts_folder_of_verdicts_is_kept_and_pruned_of_its_own_entries_only(tmp_path):
+def test_a_verdicts_folder_of_verdicts_is_kept_and_pruned_of_its_own_entries_only(tmp_path, capsys):
     folder = tmp_path / "verdicts"
-    assert cli("validate", "--verdicts", folder, GPT).returncode == 0
-    assert cli("validate", "--verdicts", folder, GPT).returncode == 0  # a folder it filled
+    assert in_process(capsys, "validate", "--verdicts", folder, GPT).returncode == 0
+    assert in_process(capsys, "validate", "--verdicts", folder, GPT).returncode == 0  # a folder it filled
     assert all(len(p.stem) == 64 for p in folder.iterdir())
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from recipe_support import REPO, check_mutated
+from recipe_support import REPO, check_mutated, in_process
 
 GPT, AXK2 = "gpt-oss-120b", "A.X-K2"
 HEADER = (
@@ -113,9 +113,13 @@ def test_held_back_catalog_files(tmp_path):
 SHARED = REPO / "tests" / "roots" / "sharing" / "recipes" / "shared-model.json"
 
 
-def _validate_data(tmp_path: Path, data, name: str = "shared-model"):
+def _validate_data(tmp_path: Path, data, name: str = "shared-model", capsys=None):
+    """validate in a real process (a chain or cycle of grids: no recursion in any process); given
+    ``capsys``, by its main in this process."""
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    if capsys is not None:
+        return path, in_process(capsys, "validate", path)
     return path, subprocess.run(
         [sys.executable, "-m", "recipebook", "validate", str(path)],
         capture_output=True,
@@ -157,11 +161,11 @@ def test_held_back_change_base_in_a_recipe_that_shares_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("misspelt", ["Extends", "extnds", "extend"])
-def test_held_back_a_misspelt_extends_is_named_once(tmp_path, misspelt):
+def test_held_back_a_misspelt_extends_is_named_once(tmp_path, capsys, misspelt):
     data = json.loads(SHARED.read_text(encoding="utf-8"))
     grid = data["strategies"][0]["options"][0]["grid"]
     grid[misspelt] = grid.pop("extends")
-    _path, result = _validate_data(tmp_path, data)
+    _path, result = _validate_data(tmp_path, data, capsys=capsys)
     lines = [line for line in result.stderr.splitlines() if "/strategies/0/options/0/grid" in line]
     assert len(lines) == 1 and misspelt in lines[0] and "'extends'" in lines[0], result.stderr
 
@@ -191,38 +195,41 @@ def fifo(tmp_path):
     return str(path)
 
 
-def test_held_back_arguments(tmp_path, fifo):
+def test_held_back_arguments(tmp_path, fifo, capsys):
+    """Real processes for what could wait or reach a device (a FIFO, /dev/zero, /dev/full) and for
+    fit; the others run by the command's main in this process (each command's exit status 2 is
+    seen from a real process in test_cli.py and test_hostile_round4.py)."""
     afile = tmp_path / "file.txt"
     afile.write_text("x", encoding="utf-8")
     schema = str(REPO / "recipes" / "schema.json")
-    refused(cli("validate", ""))
-    refused(cli("validate", "--verdicts", str(afile), RECIPE))
+    refused(in_process(capsys, "validate", ""))
+    refused(in_process(capsys, "validate", "--verdicts", str(afile), RECIPE))
     refused(cli("validate", "--verdicts", "/dev/full", RECIPE))
-    refused(cli("validate", RECIPE, str(Path(RECIPE).parent / "." / Path(RECIPE).name)))
-    refused(cli("drift", "--vocabulary", schema))
+    refused(in_process(capsys, "validate", RECIPE, str(Path(RECIPE).parent / "." / Path(RECIPE).name)))
+    refused(in_process(capsys, "drift", "--vocabulary", schema))
     refused(cli("drift", "--vocabulary", "/dev/zero"))
     refused(cli("drift", "--vocabulary", fifo))
     pinned = str(REPO / "_ext" / "recipebook" / "data" / "vllm-0.33.0.json")
-    refused(cli("drift", "--vocabulary", pinned, "--against", pinned))
-    refused(cli("expand", str(tmp_path), *SELECT))
-    refused(cli("matrix", str(tmp_path / "missing.json")))
+    refused(in_process(capsys, "drift", "--vocabulary", pinned, "--against", pinned))
+    refused(in_process(capsys, "expand", str(tmp_path), *SELECT))
+    refused(in_process(capsys, "matrix", str(tmp_path / "missing.json")))
     refused(cli("files", RECIPE, *SELECT, "--archive", "/dev/full"))
-    refused(cli("files", RECIPE, *SELECT, "--out", str(afile)))
+    refused(in_process(capsys, "files", RECIPE, *SELECT, "--out", str(afile)))
     refused(cli("fit", RECIPE, *SELECT, "--max-model-len", "1" + "0" * 30))
 
 
-def test_held_back_the_recipe_is_not_its_own_archive(tmp_path):
+def test_held_back_the_recipe_is_not_its_own_archive(tmp_path, capsys):
     recipe = tmp_path / f"{GPT}.json"
     recipe.write_bytes(Path(RECIPE).read_bytes())
-    refused(cli("files", str(recipe), *SELECT, "--archive", str(recipe)))
+    refused(in_process(capsys, "files", str(recipe), *SELECT, "--archive", str(recipe)))
     assert recipe.read_bytes() == Path(RECIPE).read_bytes()
 
 
-def test_held_back_placeholders_that_do_not_exist(tmp_path):
+def test_held_back_placeholders_that_do_not_exist(tmp_path, capsys):
     axk2 = str(REPO / "recipes" / f"{AXK2}.json")
     pd = ["--strategy", "prefill-decode-disaggregated", "--target", "Latency", "--out", str(tmp_path / "o")]
-    refused(cli("files", axk2, *pd, "--set-placeholder", "NO_SUCH_NAME=x"))
-    refused(cli("files", axk2, *pd, "--set-placeholder", "POD_IP@99=10.0.0.1"))
+    refused(in_process(capsys, "files", axk2, *pd, "--set-placeholder", "NO_SUCH_NAME=x"))
+    refused(in_process(capsys, "files", axk2, *pd, "--set-placeholder", "POD_IP@99=10.0.0.1"))
 
 
 def test_held_back_recipe_page_outside_the_pages(tmp_path):

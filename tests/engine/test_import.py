@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import import_support as sample
-from recipe_support import REPO
+from recipe_support import REPO, in_process
 from recipebook import check_file, importing
 from recipebook.expanding import page
 from recipebook.importing import grids, synthesis, vllm_recipes, yaml12
@@ -233,13 +233,15 @@ def _checkout_copy(tmp_path):
         (lambda t, c: [c, "Qwen/Qwen3-8B", "--out", t / "o", "--commit", "a" * 41], ["argument --commit"]),
     ],
 )
-def test_a_bad_import_argument_is_one_line_and_exit_2_before_anything_is_written(tmp_path, args, said):
+def test_a_bad_import_argument_is_one_line_and_exit_2_before_anything_is_written(tmp_path, capsys, args, said):
+    """Each bad argument, import run by its main in this process (what it says and the status it
+    exits with; a real process refuses one: test_import_from_what_is_not_a_checkout_says_so)."""
     checkout = _checkout_copy(tmp_path)
     (checkout / "models" / "evil").mkdir()
     (checkout / "models" / "evil" / "out.yaml").symlink_to(tmp_path / "outside.yaml")
     (tmp_path / "outside.yaml").write_text("model: {model_id: a/b}\nvariants: {default: {}}\n", encoding="utf-8")
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
-    _refused(run(*args(tmp_path, checkout)), *said)
+    _refused(in_process(capsys, "import", *args(tmp_path, checkout)), *said)
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written
 
 

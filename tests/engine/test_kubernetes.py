@@ -31,17 +31,17 @@ from referencing import Registry, Resource
 
 import crds
 import recipebook
-from recipe_support import check_mutated, fixture, ptr
+from recipe_support import check_mutated, fixture, in_process, ptr
 from recipebook import shell
 from recipebook.checking import manifests
 from recipebook.expanding import client
 from recipebook.expanding.expansion import by_role
-from recipebook.expanding.page import expansion_at, page_of
+from recipebook.expanding.page import expansion_at, grid_table, page_of
 from recipebook.pipeline.load import load
 from recipebook.reading.model import Recipe
 from recipebook.rendering import kubernetes as k8s
 from recipebook.rendering import portable, yamltext
-from recipebook.rendering.files import kubernetes_where, selection_files
+from recipebook.rendering.files import kubernetes_where, selection_files, substitute
 from recipebook_sphinx.explorer import view as explorer_view
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -589,7 +589,9 @@ def _files_command(*args: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def test_the_command_line_takes_settings_and_refuses_a_bad_one_in_one_line(tmp_path):
+def test_the_command_line_takes_settings_and_refuses_a_bad_one_in_one_line(tmp_path, capsys):
+    """files from a real process with good settings; each bad one by its main in this process (its
+    exit status 2 is seen from a real process in test_hostile_round4.py)."""
     path = ROOT / "recipes" / f"{_router_recipe()}.json"
     recipe = load(path)
     target = next(t for t in page_of(recipe).targets if t.router)
@@ -613,7 +615,7 @@ def test_the_command_line_takes_settings_and_refuses_a_bad_one_in_one_line(tmp_p
         ("size=1", "not a setting"),
         ("npu", "NAME=VALUE"),
     ):
-        result = _files_command(str(path), *where, "--out", str(tmp_path / "bad"), "--set-k8s", bad)
+        result = in_process(capsys, "files", str(path), *where, "--out", str(tmp_path / "bad"), "--set-k8s", bad)
         assert result.returncode == 2 and words in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
@@ -764,6 +766,102 @@ def test_each_semantic_check_finds_what_it_looks_for(what, mutate, fragment):
     broken = {**written, name: yaml.safe_dump_all(documents, sort_keys=False)}
     found = manifests.problems(broken)
     assert any(fragment in p for p in found), (what, found)
+
+
+def test_a_text_read_again_gives_the_documents_read_before_unchanged():
+    """manifests.documents keeps what it read by the text: an equal text (another string) gives
+    the documents read before, as PyYAML reads them, and ``problems`` leaves them as they were
+    (they are shared: a change would reach every later reading of the text); another text is
+    read afresh."""
+    _recipe, _target, expansion = next(_selections(PATHS[0]))
+    written = selection_files(expansion, None, IMAGE)
+    name = next(n for n, t in written.items() if n.startswith("kubernetes/") and "kind: Deployment" in t)
+    text = written[name]
+    read = manifests.documents(text)
+    assert list(read) == [d for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d is not None]
+    again = text[:1] + text[1:]
+    assert again is not text and manifests.documents(again) is read
+    before = copy.deepcopy(read)
+    assert not manifests.problems(written, nodes=expansion.nodes, needs=_needs(expansion, IMAGE))
+    assert manifests.documents(text) == before
+    other = text.replace("kind: Deployment", "kind: Deployment\n# another text", 1)
+    assert manifests.documents(other) is not read and manifests.documents(other) == before
+
+
+def _findings_planned_afresh(recipe, strategy, target):
+    """What rules 19 and 28 found of a target when each selection's roles were planned afresh
+    (before each role's plan was made once per set of lines it shows): the reference."""
+    steps = tuple(step.cmd for step in target.grid.router)
+    lines, _wrong = grid_table(target.grid)
+    where = manifests._where(recipe, strategy, target)
+    nodes = manifests._nodes(strategy, target)
+    router = k8s.router_of(steps)
+    found: dict = {}
+    good: dict = {}
+    for chosen in lines.offered:
+        roles = by_role(lines.commands(chosen))
+        role_plans = k8s.plans(roles, nodes, router)
+        key = tuple(k8s.plan_key(p) for p in role_plans)
+        if key in good:
+            continue
+        findings = k8s.findings_of(where, roles, role_plans, router)
+        for finding in findings:
+            found.setdefault((finding.at, finding.message), finding)
+        good[key] = (roles, role_plans) if not findings else ()
+    semantic: dict = {}
+    for entry in good.values():
+        if not entry:
+            continue
+        roles, role_plans = entry
+        ports = [port for plan in role_plans for port in plan.ports]
+        if any(isinstance(port, str) for port in ports) or any(not 1 <= p <= 65535 for p in ports):
+            continue
+        values = manifests._sample_values(roles)
+        for mode in k8s.MODES:
+            texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
+            written = {name: substitute(text, values) for name, text in texts.items()}
+            needs = k8s.node_needs(role_plans, {}, router)
+            for problem in manifests.problems(written, nodes=nodes, needs=needs):
+                semantic.setdefault(f"{mode}: {problem}")
+    return tuple(found.values()), tuple(semantic)
+
+
+def _pd_grid(data: dict) -> dict:
+    return next(o["grid"] for s in data["strategies"] for o in s["options"] if o["grid"].get("router"))
+
+
+def _budget_of_one_value(data: dict) -> None:
+    """Decode's start-up budget beyond int32 with prefix caching on alone: found in some selections."""
+    envs = _pd_grid(data)["deltas"]["prefix_caching=on"]["decode"]["add_envs"]
+    envs["VLLM_ENGINE_READY_TIMEOUT_S"] = "VLLM_ENGINE_READY_TIMEOUT_S=99999999999"
+
+
+def _two_decode_roles(data: dict) -> None:
+    grid = _pd_grid(data)
+    grid["base"].append(copy.deepcopy(next(r for r in grid["base"] if r["role"] == "decode")))
+
+
+@pytest.mark.parametrize(
+    "mutate", [None, _budget_of_one_value, _two_decode_roles], ids=["shipped", "budget", "two-roles"]
+)
+def test_a_targets_findings_are_those_of_each_selection_planned_afresh(mutate):
+    """Rules 19 and 28 plan each role once per set of lines it shows, not once per selection:
+    what they find is what planning every selection afresh finds (a P/D target, a value that
+    breaks only some selections, two roles of one name, roles that span nodes)."""
+    data = copy.deepcopy(fixture(_router_recipe()))
+    if mutate is not None:
+        mutate(data)
+    recipes = [Recipe.from_json(data, f"{data['name']}.json")]
+    if mutate is None:
+        recipes.append(load(MULTINODE))
+    compared = 0
+    for recipe in recipes:
+        for strategy in recipe.strategies:
+            for target in strategy.targets:
+                made = manifests._findings_of_target(recipe, strategy, target, None)
+                assert made == _findings_planned_afresh(recipe, strategy, target), (strategy.slug, target.target)
+                compared += bool(made[0] or made[1])
+    assert (compared > 0) == (mutate is not None)
 
 
 def test_the_pool_check_finds_a_pool_that_selects_one_role_or_misses_a_port():

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_cli import LOCATED, no_traceback, run
 
-from recipe_support import GPT_NAME, fixture
+from recipe_support import GPT_NAME, fixture, in_process
 from recipebook import check_file
 from recipebook.pipeline import verdicts
 from recipebook.problems import Level, errors, warnings
@@ -44,9 +44,9 @@ def test_a_spelling_vllm_accepts_is_a_warning_and_the_recipe_is_built(tmp_path):
     assert errors(problems) == [] and warnings(problems) == problems
 
 
-def test_validate_prints_a_warning_with_its_level_and_passes(tmp_path):
+def test_validate_prints_a_warning_with_its_level_and_passes(tmp_path, capsys):
     path = _write(tmp_path)
-    result = run("validate", path)
+    result = in_process(capsys, "validate", path)
     no_traceback(result)
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
@@ -68,9 +68,9 @@ def test_a_strict_validate_fails_on_a_warning(tmp_path, flag):
     assert result.stderr.splitlines()[-1] == "1 warning(s) in 1 of 1 recipe file(s) (strict: warnings fail)"
 
 
-def test_errors_and_warnings_are_printed_once_each_and_errors_fail(tmp_path):
+def test_errors_and_warnings_are_printed_once_each_and_errors_fail(tmp_path, capsys):
     path = _write(tmp_path, error=True)
-    result = run("validate", path)
+    result = in_process(capsys, "validate", path)
     no_traceback(result)
     assert result.returncode == 1
     lines = result.stderr.splitlines()
@@ -106,14 +106,14 @@ def test_a_sphinx_build_on_its_own_warns_a_recipe_warning_and_fails_on_an_error(
     assert app.statuscode == 1  # the error fails the build, with or without -W
 
 
-def test_an_environment_name_vllm_does_not_read_builds_and_fails_only_a_strict_validate(tmp_path):
+def test_an_environment_name_vllm_does_not_read_builds_and_fails_only_a_strict_validate(tmp_path, capsys):
     """vLLM starts with a VLLM_ name it does not read (it warns of it): a warning here, which only
     a strict run (-W, STRICT=1) refuses."""
     path = _write(tmp_path, warning=False)
     data = json.loads(path.read_text(encoding="utf-8"))
     data["strategies"][0]["options"][0]["grid"]["base"][0]["envs"]["VLLM_USE_V1"] = "VLLM_USE_V1=1"
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
-    lenient, strict = run("validate", path), run("validate", "-W", path)
+    lenient, strict = in_process(capsys, "validate", path), in_process(capsys, "validate", "-W", path)
     for result in (lenient, strict):
         no_traceback(result)
         warned = WARNED.match(result.stderr.splitlines()[0])

@@ -16,10 +16,10 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_cli import LOCATED, no_traceback, run
+from test_cli import LOCATED, no_traceback
 
 import recipebook
-from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, check_mutated, fixture, write
+from recipe_support import AXK2_NAME, FIXTURES, GPT_NAME, check_mutated, fixture, in_process, write
 from recipebook.expanding import memory, page
 from recipebook.expanding.expansion import find
 
@@ -326,8 +326,9 @@ def test_a_negative_byte_count_is_a_schema_problem(tmp_path):
 
 
 @pytest.mark.parametrize("length", sorted(ANCHOR))
-def test_cli_fit_json_per_rank(length):
-    result = run(
+def test_cli_fit_json_per_rank(length, capsys):
+    result = in_process(
+        capsys,
         "fit",
         str(FIXTURES / f"{AXK2_NAME}.json"),
         "--strategy",
@@ -350,8 +351,9 @@ def test_cli_fit_json_per_rank(length):
         assert {"kv_cache_bytes", "weights_bytes", "available_bytes", "fits"} <= rank.keys()
 
 
-def test_cli_fit_text_names_the_figures():
-    result = run(
+def test_cli_fit_text_names_the_figures(capsys):
+    result = in_process(
+        capsys,
         "fit",
         str(FIXTURES / f"{AXK2_NAME}.json"),
         "--strategy",
@@ -368,11 +370,11 @@ def test_cli_fit_text_names_the_figures():
     assert f"{ANCHOR[163840]:,} B ({ANCHOR[163840] / GIB:.1f} GiB)" in result.stdout
 
 
-def test_cli_fit_refuses_broken_facts_at_their_line(tmp_path):
+def test_cli_fit_refuses_broken_facts_at_their_line(tmp_path, capsys):
     data = copy.deepcopy(fixture(AXK2_NAME))
     data["facts"]["architecture"].pop("qkRopeHeadDim")
     path, dumped = write(tmp_path, data)
-    result = run("fit", path, "--strategy", DP, "--target", "Latency")
+    result = in_process(capsys, "fit", path, "--strategy", DP, "--target", "Latency")
     no_traceback(result)
     assert result.returncode == 1
     (line,) = result.stderr.strip().splitlines()
@@ -389,8 +391,8 @@ def test_cli_fit_refuses_broken_facts_at_their_line(tmp_path):
         ("--strategy", DP, "--target", "Latency", "--set", "lmcache=zzz"),
     ],
 )
-def test_cli_fit_selection_errors_exit_2(args):
-    result = run("fit", str(FIXTURES / f"{AXK2_NAME}.json"), *args)
+def test_cli_fit_selection_errors_exit_2(args, capsys):
+    result = in_process(capsys, "fit", str(FIXTURES / f"{AXK2_NAME}.json"), *args)
     no_traceback(result)
     assert result.returncode == 2 and result.stderr
 

@@ -14,7 +14,7 @@ import pytest
 from test_cli import LOCATED, no_traceback, run
 
 import recipebook
-from recipe_support import FIXTURES
+from recipe_support import FIXTURES, in_process
 from recipebook.expanding import client, page, results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,8 +39,14 @@ def write(tmp_path: Path, data, name: str = "result.json") -> Path:
     return path
 
 
-def add(tmp_path: Path, *files, extra=()):
-    result = run("results", "add", *files, "--recipes", FIXTURES, "--results", tmp_path / "store", *extra)
+def add(tmp_path: Path, *files, extra=(), capsys=None):
+    """results add, in a real process; given ``capsys``, by its main in this process (a test of
+    what it says: each exit status keeps its real process, 0 and 1 in
+    test_versions_and_zone_may_come_from_the_command_line, 2 in test_bad_arguments_exit_2)."""
+    args = ("results", "add", *files, "--recipes", FIXTURES, "--results", tmp_path / "store", *extra)
+    if capsys is not None:
+        return in_process(capsys, *args)
+    result = run(*args)
     no_traceback(result)
     return result
 
@@ -69,9 +75,9 @@ def test_an_accepted_result_is_stored_with_its_provenance(tmp_path):
     assert again.returncode == 0 and "already stored" in again.stdout
 
 
-def _refused(tmp_path, data, pointer: str, fragment: str):
+def _refused(tmp_path, capsys, data, pointer: str, fragment: str):
     path = write(tmp_path, data)
-    result = add(tmp_path, path)
+    result = add(tmp_path, path, capsys=capsys)
     assert result.returncode == 1, result.stdout
     lines = [line for line in result.stderr.splitlines() if LOCATED.match(line)]
     assert any(LOCATED.match(line)["pointer"] == pointer and fragment in line for line in lines), result.stderr
@@ -98,19 +104,19 @@ def _refused(tmp_path, data, pointer: str, fragment: str):
         (lambda d: d.pop("recipe"), "/", "names no recipe"),
     ],
 )
-def test_a_broken_result_is_refused_at_its_place(tmp_path, change, pointer, fragment):
+def test_a_broken_result_is_refused_at_its_place(tmp_path, capsys, change, pointer, fragment):
     data = real()
     change(data)
-    _refused(tmp_path, data, pointer, fragment)
+    _refused(tmp_path, capsys, data, pointer, fragment)
 
 
 @pytest.mark.parametrize(
     "text",
     ["[1, 2]", json.dumps({"hello": "world"}), "{not json", json.dumps([{"benchmark": {"name": "x"}}])],
 )
-def test_what_is_not_a_result_is_refused(tmp_path, text):
+def test_what_is_not_a_result_is_refused(tmp_path, capsys, text):
     path = write(tmp_path, text)
-    result = add(tmp_path, path)
+    result = add(tmp_path, path, capsys=capsys)
     assert result.returncode == 1
     (line, *_rest) = result.stderr.splitlines()
     assert LOCATED.match(line) or line.startswith(str(path)), line

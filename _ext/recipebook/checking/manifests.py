@@ -25,9 +25,9 @@ import yaml
 
 from .. import shell
 from ..expanding import client
-from ..expanding.expansion import by_role, walkable
+from ..expanding.expansion import Command, by_role, walkable
 from ..expanding.page import grid_table
-from ..memo import Memo
+from ..memo import Memo, remembered
 from ..memo import get as memo_get
 from ..problems import Problem, pointer_join
 from ..reading.model import Recipe, Strategy, Target
@@ -212,6 +212,18 @@ def _pod_problems(
     return out
 
 
+@remembered(maxsize=256)
+def documents(text: str) -> tuple[Any, ...]:
+    """The documents of one YAML file as PyYAML's safe loader reads it, empty ones left out.
+
+    Remembered (256 texts): the selections of a target, its two NPU modes and a recipe checked
+    again write the same files, and a text is read here far more often than it is written
+    differently (the rules' tests: 6,852 reads of 466 texts). The documents are shared by every
+    caller that reads the same text: none may change them (``problems`` only reads them); a
+    caller that would change one works on a copy (``copy.deepcopy``)."""
+    return tuple(document for document in yaml.load_all(text, Loader=_LOADER) if document is not None)
+
+
 def problems(
     files: Mapping[str, str],
     *,
@@ -230,10 +242,9 @@ def problems(
             or name.startswith(f"{k8s.ROUTER_FOLDER}/")
         ):
             continue
-        for document in yaml.load_all(text, Loader=_LOADER):
-            if document is not None:
-                owner[len(objects)] = name
-                objects.append(document)
+        for document in documents(text):
+            owner[len(objects)] = name
+            objects.append(document)
     out: list[str] = []
     seen: set[tuple[str, str, str]] = set()
     pods: list[tuple[str, dict[str, Any], dict[str, Any]]] = []  # (file, deployment, template)
@@ -437,10 +448,32 @@ def _findings_of_target(
     router = k8s.router_of(steps)
     found: dict[tuple[Any, ...], k8s.Finding] = {}
     good: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    # each role's commands, plan and plan key, made once per set of lines it shows (a role's
+    # plan depends on its own commands alone, and they on the lines shown): a target's
+    # selections combine far fewer commands of each role than there are selections. A target of
+    # one role keeps none (its selections' commands all differ: rule 12), which would only
+    # hold memory
+    made: dict[tuple[int, tuple[int, int]], tuple[tuple[Command, ...], k8s.RolePlan, tuple[Any, ...]]] = {}
+    keep = len(lines.roles) > 1
     for chosen in lines.offered:
-        roles = by_role(lines.commands(chosen))
-        role_plans = k8s.plans(roles, nodes, router)
-        key = tuple(k8s.plan_key(p) for p in role_plans)
+        parts = []
+        for index, table in enumerate(lines.roles):
+            shown = (index, table.shown(chosen))
+            part = made.get(shown)
+            if part is None:
+                commands = table.commands(chosen)
+                (plan,) = k8s.plans([(table.role, commands)], nodes, router)
+                part = (commands, plan, k8s.plan_key(plan))
+                if keep:
+                    made[shown] = part
+            parts.append(part)
+        roles = by_role(command for commands, _plan, _key in parts for command in commands)
+        if len(roles) == len(parts):
+            role_plans = tuple(plan for _commands, plan, _key in parts)
+            key = tuple(plan_key for _commands, _plan, plan_key in parts)
+        else:  # two roles of one name (rule 1 refuses it): their commands are planned as one role's
+            role_plans = k8s.plans(roles, nodes, router)
+            key = tuple(k8s.plan_key(p) for p in role_plans)
         if key in good:
             continue
         findings = k8s.findings_of(where, roles, role_plans, router)

@@ -164,6 +164,11 @@ class RoleTable:
             arg_shown &= masks[chosen[a]]
         return env_shown, arg_shown
 
+    def shown(self, chosen: Sequence[int]) -> tuple[int, int]:
+        """Which of the role's env and arg lines a selection shows, each kind a bit set: two
+        selections that show the same lines have the same commands (``commands``)."""
+        return self._shown(chosen)
+
     def digest(self, chosen: Sequence[int]) -> int:
         """A hash of the role's commands at a selection: equal digests, equal lines in every
         rank (the texts and ranks of the lines shown), without writing the commands."""

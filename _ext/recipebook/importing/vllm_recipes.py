@@ -440,7 +440,11 @@ def render(plan: Plan, selection: Mapping[str, str], recipe: Json, checkout: Che
     if plan.omni:
         server = syn.resolve_omni_command(recipe, plan.variant, plan.omni_task, plan.hardware, checkout.taxonomy)
         return {"main": lines_of(server)}
-    rendered = syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy)
+    return _heads(syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy))
+
+
+def _heads(rendered: syn.Rendered) -> dict[str, Lines]:
+    """Each role's lines in what a choice runs (a role across nodes: its head's, node 0)."""
     found: dict[str, Lines] = {}
     for server in rendered.servers:
         if server.node != 0 and not SPANS_NODES:
@@ -456,7 +460,10 @@ def render_followers(
     """Each role's followers' lines for a selection (a server across nodes: node 1, 2, ...)."""
     if plan.omni:
         return {}
-    rendered = syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy)
+    return _followers(syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy))
+
+
+def _followers(rendered: syn.Rendered) -> dict[str, list[Lines]]:
     found: dict[str, list[Lines]] = {}
     for server in rendered.servers:
         if server.node != 0:
@@ -915,11 +922,18 @@ def _verify(
         if key in seen or any(all(selection.get(k) == v for k, v in entry.items()) for entry in excluded):
             continue
         seen.add(key)
-        theirs = render(plan, selection, recipe, checkout)
+        # their commands for the selection, worked out once (render, render_followers and the
+        # router read the same resolveCommand)
+        rendered = (
+            None
+            if plan.omni
+            else syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy)
+        )
+        theirs = render(plan, selection, recipe, checkout) if rendered is None else _heads(rendered)
         ours = _compose(base, axes, deltas, selection)
         if _commands(theirs) != _commands(ours):
             raise AssertionError(f"the import of {selection} differs from their commands")
-        for role, followers in render_followers(plan, selection, recipe, checkout).items():
+        for role, followers in ({} if rendered is None else _followers(rendered)).items():
             for follower, entry in zip(followers, nodes[role][1:], strict=True):
                 laid = Lines(
                     args=tuple(apply(ours[role].args, [], entry["args"])),
@@ -928,11 +942,7 @@ def _verify(
                 # a follower's own lines come after the role's (a node's entry is laid over as a rank is)
                 if sorted(laid.args) != sorted(follower.args) or dict(laid.envs) != dict(follower.envs):
                     raise AssertionError(f"the import of {selection} differs from their follower's command")
-        if (
-            not plan.omni
-            and syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy).router
-            != router
-        ):
+        if rendered is not None and rendered.router != router:
             raise AssertionError(f"the router of {selection} differs from the target's")
 
 
