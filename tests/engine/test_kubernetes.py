@@ -41,7 +41,7 @@ from recipebook.pipeline.load import load
 from recipebook.reading.model import Recipe
 from recipebook.rendering import kubernetes as k8s
 from recipebook.rendering import portable, yamltext
-from recipebook.rendering.files import kubernetes_where, selection_files, substitute
+from recipebook.rendering.files import kubernetes_where, selection_files
 from recipebook_sphinx.explorer import view as explorer_view
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -802,28 +802,8 @@ def _findings_planned_afresh(recipe, strategy, target):
         roles = by_role(lines.commands(chosen))
         role_plans = k8s.plans(roles, nodes, router)
         key = tuple(k8s.plan_key(p) for p in role_plans)
-        if key in good:
-            continue
-        findings = k8s.findings_of(where, roles, role_plans, router)
-        for finding in findings:
-            found.setdefault((finding.at, finding.message), finding)
-        good[key] = (roles, role_plans) if not findings else ()
-    semantic: dict = {}
-    for entry in good.values():
-        if not entry:
-            continue
-        roles, role_plans = entry
-        ports = [port for plan in role_plans for port in plan.ports]
-        if any(isinstance(port, str) for port in ports) or any(not 1 <= p <= 65535 for p in ports):
-            continue
-        values = manifests._sample_values(roles)
-        for mode in k8s.MODES:
-            texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
-            written = {name: substitute(text, values) for name, text in texts.items()}
-            needs = k8s.node_needs(role_plans, {}, router)
-            for problem in manifests.problems(written, nodes=nodes, needs=needs):
-                semantic.setdefault(f"{mode}: {problem}")
-    return tuple(found.values()), tuple(semantic)
+        manifests.record(found, good, key, where, roles, role_plans, router)
+    return tuple(found.values()), manifests.semantic_problems(good.values(), where, nodes, steps, router)
 
 
 def _pd_grid(data: dict) -> dict:

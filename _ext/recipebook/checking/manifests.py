@@ -18,7 +18,7 @@ manifest (``Finding``), each at its JSON pointer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -474,14 +474,40 @@ def _findings_of_target(
         else:  # two roles of one name (rule 1 refuses it): their commands are planned as one role's
             role_plans = k8s.plans(roles, nodes, router)
             key = tuple(k8s.plan_key(p) for p in role_plans)
-        if key in good:
-            continue
-        findings = k8s.findings_of(where, roles, role_plans, router)
-        for finding in findings:
-            found.setdefault((finding.at, finding.message), finding)
-        good[key] = (roles, role_plans) if not findings else ()
+        record(found, good, key, where, roles, role_plans, router)
+    return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps, router)
+
+
+def record(
+    found: dict[tuple[Any, ...], k8s.Finding],
+    good: dict[tuple[Any, ...], tuple[Any, ...]],
+    key: tuple[Any, ...],
+    where: k8s.Where,
+    roles: Sequence[tuple[str, Sequence[Command]]],
+    role_plans: Sequence[k8s.RolePlan],
+    router: k8s.Router | None,
+) -> None:
+    """A selection's plans, once per plan key: their findings added to found (each once), and the
+    roles and plans kept in good when they have none (an empty entry when they have)."""
+    if key in good:
+        return
+    findings = k8s.findings_of(where, roles, role_plans, router)
+    for finding in findings:
+        found.setdefault((finding.at, finding.message), finding)
+    good[key] = (roles, role_plans) if not findings else ()
+
+
+def semantic_problems(
+    planned: Iterable[tuple[Any, ...]],
+    where: k8s.Where,
+    nodes: Mapping[str, int],
+    steps: tuple[str, ...],
+    router: k8s.Router | None,
+) -> tuple[str, ...]:
+    """The problems of the files of each distinct plan of a target (its roles and their plans;
+    an empty entry: a plan with findings, whose files are not read), in both NPU modes."""
     semantic: dict[str, None] = {}
-    for entry in good.values():
+    for entry in planned:
         if not entry:
             continue
         roles, role_plans = entry
@@ -497,7 +523,7 @@ def _findings_of_target(
             needs = k8s.node_needs(role_plans, {}, router)
             for problem in problems(written, nodes=nodes, needs=needs):
                 semantic.setdefault(f"{mode}: {problem}")
-    return tuple(found.values()), tuple(semantic)
+    return tuple(semantic)
 
 
 def _readable(lines: Any) -> bool:
