@@ -155,8 +155,9 @@ class RoleTable:
         """Per kind, each line's text and ranks: what a command of the role is made of."""
         return tuple(tuple((line.text, line.ranks) for line in lines) for lines, *_rest in self._masks)
 
-    def _shown(self, chosen: Sequence[int]) -> tuple[int, int]:
-        """The env and arg lines (bit sets) shown at a selection, for every rank."""
+    def shown(self, chosen: Sequence[int]) -> tuple[int, int]:
+        """Which of the role's env and arg lines a selection shows, for every rank, each kind a bit
+        set: two selections that show the same lines have the same commands (``commands``)."""
         (_e, _et, env_shown, env_axes, _er), (_a, _at, arg_shown, arg_axes, _ar) = self._masks
         for a, masks in env_axes.items():
             env_shown &= masks[chosen[a]]
@@ -164,15 +165,10 @@ class RoleTable:
             arg_shown &= masks[chosen[a]]
         return env_shown, arg_shown
 
-    def shown(self, chosen: Sequence[int]) -> tuple[int, int]:
-        """Which of the role's env and arg lines a selection shows, each kind a bit set: two
-        selections that show the same lines have the same commands (``commands``)."""
-        return self._shown(chosen)
-
     def digest(self, chosen: Sequence[int]) -> int:
         """A hash of the role's commands at a selection: equal digests, equal lines in every
         rank (the texts and ranks of the lines shown), without writing the commands."""
-        env_shown, arg_shown = self._shown(chosen)
+        env_shown, arg_shown = self.shown(chosen)
         env_pairs, arg_pairs = self._pairs
         return hash(
             (tuple(compress(env_pairs, _selectors(env_shown))), tuple(compress(arg_pairs, _selectors(arg_shown))))
@@ -182,7 +178,7 @@ class RoleTable:
         """The role's commands at an offered selection (value indices), one per rank: the
         lines it admits, in order. Made when asked and not kept: what a caller keeps is its own."""
         (envs, env_texts, _e, _ea, env_ranks), (args, arg_texts, _a, _aa, arg_ranks) = self._masks
-        env_shown, arg_shown = self._shown(chosen)
+        env_shown, arg_shown = self.shown(chosen)
         head = f"{self.launcher} {shlex.quote(self.model)}"
         commands = []
         for rank, env_rank, arg_rank in zip(self.rank_numbers, env_ranks, arg_ranks, strict=True):
