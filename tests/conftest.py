@@ -27,7 +27,8 @@ pytest_plugins = ("sphinx.testing.fixtures",)
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"
 ROOTS = Path(__file__).resolve().parent / "roots"
-LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["recipebook_languages"])  # the site's languages
+CONF = runpy.run_path(str(ROOT / "conf.py"))  # the site's configuration
+LANGUAGES = tuple(CONF["recipebook_languages"])  # the site's languages
 
 
 # The order make test's workers take the test files in (pytest-xdist, --dist loadfile, with
@@ -41,19 +42,13 @@ LANGUAGES = tuple(runpy.run_path(str(ROOT / "conf.py"))["recipebook_languages"])
 HEAVIEST_FIRST = ("portal_project", "browser", "slow")
 
 
-# The suite's processes make and drop millions of small objects (recipes checked and expanded
-# again and again, pages parsed): with CPython's default thresholds (700, 10, 10) the cycle
-# collector looks at the young objects tens of thousands of times per worker. With a young
-# generation of 50,000 objects it does so about seventy times less often; nothing in the suite
-# waits for garbage to be collected. Measured on the engine files (test_rules, test_kubernetes,
-# test_properties, test_import): about 5% less processor time, alternating runs on a busy machine.
-GC_THRESHOLDS = (50_000, 20, 20)
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    """Each pytest process (the controller and every make test worker) collects cycles less often
-    (GC_THRESHOLDS)."""
-    gc.set_threshold(*GC_THRESHOLDS)
+    """Each pytest process (the controller and every make test worker) collects cycles as seldom as
+    a site build (conf.py's GC_THRESHOLDS): the suite makes and drops millions of small objects
+    too (recipes checked and expanded again and again, pages parsed), and nothing in it waits for
+    garbage to be collected. Measured on the engine files (test_rules, test_kubernetes,
+    test_properties, test_import): about 5% less processor time, alternating runs."""
+    gc.set_threshold(*CONF["GC_THRESHOLDS"])
 
 
 def _weight(item: pytest.Item) -> int:
