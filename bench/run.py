@@ -638,24 +638,14 @@ def portal_build(work: Path, count: int, large: tuple[int, int] | None = None) -
     # not checked here: make html validates every recipe (once) and stops on an error; the
     # targets are counted from the files as written (a large recipe's check takes seconds)
     portal.write(project, count, large=large, check=False)
-    paths = sorted(p for p in (project / "recipes").glob("*.json") if p.name != "schema.json")
-    targets = sum(1 for p in paths for _s, _t in Recipe.from_json(json.loads(p.read_bytes()), str(p)).targets())
     make_env = {k: v for k, v in ENV.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "PYTHONPATH")}
     kind = f"{count} recipes of {large[0]} tabs of {large[1]} targets" if large else f"{count} recipes"
     seconds, _errors = measured(
         ["make", "-s", "html", "SPHINXOPTS="], f"portal of {kind}: make html", cwd=project, env=make_env
     )
-    sizes = output_sizes(project / "_build" / "html")
-    output = sizes["api"]["bytes"] + sizes["trees"]["bytes"]
+    figures = _portal_figures(project, count, seconds, large)
     shutil.rmtree(project, ignore_errors=True)
-    return {
-        "recipes": count,
-        "targets": targets,
-        "seconds": seconds,
-        "bytes": output,
-        "large": large,
-        "search": sizes["search"],
-    }
+    return figures
 
 
 def portal_built(folder: Path) -> dict:
@@ -664,16 +654,27 @@ def portal_built(folder: Path) -> dict:
     (folder/build.json: its seconds and the peak of its processes, kept here as this bench's step)."""
     project = folder / "project"
     measured_build = json.loads((folder / "build.json").read_text(encoding="utf-8"))
-    paths = sorted(p for p in (project / "recipes").glob("*.json") if p.name != "schema.json")
+    recipes = len(_portal_recipes(project))
+    PEAKS[f"portal of {recipes} recipes: make html"] = measured_build["peak"]
+    return _portal_figures(project, recipes, measured_build["seconds"], None)
+
+
+def _portal_recipes(project: Path) -> list[Path]:
+    return sorted(p for p in (project / "recipes").glob("*.json") if p.name != "schema.json")
+
+
+def _portal_figures(project: Path, recipes: int, seconds: float, large: tuple[int, int] | None) -> dict:
+    """A built portal's figures: its recipes, their targets (counted from the files as written),
+    the build's seconds, its output bytes and its search files."""
+    paths = _portal_recipes(project)
     targets = sum(1 for p in paths for _s, _t in Recipe.from_json(json.loads(p.read_bytes()), str(p)).targets())
-    PEAKS[f"portal of {len(paths)} recipes: make html"] = measured_build["peak"]
     sizes = output_sizes(project / "_build" / "html")
     return {
-        "recipes": len(paths),
+        "recipes": recipes,
         "targets": targets,
-        "seconds": measured_build["seconds"],
+        "seconds": seconds,
         "bytes": sizes["api"]["bytes"] + sizes["trees"]["bytes"],
-        "large": None,
+        "large": large,
         "search": sizes["search"],
     }
 
