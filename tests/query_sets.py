@@ -290,13 +290,21 @@ def figures(
 
 # Done when searchtools.js has written its status line (after the last result is shown).
 FINISHED = "document.querySelector('#search-results .search-summary')?.innerText.length > 0"
-# Each result's summary is fetched after it is shown, the first ten's at once (the others' when
-# they come into view: RecipeSearchResults.EAGER); done when each of those has one.
+# Each result's summary is fetched after it is shown, the first ten's at once, the others' when
+# they come into view (RecipeSearchResults.EAGER): done when every result has one.
 SUMMARISED = (
-    "[...document.querySelectorAll('#search-results ul.search > li')]"
-    ".slice(0, typeof RecipeSearchResults === 'undefined' ? undefined : RecipeSearchResults.EAGER)"
-    ".every((li) => li.querySelector('p.context'))"
+    "[...document.querySelectorAll('#search-results ul.search > li')].every((li) => li.querySelector('p.context'))"
 )
+# Every result brought into view in turn, as a reader scrolling down the list brings it, with a
+# frame for the browser to see it there (each one's summary is then asked for); at once, not
+# eased (the theme's smooth scrolling would still be under way when the next one is asked for).
+SCROLL_THROUGH = """async () => {
+  for (const li of document.querySelectorAll('#search-results ul.search > li')) {
+    li.scrollIntoView({behavior: 'instant'});
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  }
+  scrollTo({top: 0, behavior: 'instant'});
+}"""
 
 
 def docname(href: str, base: str) -> tuple[str, str]:
@@ -310,7 +318,8 @@ def browser_search(page: Any, base: str, query: str, *, summaries: bool = False)
     """Run one query through a built search page, as a reader does (the search page's URL)."""
     page.goto(f"{base}/search.html?q={quote(query)}")
     page.wait_for_function(FINISHED)
-    if summaries:
+    if summaries:  # every result's summary, the later ones once the reader has scrolled to them
+        page.evaluate(SCROLL_THROUGH)
         page.wait_for_function(SUMMARISED)
     items = page.eval_on_selector_all(
         "#search-results ul.search > li",
