@@ -25,7 +25,7 @@ REPOSITORY_URL ?=
 arg = '$(subst ','\'',$($(1)))'
 SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(call arg,SITE_URL)) $(if $(REPOSITORY_URL),-D recipebook_repository_url=$(call arg,REPOSITORY_URL))
 
-.PHONY: html html-en html-ko livehtml test test-batch system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
+.PHONY: html html-en html-ko livehtml test test-js test-python test-batch system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
 
 venv: $(STAMP)
 
@@ -115,15 +115,23 @@ node_modules/.installed: package-lock.json | system
 system:
 	@tools/system-packages
 
-# One worker per core (pytest-xdist); the tests of a file run on one worker, in order, so what a
-# file builds once (a portal, a site of its own) is built once. The workers take the files in the
-# order tests/conftest.py gives them, heaviest first (--no-loadscope-reorder keeps it; xdist would
-# sort the files by their number of tests). TEST_JOBS=0: no workers.
-# `npm test` first: the JavaScript tests that need no site, in Node.js (tests/js/).
+# make test: the lint, the JavaScript tests that need no site (`npm test`, in Node.js: tests/js/)
+# and pytest, side by side (-j 3): the first two take single seconds of one core while pytest's
+# workers start. Their output is printed whole when each ends (-O); pytest's as it runs (its line
+# starts with +, which -O leaves alone). Any of them failing fails make test, once all have ended.
+# pytest: one worker per core (pytest-xdist); the tests of a file run on one worker, in order, so
+# what a file builds once (a portal, a site of its own) is built once. The workers take the files
+# in the order tests/conftest.py gives them, heaviest first (--no-loadscope-reorder keeps it; xdist
+# would sort the files by their number of tests). TEST_JOBS=0: no workers.
 TEST_JOBS ?= auto
-test: system $(STAMP) node_modules/.installed lint
+test: system $(STAMP) node_modules/.installed
+	@$(MAKE) --no-print-directory -O -j 3 lint test-js test-python
+
+test-js: node_modules/.installed
 	npm --silent test
-	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
+
+test-python: $(STAMP)
+	+$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # `make test` in a temporary copy of the project with the recipes of tests/batch added (their
 # pages and Korean entries too): any valid recipe keeps the suite green (tests/batch/run.py).
