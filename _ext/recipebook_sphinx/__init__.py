@@ -133,6 +133,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
         man=(results_panel.skip, None),
         texinfo=(results_panel.skip, None),
     )
+    app.add_transform(directives.ExplorerTextForms)
     app.add_transform(directives.SectionLinks)
     app.add_search_language(SearchKorean)
     app.add_search_language(SearchEnglishPorter)

@@ -7,13 +7,19 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import polib
 import pytest
+import sphinx.util.nodes as sphinx_nodes
 from bs4 import BeautifulSoup
+from docutils import nodes
+from sphinx.testing.util import SphinxTestApp
 
 from browser_support import open_page
 from recipebook import SelectionError, expand, load
+from recipebook_sphinx.explorer.html import recipe_explorer
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = ROOT / "recipes"
@@ -31,18 +37,34 @@ def _recipes_with_exclusion(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def excluded_site(make_app, rootdir, tmp_path):
-    srcdir = tmp_path / "src"
+def _built(srcdir: Path, **confoverrides: str) -> tuple[Path, str]:
+    """The test root in srcdir built by sphinx.testing's app, cleaned up at once (Sphinx's global
+    state, the message catalogs among it, as make_app's fixture does after a test): its html
+    folder and its warnings."""
+    app = SphinxTestApp("html", srcdir=srcdir, confoverrides=confoverrides)
+    try:
+        app.build()
+        return Path(app.outdir), app.warning.getvalue()
+    finally:
+        app.cleanup()
+
+
+@pytest.fixture(scope="module")
+def excluded_site(tmp_path_factory, rootdir) -> tuple[Path, Path]:
+    """The test root built once for this file with gpt-oss-120b's selections EXCLUDED: its html
+    folder, and the folder of its recipes."""
+    folder = tmp_path_factory.mktemp("excluded")
+    srcdir = folder / "src"
     shutil.copytree(rootdir / "test-recipes", srcdir)
-    app = make_app("html", srcdir=srcdir, confoverrides={"recipebook_dir": str(_recipes_with_exclusion(tmp_path))})
-    app.build()
-    assert app._warning.getvalue() == ""
-    return Path(app.outdir)
+    recipes = _recipes_with_exclusion(folder)
+    outdir, warnings = _built(srcdir, recipebook_dir=str(recipes))
+    assert warnings == ""
+    return outdir, recipes
 
 
-def test_an_excluded_selection_is_not_offered(excluded_site, tmp_path):
-    recipe = load(tmp_path / "recipes" / "gpt-oss-120b.json")
+def test_an_excluded_selection_is_not_offered(excluded_site):
+    excluded_site, recipes = excluded_site
+    recipe = load(recipes / "gpt-oss-120b.json")
     with pytest.raises(SelectionError, match="excludes"):
         expand(recipe, "aggregated", "Latency", EXCLUDED)
     css = (excluded_site / "_static" / "recipebook-explorer.css").read_text()
@@ -55,6 +77,7 @@ def test_an_excluded_selection_is_not_offered(excluded_site, tmp_path):
 
 @pytest.mark.browser
 def test_the_page_says_so_instead_of_showing_a_command(excluded_site, browser):
+    excluded_site, _recipes = excluded_site
     page = browser.new_page(java_script_enabled=False)
     open_page(page, (excluded_site / "gpt-oss-120b.html").as_uri())
     grid = page.locator('form.rb-grid[data-target="Latency"]')
@@ -88,12 +111,58 @@ def test_a_recipe_without_a_page_and_a_page_without_a_recipe_warn(make_app, root
     assert "[recipebook.missing]" in warnings
 
 
-def test_korean_pages_take_the_recipes_korean_texts(make_app, rootdir, tmp_path):
-    srcdir = tmp_path / "src"
+@pytest.fixture(scope="module")
+def korean_site(tmp_path_factory, rootdir) -> tuple[Path, list[tuple[nodes.Node, bool]]]:
+    """The test root built once in Korean, A.X-K2's page with a catalog of its own (its title
+    translated), so that Sphinx's translation transforms go through it: its html folder, and
+    every node they (and the source fixes before them) rendered as XML for a debug message
+    (sphinx.util.nodes.repr_domxml) while the pages were read, each with whether it was in an
+    explorer then."""
+    srcdir = tmp_path_factory.mktemp("korean") / "src"
     shutil.copytree(rootdir / "test-recipes", srcdir)
-    app = make_app("html", srcdir=srcdir, confoverrides={"language": "ko"})
-    app.build()
-    html = Path(app.outdir, "A.X-K2.html").read_text()
+    catalog = polib.POFile()
+    catalog.metadata = {
+        "Content-Type": "text/plain; charset=UTF-8",
+        "Language": "ko",
+        "Plural-Forms": "nplurals=1; plural=0;",
+    }
+    catalog.append(polib.POEntry(msgid="A.X-K2", msgstr="A.X-K2 레시피"))
+    (srcdir / "locales/ko/LC_MESSAGES").mkdir(parents=True)
+    catalog.save(str(srcdir / "locales/ko/LC_MESSAGES/A.X-K2.po"))  # the build checks and compiles it
+    rendered: list[tuple[nodes.Node, bool]] = []
+    original = sphinx_nodes.repr_domxml
+
+    def recording(node: nodes.Node, length: int = 80) -> str:
+        rendered.append((node, any(isinstance(p, recipe_explorer) for p in _ancestors(node))))
+        return original(node, length)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sphinx_nodes, "repr_domxml", recording)
+        outdir, _warnings = _built(srcdir, language="ko")
+    return outdir, rendered
+
+
+def test_the_translation_transforms_never_go_through_an_explorer_s_text_form(korean_site):
+    """An explorer's text form is made after the translation transforms (Sphinx's Locale on
+    A.X-K2's page, which has a catalog; MarkUntranslated on gpt-oss-120b's, which has none): each
+    element they skip costs a rendering of it as XML (hundreds of thousands on a portal's Korean
+    pages), and they have nothing to translate in it."""
+    _outdir, rendered = korean_site
+    assert rendered, "they skip other directive output (the probe works)"
+    inside = [node for node, in_explorer in rendered if in_explorer]
+    assert not inside, f"{len(inside)} of {len(rendered)} rendered nodes are in an explorer: {inside[:3]}"
+
+
+def _ancestors(node: nodes.Node | None) -> Iterator[nodes.Node]:
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def test_korean_pages_take_the_recipes_korean_texts(korean_site):
+    outdir, _rendered = korean_site
+    html = Path(outdir, "A.X-K2.html").read_text()
+    assert "<h1>A.X-K2 레시피" in html  # (the page's catalog was read)
     recipe = load(RECIPES / "A.X-K2.json")
     assert recipe.text["ko"].tag in html
     assert recipe.text["en"].tag not in html

@@ -42,6 +42,11 @@ def pages(tree: Path) -> list[Path]:
     return [p for p in sorted(tree.rglob("*.html")) if p.name not in ("search.html", "genindex.html")]
 
 
+def navigations(tree: Path) -> dict[str, tuple[list[str], str | None, str | None]]:
+    """Every page's navigation (each page read once), by its path in the tree."""
+    return {p.relative_to(tree).as_posix(): navigation(p) for p in pages(tree)}
+
+
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_adding_and_removing_a_recipe_rewrites_every_page_s_navigation(tmp_path, language):
     project = copy_project(tmp_path / "project")
@@ -52,14 +57,15 @@ def test_adding_and_removing_a_recipe_rewrites_every_page_s_navigation(tmp_path,
     page.write_text(f"# Serving {NAME} on RBLN NPU\n\n```{{recipe-header}} {NAME}\n```\n", encoding="utf-8")
     build(project, language)  # incremental: the same doctrees
     new = (tree / "recipes" / f"{NAME}.html").resolve().as_posix()
-    stale = [p.relative_to(tree).as_posix() for p in pages(tree) if new not in navigation(p)[0]]
+    found = navigations(tree)
+    stale = [path for path, (sidebar, _prev, _next) in found.items() if new not in sidebar]
     assert not stale, f"pages whose sidebar lacks the new recipe: {stale}"
-    linked = {p.relative_to(tree).as_posix() for p in pages(tree) if new in navigation(p)[1:]}
+    linked = {path for path, (_sidebar, *links) in found.items() if new in links}
     assert len(linked) == 2, linked  # the pages before and after it link to it
 
     recipe.unlink()
     page.unlink()
     build(project, language)
-    kept = [p for p in pages(tree) if p.name != f"{NAME}.html"]
-    still = [p.relative_to(tree).as_posix() for p in kept if new in navigation(p)[0] or new in navigation(p)[1:]]
+    kept = {path: nav for path, nav in navigations(tree).items() if Path(path).name != f"{NAME}.html"}
+    still = [path for path, (sidebar, *links) in kept.items() if new in sidebar or new in links]
     assert not still, f"pages that still link to the removed recipe: {still}"

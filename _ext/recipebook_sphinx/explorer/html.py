@@ -31,7 +31,25 @@ class recipe_explorer(nodes.container):  # docutils names its node classes in lo
 
 
 def make_explorer(view: ExplorerView, **attributes: str) -> recipe_explorer:
-    return recipe_explorer("", *text_form(view), classes=["rb-explorer-text"], view=view, **attributes)
+    """The node of an explorer, without its text form yet: ``add_text_form`` gives it its
+    children once Sphinx's translation transforms have gone through the page (see there)."""
+    return recipe_explorer("", classes=["rb-explorer-text"], view=view, **attributes)
+
+
+def add_text_form(node: recipe_explorer) -> list[nodes.Node]:
+    """The node's text form (``text.text_form`` of its view) as its children; returns them.
+
+    Made after the transforms that look for messages to translate (Sphinx's ``Locale``, which
+    visits every element of a page twice, the source fixes before it, and the extension's
+    ``MarkUntranslated`` on a page without a catalog) rather than in the directive: they leave
+    the text form alone (directive output is kept out of the catalogs, and an explorer's words are
+    already in the page's language), but each element they skip costs them a rendering of it as
+    XML for a debug message, hundreds of thousands on a portal's Korean pages. Every later
+    transform, ``doctree-read`` (the search terms, ``stash.put_away``) and every builder see the
+    children as before."""
+    children: list[nodes.Node] = [*text_form(node["view"])]
+    node.extend(children)
+    return children
 
 
 # -- HTML ------------------------------------------------------------------------------

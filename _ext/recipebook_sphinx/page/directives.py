@@ -69,6 +69,19 @@ def _span_node(span: inline.Span) -> nodes.Node:
     return node
 
 
+class ExplorerTextForms(SphinxTransform):
+    """Each explorer of the page its text form (``explorer.html.add_text_form``), kept out of
+    the catalogs as all directive output is, right after the transforms that look for messages
+    to translate: Sphinx's ``Locale`` (20) and ``i18n.untranslated.MarkUntranslated`` (24)."""
+
+    default_priority = 25
+
+    def apply(self, **kwargs: Any) -> None:
+        for node in list(self.document.findall(explorer_html.recipe_explorer)):
+            if not node.children:
+                _untranslatable(explorer_html.add_text_form(node))
+
+
 class SectionLinks(SphinxTransform):
     """A recipe text's bold name of a section of its own page ("See <strong>Configuration</strong>
     in the guide") becomes a link to that section. Section ids come from the English titles, so
