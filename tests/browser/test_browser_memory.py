@@ -1,7 +1,7 @@
 """The memory panel in Chromium, in both languages, at a desktop and a phone width: the panel
 the chosen selection shows holds the engine's figures (the browser computes none), follows a
 change of selection with or without JavaScript, and fits the width; the prose figures of a
-page come from the engine too. Screenshots land in the test's tmp folder for a look."""
+page come from the engine too."""
 
 from __future__ import annotations
 
@@ -25,25 +25,29 @@ def engine_fit(recipe, selection=None) -> memory.Fit:
     return memory.fit(recipe.facts, recipe.strategy(DP).target(TARGET).skus, result.commands)
 
 
+# The memory panels of a grid that the page shows, each read as a reader sees it (innerText):
+# its summary, the cells of its first row, where it lies, and the words of its first header.
+SHOWN_PANELS = """gid => [...document.querySelectorAll(`#${gid} .rb-fit`)].filter(p => p.checkVisibility()).map(panel => {
+  const box = panel.getBoundingClientRect();
+  return {
+    summary: panel.querySelector('.rb-fit-summary').innerText,
+    cells: [...panel.querySelector('tbody tr').querySelectorAll('td')].map(td => td.innerText),
+    box: {x: box.x, width: box.width},
+    header: panel.querySelector('th').innerText,
+  };
+})"""
+
+
 def shown_panel(page, gid: str) -> dict:
-    panels = page.locator(f"#{gid} .rb-fit:visible")
-    assert panels.count() == 1  # one set of figures for the chosen selection
-    panel = panels.first
-    cells = panel.locator("tbody tr").first.locator("td")
-    return {
-        "summary": panel.locator(".rb-fit-summary").inner_text(),
-        "cells": [cells.nth(i).inner_text() for i in range(cells.count())],
-        "box": panel.bounding_box(),
-        "panel": panel,
-    }
+    panels = page.evaluate(SHOWN_PANELS, gid)  # one round trip for what used to take eight
+    assert len(panels) == 1  # one set of figures for the chosen selection
+    return panels[0]
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
 @pytest.mark.parametrize("width", [1280, 375])
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_panel_shows_the_engines_figures_for_the_chosen_selection(
-    browser, server, tmp_path, language, width, javascript
-):
+def test_panel_shows_the_engines_figures_for_the_chosen_selection(browser, server, language, width, javascript):
     recipe = load(SHIPPED / f"{AXK2_NAME}.json")
     context = browser.new_context(viewport={"width": width, "height": 900}, java_script_enabled=javascript)
     page = context.new_page()
@@ -61,8 +65,7 @@ def test_panel_shows_the_engines_figures_for_the_chosen_selection(
         assert shown["box"]["x"] >= 0 and shown["box"]["x"] + shown["box"]["width"] <= width
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         if language == "ko":
-            assert "랭크" in page.locator(f"#{gid} .rb-fit:visible th").first.inner_text()
-        shown["panel"].screenshot(path=tmp_path / f"panel-{language}-{width}.png")
+            assert "랭크" in shown["header"]
         # another value of the first axis: the panel of that selection, with its own figures
         default = dict(expand(recipe, DP, TARGET).selection)
         axis, values = next((a, v) for a, v in recipe.strategy(DP).target(TARGET).grid.axes.items() if len(v) > 1)
