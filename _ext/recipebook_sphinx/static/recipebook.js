@@ -388,16 +388,10 @@
     var pre = button.parentElement.querySelector("pre");
     // struck-through and screen-reader-only marks are not copied; the mark goes on the block
     // alone, so that the browser styles only the block again, not the whole grid (whose :has()
-    // rules would all be matched again, at every copy). The marks show only while the grid's
-    // "changes against the base" switch is on (recipebook.css): with it off they are hidden
-    // already, and the block is not styled again at all (each restyle of a marked line makes
-    // the browser match the grid's :has() rules again).
-    var grid = button.closest("form.rb-grid");
-    var diff = grid && grid.querySelector(".rb-diffsw");
-    var marked = Boolean(diff && diff.checked);
-    if (marked) { pre.classList.add("rb-copying"); }
+    // rules would all be matched again, at every copy)
+    pre.classList.add("rb-copying");
     var text = pre.innerText.replace(/\n$/, "");  // live innerText skips the hidden lines
-    if (marked) { pre.classList.remove("rb-copying"); }
+    pre.classList.remove("rb-copying");
     if (!button.dataset.label) { button.dataset.label = button.textContent; }
     var show = function (label, failed) {
       // keep the label once: a second click within the pause must not take "Copied!" for it
