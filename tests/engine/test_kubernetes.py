@@ -31,12 +31,12 @@ from referencing import Registry, Resource
 
 import crds
 import recipebook
-from recipe_support import check_mutated, fixture, in_process, ptr
+from recipe_support import check_mutated, findings_planned_afresh, fixture, in_process, plan_classes, ptr
 from recipebook import shell
 from recipebook.checking import manifests
 from recipebook.expanding import client
 from recipebook.expanding.expansion import by_role
-from recipebook.expanding.page import expansion_at, grid_table, page_of
+from recipebook.expanding.page import expansion_at, page_of
 from recipebook.pipeline.load import load
 from recipebook.reading.model import Recipe
 from recipebook.rendering import kubernetes as k8s
@@ -788,24 +788,6 @@ def test_a_text_read_again_gives_the_documents_read_before_unchanged():
     assert manifests.documents(other) is not read and manifests.documents(other) == before
 
 
-def _findings_planned_afresh(recipe, strategy, target):
-    """What rules 19 and 28 found of a target when each selection's roles were planned afresh
-    (before each role's plan was made once per set of lines it shows): the reference."""
-    steps = tuple(step.cmd for step in target.grid.router)
-    lines, _wrong = grid_table(target.grid)
-    where = manifests._where(recipe, strategy, target)
-    nodes = manifests._nodes(strategy, target)
-    router = k8s.router_of(steps)
-    found: dict = {}
-    good: dict = {}
-    for chosen in lines.offered:
-        roles = by_role(lines.commands(chosen))
-        role_plans = k8s.plans(roles, nodes, router)
-        key = tuple(k8s.plan_key(p) for p in role_plans)
-        manifests.record(found, good, key, where, roles, role_plans, router)
-    return tuple(found.values()), manifests.semantic_problems(good.values(), where, nodes, steps, router)
-
-
 def _pd_grid(data: dict) -> dict:
     return next(o["grid"] for s in data["strategies"] for o in s["options"] if o["grid"].get("router"))
 
@@ -816,32 +798,57 @@ def _budget_of_one_value(data: dict) -> None:
     envs["VLLM_ENGINE_READY_TIMEOUT_S"] = "VLLM_ENGINE_READY_TIMEOUT_S=99999999999"
 
 
+def _npus_of_one_value(data: dict) -> None:
+    """Prefill's pipeline (its NPUs) a quarter with tool calling off alone: an argument of every
+    rank that a plan reads, which differs between selections."""
+    args = _pd_grid(data)["deltas"]["tool_calling=off"]["prefill"]["add_args"]
+    args["--pipeline-parallel-size"] = "--pipeline-parallel-size 2"
+
+
 def _two_decode_roles(data: dict) -> None:
     grid = _pd_grid(data)
     grid["base"].append(copy.deepcopy(next(r for r in grid["base"] if r["role"] == "decode")))
 
 
 @pytest.mark.parametrize(
-    "mutate", [None, _budget_of_one_value, _two_decode_roles], ids=["shipped", "budget", "two-roles"]
+    "mutate",
+    [None, _budget_of_one_value, _npus_of_one_value, _two_decode_roles],
+    ids=["shipped", "budget", "npus", "two-roles"],
 )
 def test_a_targets_findings_are_those_of_each_selection_planned_afresh(mutate):
-    """Rules 19 and 28 plan each role once per set of lines it shows, not once per selection:
-    what they find is what planning every selection afresh finds (a P/D target, a value that
-    breaks only some selections, two roles of one name, roles that span nodes)."""
+    """Rules 19 and 28 make each role's plan key once per set of the lines its plan reads that a
+    selection shows (k8s.plan_lines), not once per selection: what they find is what planning
+    every selection afresh finds (a P/D target, a value that breaks only some selections, two
+    roles of one name, roles that span nodes, the shipped recipes; the import's sample:
+    tests/engine/test_import.py)."""
     data = copy.deepcopy(fixture(_router_recipe()))
     if mutate is not None:
         mutate(data)
     recipes = [Recipe.from_json(data, f"{data['name']}.json")]
     if mutate is None:
-        recipes.append(load(MULTINODE))
+        recipes += [load(MULTINODE), *(load(path) for path in PATHS)]
     compared = 0
     for recipe in recipes:
         for strategy in recipe.strategies:
             for target in strategy.targets:
                 made = manifests._findings_of_target(recipe, strategy, target, None)
-                assert made == _findings_planned_afresh(recipe, strategy, target), (strategy.slug, target.target)
+                assert made == findings_planned_afresh(recipe, strategy, target), (strategy.slug, target.target)
                 compared += bool(made[0] or made[1])
-    assert (compared > 0) == (mutate is not None)
+    assert (compared > 0) == (mutate not in (None, _npus_of_one_value))
+    # each selection's plan key is the one of every selection that shows the same lines it reads
+    joined, _groups = plan_classes(recipes[0], every=True)
+    assert joined
+
+
+def test_a_flag_a_plan_reads_is_listed_where_plan_lines_finds_it():
+    """plan_lines counts the lines of the flags PLAN_FLAGS lists (with client's and the kinds of
+    line a container drops): a plan that read another flag would share its key between
+    selections that differ in it, so _flag refuses to read one that is not listed."""
+    _recipe, _target, expansion = next(_selections(PATHS[0]))
+    command = expansion.commands[0]
+    assert k8s._flag(command, "--port") == k8s._flag(command, "--port")
+    with pytest.raises(ValueError, match="not listed in PLAN_FLAGS"):
+        k8s._flag(command, "--max-model-len")
 
 
 def test_the_pool_check_finds_a_pool_that_selects_one_role_or_misses_a_port():

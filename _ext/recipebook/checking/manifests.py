@@ -448,33 +448,43 @@ def _findings_of_target(
     router = k8s.router_of(steps)
     found: dict[tuple[Any, ...], k8s.Finding] = {}
     good: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    # each role's commands, plan and plan key, made once per set of lines it shows (a role's
-    # plan depends on its own commands alone, and they on the lines shown): a target's
-    # selections combine far fewer commands of each role than there are selections. A target of
-    # one role keeps none (its selections' commands all differ: rule 12), which would only
-    # hold memory
-    made: dict[tuple[int, tuple[int, int]], tuple[tuple[Command, ...], k8s.RolePlan, tuple[Any, ...]]] = {}
-    keep = len(lines.roles) > 1
+    if len({table.role for table in lines.roles}) < len(lines.roles):
+        # two roles of one name (rule 1 refuses it): their commands are planned as one role's
+        for chosen in lines.offered:
+            roles = by_role(lines.commands(chosen))
+            role_plans = k8s.plans(roles, nodes, router)
+            record(found, good, tuple(k8s.plan_key(p) for p in role_plans), where, roles, role_plans, router)
+        return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps, router)
+    # each role's plan key made once per set of the lines its plan reads (k8s.plan_lines) that a
+    # selection shows: a target's selections combine far fewer of them than there are
+    # selections. A selection whose keys were all met before is recorded only when they make a
+    # new combination (record keeps the first selection of each); its roles are then planned
+    # from its own commands
+    reads = [k8s.plan_lines(table) for table in lines.roles]
+    keys: dict[tuple[int, int, int], tuple[Any, ...]] = {}
     for chosen in lines.offered:
-        parts = []
-        for index, table in enumerate(lines.roles):
-            shown = (index, table.shown(chosen))
-            part = made.get(shown)
-            if part is None:
+        key: list[tuple[Any, ...]] = []
+        made: dict[int, tuple[tuple[Command, ...], k8s.RolePlan]] = {}
+        for index, (table, (env_reads, arg_reads)) in enumerate(zip(lines.roles, reads, strict=True)):
+            env_shown, arg_shown = table.shown(chosen)
+            shown = (index, env_shown & env_reads, arg_shown & arg_reads)
+            role_key = keys.get(shown)
+            if role_key is None:
                 commands = table.commands(chosen)
                 (plan,) = k8s.plans([(table.role, commands)], nodes, router)
-                part = (commands, plan, k8s.plan_key(plan))
-                if keep:
-                    made[shown] = part
-            parts.append(part)
-        roles = by_role(command for commands, _plan, _key in parts for command in commands)
-        if len(roles) == len(parts):
-            role_plans = tuple(plan for _commands, plan, _key in parts)
-            key = tuple(plan_key for _commands, _plan, plan_key in parts)
-        else:  # two roles of one name (rule 1 refuses it): their commands are planned as one role's
-            role_plans = k8s.plans(roles, nodes, router)
-            key = tuple(k8s.plan_key(p) for p in role_plans)
-        record(found, good, key, where, roles, role_plans, router)
+                made[index] = (commands, plan)
+                role_key = keys[shown] = k8s.plan_key(plan)
+            key.append(role_key)
+        if tuple(key) in good:
+            continue
+        for index, table in enumerate(lines.roles):
+            if index not in made:
+                commands = table.commands(chosen)
+                (plan,) = k8s.plans([(table.role, commands)], nodes, router)
+                made[index] = (commands, plan)
+        parts = [made[index] for index in range(len(lines.roles))]
+        roles = [(table.role, list(commands)) for table, (commands, _plan) in zip(lines.roles, parts, strict=True)]
+        record(found, good, tuple(key), where, roles, [plan for _commands, plan in parts], router)
     return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps, router)
 
 

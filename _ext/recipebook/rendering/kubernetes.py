@@ -61,6 +61,7 @@ same; the tests compare both for every selection.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import json
@@ -77,7 +78,7 @@ from .. import shell
 from ..expanding import client
 from ..expanding.expansion import Command, by_role
 from ..expanding.page import TargetPage, checkpoint_bytes
-from ..expanding.table import Product
+from ..expanding.table import Product, RoleTable, TableLine
 from ..memo import Memo, remembered
 from ..memo import get as memo_get
 from ..reading.model import Recipe
@@ -501,8 +502,30 @@ def line_kind(kind: str, text: str) -> str | None:
     return _KINDS.get(name.replace("_", "-") if name.startswith("--") else name)
 
 
+# Every flag and env name whose value a plan, its key or its findings read of a command (with
+# client's SERVING_FLAGS and the names of the lines a container may drop, _KINDS): ``plan_lines``
+# counts on it, and ``_flag`` reads no other.
+PLAN_FLAGS = frozenset(
+    {
+        "--port",
+        "--data-parallel-rank",
+        "--data-parallel-size",
+        "--data-parallel-size-local",
+        "--data-parallel-rpc-port",
+        "--tensor-parallel-size",
+        "--pipeline-parallel-size",
+        "--kv-events-config",
+        READY_TIMEOUT,
+        NIXL_PORT_ENV,
+    }
+)
+_PLAN_READS = PLAN_FLAGS | client.SERVING_FLAGS | frozenset(_KINDS)
+
+
 def _flag(command: Command, flag: str) -> str | None:
     """The first value of a flag (or env) of a command, read as vLLM reads ``-`` and ``_``."""
+    if flag not in PLAN_FLAGS:
+        raise ValueError(f"{flag} is read here but not listed in PLAN_FLAGS")
     return _first_values((*command.args, *command.envs)).get(flag)
 
 
@@ -1952,6 +1975,33 @@ def container_names(
                 else:
                     out[container.name] = tuple(commands) if pod.merged else (container.command,)
     return out
+
+
+def plan_lines(table: RoleTable) -> tuple[int, int]:
+    """The lines of a role's table that the role's plan key can depend on, as bit sets in the
+    order of ``RoleTable.shown``'s: two selections that show the same of them give the role equal
+    plan keys (``plans``, ``plan_key``), whatever else they show.
+
+    A plan reads of a command its role, rank, node, launcher and model (the table's), the first
+    value of each flag and env in ``_PLAN_READS``, the kind of each line (``line_kind``: a name in
+    ``_KINDS``), the names of its env lines, the placeholders of its lines in their order, and,
+    between the ranks of a role, the texts in which they differ (``_differs``). So every env line
+    counts, every line of some ranks only, every line whose text another line has too, every line
+    with a placeholder, every line that does not split into words, and every line of a flag in
+    ``_PLAN_READS`` (``_`` read as ``-``). Any other line is an argument every rank holds, whose
+    text no other line has and whose flag no plan reads: showing it or not changes no plan key."""
+    texts = collections.Counter(line.text for line in table.lines)
+
+    def counts(line: TableLine) -> bool:
+        if line.kind != "arg" or line.ranks is not None or texts[line.text] > 1 or shell.PLACEHOLDER.search(line.text):
+            return True
+        try:
+            name = shell.flag_values(line.text)[0]
+        except ValueError:
+            return True
+        return (name.replace("_", "-") if name.startswith("--") else name) in _PLAN_READS
+
+    return table.lines_where(counts)
 
 
 # -- per target: the skeletons every selection shares ---------------------------------------
