@@ -29,6 +29,7 @@ from recipebook import cli
 from recipebook.checking import manifests
 from recipebook.expanding.expansion import by_role, walkable
 from recipebook.expanding.page import grid_table
+from recipebook.expanding.table import Table
 from recipebook.problems import Kind, Problem
 from recipebook.reading.model import Recipe, Strategy, Target
 from recipebook.rendering import kubernetes as k8s
@@ -212,6 +213,37 @@ def findings_planned_afresh(recipe: Recipe, strategy: Strategy, target: Target) 
         key = tuple(k8s.plan_key(p) for p in role_plans)
         manifests.record(found, good, key, where, roles, role_plans, router)
     return tuple(found.values()), manifests.semantic_problems(good.values(), where, nodes, steps, router)
+
+
+def variants_planned_afresh(where: k8s.Where, table: Table, nodes: Any, router_steps: Any) -> Any:
+    """A target's skeleton files in each mode with the selections that share them, each
+    selection planned afresh from all its commands (``kubernetes.variants`` as it was before
+    ``selection_keys``): the reference it must equal."""
+    router = k8s.router_of(router_steps)
+    bits: dict[Any, int] = {}
+    first: dict[Any, Any] = {}
+    for bit, chosen in enumerate(table.offered):
+        commands = table.commands(chosen)
+        key = tuple(k8s.plan_key(p) for p in k8s.plans(by_role(commands), nodes, router))
+        bits[key] = bits.get(key, 0) | 1 << bit
+        first.setdefault(key, commands)
+    merged: dict[Any, int] = {}
+    rendered: dict[Any, Any] = {}
+    for key, set_bits in bits.items():
+        roles = by_role(first[key])
+        files = {mode: k8s.skeletons(where, roles, nodes, router_steps, mode) for mode in k8s.MODES}
+        text_key = tuple((mode, tuple(f.items())) for mode, f in files.items())
+        merged[text_key] = merged.get(text_key, 0) | set_bits
+        rendered[text_key] = files
+    return [(set_bits, rendered[key]) for key, set_bits in merged.items()]
+
+
+def variants_or_refusal(variants: Callable[..., Any], *args: Any) -> Any:
+    """What a function of a target's skeletons gives, or the findings it refuses them with."""
+    try:
+        return variants(*args)
+    except k8s.KubernetesError as refused:
+        return refused.findings
 
 
 def plan_classes(recipe: Recipe, *, every: bool = False) -> tuple[int, int]:

@@ -31,7 +31,16 @@ from referencing import Registry, Resource
 
 import crds
 import recipebook
-from recipe_support import check_mutated, findings_planned_afresh, fixture, in_process, plan_classes, ptr
+from recipe_support import (
+    check_mutated,
+    findings_planned_afresh,
+    fixture,
+    in_process,
+    plan_classes,
+    ptr,
+    variants_or_refusal,
+    variants_planned_afresh,
+)
 from recipebook import shell
 from recipebook.checking import manifests
 from recipebook.expanding import client
@@ -834,6 +843,9 @@ def test_a_targets_findings_are_those_of_each_selection_planned_afresh(mutate):
                 made = manifests._findings_of_target(recipe, strategy, target, None)
                 assert made == findings_planned_afresh(recipe, strategy, target), (strategy.slug, target.target)
                 compared += bool(made[0] or made[1])
+        for page in page_of(recipe).targets:  # the page's skeletons and the selections sharing them
+            args = (k8s.where_of(page, recipe), page.table, page.role_nodes, [cmd for _n, cmd in page.router])
+            assert variants_or_refusal(k8s.variants, *args) == variants_or_refusal(variants_planned_afresh, *args)
     assert (compared > 0) == (mutate not in (None, _npus_of_one_value))
     # each selection's plan key is the one of every selection that shows the same lines it reads
     joined, _groups = plan_classes(recipes[0], every=True)

@@ -455,27 +455,10 @@ def _findings_of_target(
             role_plans = k8s.plans(roles, nodes, router)
             record(found, good, tuple(k8s.plan_key(p) for p in role_plans), where, roles, role_plans, router)
         return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps, router)
-    # each role's plan key made once per set of the lines its plan reads (k8s.plan_lines) that a
-    # selection shows: a target's selections combine far fewer of them than there are
-    # selections. A selection whose keys were all met before is recorded only when they make a
-    # new combination (record keeps the first selection of each); its roles are then planned
-    # from its own commands
-    reads = [k8s.plan_lines(table) for table in lines.roles]
-    keys: dict[tuple[int, int, int], tuple[Any, ...]] = {}
-    for chosen in lines.offered:
-        key: list[tuple[Any, ...]] = []
-        made: dict[int, tuple[tuple[Command, ...], k8s.RolePlan]] = {}
-        for index, (table, (env_reads, arg_reads)) in enumerate(zip(lines.roles, reads, strict=True)):
-            env_shown, arg_shown = table.shown(chosen)
-            shown = (index, env_shown & env_reads, arg_shown & arg_reads)
-            role_key = keys.get(shown)
-            if role_key is None:
-                commands = table.commands(chosen)
-                (plan,) = k8s.plans([(table.role, commands)], nodes, router)
-                made[index] = (commands, plan)
-                role_key = keys[shown] = k8s.plan_key(plan)
-            key.append(role_key)
-        if tuple(key) in good:
+    # a selection whose plan key was met before is not recorded again (record keeps the first
+    # selection of each); one of a new key is, its roles planned from its own commands
+    for chosen, key, made in k8s.selection_keys(lines, nodes, router):
+        if key in good:
             continue
         for index, table in enumerate(lines.roles):
             if index not in made:
@@ -484,7 +467,7 @@ def _findings_of_target(
                 made[index] = (commands, plan)
         parts = [made[index] for index in range(len(lines.roles))]
         roles = [(table.role, list(commands)) for table, (commands, _plan) in zip(lines.roles, parts, strict=True)]
-        record(found, good, tuple(key), where, roles, [plan for _commands, plan in parts], router)
+        record(found, good, key, where, roles, [plan for _commands, plan in parts], router)
     return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps, router)
 
 

@@ -69,7 +69,7 @@ import math
 import re
 import shlex
 import types
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -78,7 +78,7 @@ from .. import shell
 from ..expanding import client
 from ..expanding.expansion import Command, by_role
 from ..expanding.page import TargetPage, checkpoint_bytes
-from ..expanding.table import Product, RoleTable, TableLine
+from ..expanding.table import Product, RoleTable, Table, TableLine
 from ..memo import Memo, remembered
 from ..memo import get as memo_get
 from ..reading.model import Recipe
@@ -2004,6 +2004,36 @@ def plan_lines(table: RoleTable) -> tuple[int, int]:
     return table.lines_where(counts)
 
 
+Made = dict[int, tuple[tuple[Command, ...], RolePlan]]
+
+
+def selection_keys(
+    table: Table, nodes: Mapping[str, int], router: Router | None
+) -> Iterator[tuple[tuple[int, ...], tuple[Any, ...], Made]]:
+    """Each offered selection of a table (its value indices, in order) with its plan key (each
+    role's ``plan_key``) and the roles planned to make it (by index: their commands and plan).
+    A role's plan key is made once per set of the lines its plan reads that a selection shows
+    (``plan_lines``): a target's selections combine far fewer of them than there are selections,
+    and the others are not planned. The roles must have distinct names (two roles of one name are
+    planned as one role's commands: rule 1 refuses them)."""
+    reads = [(index, role, plan_lines(role)) for index, role in enumerate(table.roles)]
+    keys: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+    for chosen in table.offered:
+        key = []
+        made: Made = {}
+        for index, role, (env_reads, arg_reads) in reads:
+            env_shown, arg_shown = role.shown(chosen)
+            shown = (index, env_shown & env_reads, arg_shown & arg_reads)
+            role_key = keys.get(shown)
+            if role_key is None:
+                commands = role.commands(chosen)
+                (plan,) = plans([(role.role, commands)], nodes, router)
+                made[index] = (commands, plan)
+                role_key = keys[shown] = plan_key(plan)
+            key.append(role_key)
+        yield chosen, tuple(key), made
+
+
 # -- per target: the skeletons every selection shares ---------------------------------------
 
 
@@ -2040,25 +2070,28 @@ def _containers_key(plan: RolePlan) -> tuple[Any, ...]:
 
 def variants(
     where: Where,
-    offered: Sequence[Sequence[int]],
-    commands_at: Callable[[Sequence[int]], Sequence[Command]],
+    table: Table,
     nodes: Mapping[str, int],
     router_steps: Sequence[str],
 ) -> list[tuple[int, dict[str, dict[str, str]]]]:
     """The skeleton files of a target in each NPU mode, each with the set of its selections
-    (bit i: the i-th of ``offered``) that share them; each distinct set is rendered once."""
+    (bit i: the i-th of the table's ``offered``) that share them; each distinct set is rendered
+    once, from the commands of the first selection of its plan key (``selection_keys``)."""
     router = router_of(router_steps)
     bits: dict[tuple[Any, ...], int] = {}
     first: dict[tuple[Any, ...], Sequence[Command]] = {}
-    known: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    for bit, chosen in enumerate(offered):
-        commands = commands_at(chosen)
-        made_of = tuple(commands)
-        key = known.get(made_of)
-        if key is None:
-            key = known[made_of] = tuple(plan_key(p) for p in plans(by_role(commands), nodes, router))
-        bits[key] = bits.get(key, 0) | 1 << bit
-        first.setdefault(key, commands)
+    if len({role.role for role in table.roles}) < len(table.roles):
+        # two roles of one name (rule 1 refuses it): their commands are planned as one role's
+        for bit, chosen in enumerate(table.offered):
+            commands = table.commands(chosen)
+            key = tuple(plan_key(p) for p in plans(by_role(commands), nodes, router))
+            bits[key] = bits.get(key, 0) | 1 << bit
+            first.setdefault(key, commands)
+    else:
+        for bit, (chosen, key, _made) in enumerate(selection_keys(table, nodes, router)):
+            bits[key] = bits.get(key, 0) | 1 << bit
+            if key not in first:
+                first[key] = table.commands(chosen)
     merged: dict[tuple[Any, ...], int] = {}
     rendered: dict[tuple[Any, ...], dict[str, dict[str, str]]] = {}
     for key, set_bits in bits.items():
@@ -2095,13 +2128,7 @@ def target_files(target: TargetPage, recipe: Recipe, memo: Memo | None = None) -
 
 
 def _target_files(target: TargetPage, recipe: Recipe) -> TargetFiles:
-    found = variants(
-        where_of(target, recipe),
-        target.table.offered,
-        target.commands_at,
-        target.role_nodes,
-        [cmd for _n, cmd in target.router],
-    )
+    found = variants(where_of(target, recipe), target.table, target.role_nodes, [cmd for _n, cmd in target.router])
     return tuple(
         (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files)) for bits, files in found
     )
