@@ -22,11 +22,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis
 import jsonschema
 import kubernetes_validate
 import kubernetes_validate.utils
 import pytest
 import yaml
+from hypothesis import strategies as st
 from referencing import Registry, Resource
 
 import crds
@@ -1281,3 +1283,62 @@ def test_the_panel_follows_roles_and_nodes_and_is_linked_from_it(site: Path, lan
             assert links and {a["href"] for a in links} == {f"#{panel['id']}"}
             operator = panel.select_one(".rb-k8s-note a")["href"]
             assert (site / language / "recipes" / operator).resolve() == (site / language / "kubernetes.html").resolve()
+
+
+def _with_settings_line_by_line(text: str, settings: dict) -> str:
+    """with_settings as it was written, line by line: the reference."""
+
+    def value(match: re.Match[str]) -> str:
+        name, parts = match.group(1), int(match.group(2) or 1)
+        return k8s.share(name, settings.get(name) or "", parts) or k8s.UNSET.get(name, "")
+
+    def line(row: str) -> str | None:
+        match = re.fullmatch(r" *[A-Za-z]+: '@\{([a-z-]+)\}'", row)
+        setting = k8s.SETTING.get(match.group(1)) if match else None
+        if setting is not None and setting.empty and not settings.get(setting.name):
+            return None
+        return k8s._SETTING.sub(value, row)
+
+    rows = (line(row) for row in text.split("\n"))
+    return "\n".join(row for row in rows if row is not None)
+
+
+_ROWS = st.sampled_from(
+    [
+        "",
+        "  storageClassName: '@{storage-class}'",
+        "storageClassName: '@{storage-class}'",
+        "  namespace: '@{namespace}'",
+        "  cpu: '@{cpu/3}'",
+        "  memory: '@{memory/2}' '@{storage-class}'",
+        "  name: '@{nothing}'",
+        " a b: '@{storage-class}'",
+        "kind: Deployment",
+        "  image: '@{server-image}'",
+    ]
+)
+
+
+@hypothesis.settings(max_examples=200, deadline=None)
+@hypothesis.given(rows=st.lists(_ROWS, max_size=8), given_class=st.booleans())
+def test_settings_go_into_a_skeleton_as_line_by_line(rows, given_class):
+    """with_settings reads the skeleton at once (a line whose only value is an empty setting's
+    marker left out with its newline, the markers then replaced): what it writes is what reading
+    it line by line writes, whatever line comes last and whether the text ends in a newline."""
+    chosen = k8s.settings_of({"storage-class": "fast"} if given_class else {}, {"model-cache": "10Gi"})
+    for text in ("\n".join(rows), "\n".join(rows) + "\n"):
+        assert k8s.with_settings(text, chosen) == _with_settings_line_by_line(text, chosen)
+
+
+def test_every_skeleton_takes_its_settings_as_line_by_line():
+    """The skeletons of every target of a shipped recipe (P/D and aggregated), in both modes,
+    with the default settings and with a storage class: with_settings writes what reading them
+    line by line does."""
+    recipe = load(ROOT / "recipes" / f"{_router_recipe()}.json")
+    for page in page_of(recipe).targets:
+        for _products, files in k8s.target_files(page, recipe):
+            for mode, texts in files.items():
+                for chosen_here in ({"npu": mode}, {"npu": mode, "storage-class": "fast"}):
+                    chosen = k8s.settings_of(chosen_here, {"model-cache": "10Gi", "compile-cache": "20Gi"})
+                    for text in texts.values():
+                        assert k8s.with_settings(text, chosen) == _with_settings_line_by_line(text, chosen)

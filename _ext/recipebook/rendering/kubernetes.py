@@ -1894,22 +1894,26 @@ def _skeleton_files(where: Where, mode: str, router_steps: tuple[str, ...], plan
     return types.MappingProxyType(out)
 
 
+# A line whose only value is a setting's marker, with the newline that ends it.
+_SETTING_LINE = re.compile(r"^ *[A-Za-z]+: '@\{([a-z-]+)\}'\n", re.MULTILINE)
+
+
 def with_settings(text: str, settings: Mapping[str, str]) -> str:
     """A skeleton with the settings' values in place of their markers; a line whose only value is
-    a setting left empty (the cluster's default storage class) is left out."""
+    a setting left empty (the cluster's default storage class) is left out. (The text's lines
+    are read with a newline after the last, which is taken off again: a last line left out takes
+    the newline before it.)"""
+    empty = {s.name for s in SETTINGS if s.empty and not settings.get(s.name)}
+
+    def kept(match: re.Match[str]) -> str:
+        return "" if match.group(1) in empty else match.group(0)
 
     def value(match: re.Match[str]) -> str:
         name, parts = match.group(1), int(match.group(2) or 1)
         return share(name, settings.get(name) or "", parts) or UNSET.get(name, "")
 
-    def line(row: str) -> str | None:
-        match = re.fullmatch(r" *[A-Za-z]+: '@\{([a-z-]+)\}'", row)
-        if match and match.group(1) in SETTING and SETTING[match.group(1)].empty and not settings.get(match.group(1)):
-            return None
-        return _SETTING.sub(value, row)
-
-    rows = (line(row) for row in text.split("\n"))
-    return "\n".join(row for row in rows if row is not None)
+    rows = _SETTING_LINE.sub(kept, text + "\n") if empty else text + "\n"
+    return _SETTING.sub(value, rows[:-1])
 
 
 def fill(
