@@ -1342,3 +1342,86 @@ def test_every_skeleton_takes_its_settings_as_line_by_line():
                     chosen = k8s.settings_of(chosen_here, {"model-cache": "10Gi", "compile-cache": "20Gi"})
                     for text in texts.values():
                         assert k8s.with_settings(text, chosen) == _with_settings_line_by_line(text, chosen)
+
+
+def _typed(value):
+    """A read document as a value that equals another only when both hold the same types and
+    values in the same order (1, 1.0 and True apart; nan equal to nan)."""
+    if isinstance(value, dict):
+        return ("dict", [(_typed(k), _typed(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [_typed(v) for v in value])
+    return (type(value).__name__, repr(value))
+
+
+def _read_as_pyyaml(text: str):
+    try:
+        return [_typed(d) for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d is not None]
+    except Exception as error:  # a YAML error, or a constructor's (!!float x)
+        return ("error", type(error).__name__, str(error))
+
+
+def _read_by_documents(text: str):
+    try:  # the remembered function's own reading: the text is read afresh
+        return [_typed(d) for d in manifests.documents.__wrapped__(text)]
+    except Exception as error:
+        return ("error", type(error).__name__, str(error))
+
+
+# pieces of YAML: what manifests are made of, and what the fast reading leaves to PyYAML's loader
+_SCALAR_TEXTS = st.sampled_from(
+    [
+        "x", "'x'", '"x"', "8000", "'8000'", "0x1F", "0o17", "017", "1_000", "190:20:30", "-0", "+12",
+        "1.5", ".inf", "-.Inf", ".nan", "1e3", "true", "False", "yes", "No", "on", "OFF", "y", "~", "null",
+        "''", "2026-12-07", "2026-12-07 11:00:00", "<<", "=", "!!str 1", "!!int '7'", "!!float 1",
+        "!custom x", "!!binary aGk=", "&a x", "*a", "'a: b'", '"\\u00e9"', "- x", "{a: 1}", "[1, 2]",
+        "? [a]", "@x", "'unclosed", "'$(POD_IP)'", "a b c", "",
+    ]
+)  # fmt: skip
+
+
+@st.composite
+def _yaml_texts(draw):
+    rows = []
+    for _ in range(draw(st.integers(1, 8))):
+        indent = "  " * draw(st.integers(0, 2))
+        form = draw(st.sampled_from(["key", "item", "marker", "end", "plain"]))
+        value = draw(_SCALAR_TEXTS)
+        key = draw(st.sampled_from(["name", "port", "1", "true", "<<", "'q'", "? k", "&k a"]))
+        rows.append(
+            {
+                "key": f"{indent}{key}: {value}",
+                "item": f"{indent}- {value}",
+                "marker": "---",
+                "end": "...",
+                "plain": f"{indent}{value}",
+            }[form]
+        )
+    return "\n".join(rows) + draw(st.sampled_from(["", "\n"]))
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(text=_yaml_texts())
+def test_documents_are_read_as_pyyamls_safe_loader_reads_them(text):
+    """manifests.documents reads a text of mappings, sequences and untagged scalars from the
+    parser's events, and leaves any other (an anchor, an alias, a tag, a complex or merge key, a
+    float, a timestamp, an error) to PyYAML's safe loader: what it gives is what the loader
+    gives, types and order included, or the loader's own error."""
+    assert _read_by_documents(text) == _read_as_pyyaml(text)
+
+
+def test_every_selections_files_are_read_as_pyyamls_safe_loader_reads_them():
+    """Every Kubernetes file of the shipped recipes' selections (both modes): documents gives
+    what PyYAML's safe loader gives, and reads the manifests (not the router's values, which
+    the recipe writes) from the parser's events, not leaving them to the loader."""
+    read = 0
+    for path in PATHS:
+        for _recipe, _target, expansion in _selections(path, every=7):
+            for mode in k8s.MODES:
+                for name, text in selection_files(expansion, None, {**IMAGE, "npu": mode}).items():
+                    if name.startswith("kubernetes/") and name.endswith(".yaml"):
+                        assert _read_by_documents(text) == _read_as_pyyaml(text), name
+                        read += not name.startswith(k8s.ROUTER_FOLDER)
+                        if not name.startswith(k8s.ROUTER_FOLDER):  # the manifests: read from the events
+                            manifests._plain_documents(text)
+    assert read
