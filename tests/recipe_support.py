@@ -26,7 +26,13 @@ from typing import Any
 
 import recipebook
 from recipebook import cli
+from recipebook.checking import manifests
+from recipebook.expanding.expansion import by_role, walkable
+from recipebook.expanding.page import grid_table
+from recipebook.expanding.table import Table
 from recipebook.problems import Kind, Problem
+from recipebook.reading.model import Recipe, Strategy, Target
+from recipebook.rendering import kubernetes as k8s
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "data" / "recipes"  # the engine tests' own recipes
@@ -185,3 +191,88 @@ def check_mutated(
     path, dumped = write(directory, data, file_name)
     recipe, problems = recipebook.check_file(path)
     return Checked(path=path, dumped=dumped, recipe=recipe, problems=problems)
+
+
+# -- rules 19 and 28: what planning each selection afresh finds -----------------------------
+
+
+def findings_planned_afresh(recipe: Recipe, strategy: Strategy, target: Target) -> tuple[Any, Any]:
+    """What rules 19 and 28 find of a target when each selection's roles are planned afresh from
+    all its commands (before a role's plan key was made once per set of the lines its plan reads,
+    ``kubernetes.plan_lines``): the reference ``manifests._findings_of_target`` must equal."""
+    steps = tuple(step.cmd for step in target.grid.router)
+    lines, _wrong = grid_table(target.grid)
+    where = manifests._where(recipe, strategy, target)
+    nodes = manifests._nodes(strategy, target)
+    router = k8s.router_of(steps)
+    found: dict[Any, Any] = {}
+    good: dict[Any, Any] = {}
+    for chosen in lines.offered:
+        roles = by_role(lines.commands(chosen))
+        role_plans = k8s.plans(roles, nodes, router)
+        key = tuple(k8s.plan_key(p) for p in role_plans)
+        manifests.record(found, good, key, where, roles, role_plans, router)
+    return tuple(found.values()), manifests.semantic_problems(good.values(), where, nodes, steps, router)
+
+
+def variants_planned_afresh(where: k8s.Where, table: Table, nodes: Any, router_steps: Any) -> Any:
+    """A target's skeleton files in each mode with the selections that share them, each
+    selection planned afresh from all its commands (``kubernetes.variants`` as it was before
+    ``selection_keys``): the reference it must equal."""
+    router = k8s.router_of(router_steps)
+    bits: dict[Any, int] = {}
+    first: dict[Any, Any] = {}
+    for bit, chosen in enumerate(table.offered):
+        commands = table.commands(chosen)
+        key = tuple(k8s.plan_key(p) for p in k8s.plans(by_role(commands), nodes, router))
+        bits[key] = bits.get(key, 0) | 1 << bit
+        first.setdefault(key, commands)
+    merged: dict[Any, int] = {}
+    rendered: dict[Any, Any] = {}
+    for key, set_bits in bits.items():
+        roles = by_role(first[key])
+        files = {mode: k8s.skeletons(where, roles, nodes, router_steps, mode) for mode in k8s.MODES}
+        text_key = tuple((mode, tuple(f.items())) for mode, f in files.items())
+        merged[text_key] = merged.get(text_key, 0) | set_bits
+        rendered[text_key] = files
+    return [(set_bits, rendered[key]) for key, set_bits in merged.items()]
+
+
+def variants_or_refusal(variants: Callable[..., Any], *args: Any) -> Any:
+    """What a function of a target's skeletons gives, or the findings it refuses them with."""
+    try:
+        return variants(*args)
+    except k8s.KubernetesError as refused:
+        return refused.findings
+
+
+def plan_classes(recipe: Recipe, *, every: bool = False) -> tuple[int, int]:
+    """Each role's selections of every target of a recipe grouped by the lines its plan reads
+    that they show (``kubernetes.plan_lines``): the first and the last selection of each group
+    (with ``every``, each one) are planned from all their commands and must give one plan key
+    (asserted). Returns how many groups joined selections that show different lines, and how
+    many groups there were."""
+    joined = groups = 0
+    for strategy in recipe.strategies:
+        for target in strategy.targets:
+            if not walkable(target.grid):
+                continue
+            lines, _wrong = grid_table(target.grid)
+            nodes = manifests._nodes(strategy, target)
+            router = k8s.router_of(tuple(step.cmd for step in target.grid.router))
+            for table in lines.roles:
+                env_reads, arg_reads = k8s.plan_lines(table)
+                grouped: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+                for chosen in lines.offered:
+                    env_shown, arg_shown = table.shown(chosen)
+                    grouped.setdefault((env_shown & env_reads, arg_shown & arg_reads), []).append(chosen)
+                for members in grouped.values():
+                    planned = members if every else [members[0], members[-1]]
+                    keys = {
+                        k8s.plan_key(k8s.plans([(table.role, table.commands(chosen))], nodes, router)[0])
+                        for chosen in planned
+                    }
+                    assert len(keys) == 1, (strategy.slug, target.target, table.role, planned)
+                    joined += len({table.shown(chosen) for chosen in planned}) > 1
+                groups += len(grouped)
+    return joined, groups

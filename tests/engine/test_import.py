@@ -19,8 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import import_support as sample
-from recipe_support import REPO, in_process
+from recipe_support import REPO, findings_planned_afresh, in_process, plan_classes
 from recipebook import check_file, importing
+from recipebook.checking import manifests
 from recipebook.expanding import page
 from recipebook.importing import grids, synthesis, vllm_recipes, yaml12
 from recipebook.problems import errors
@@ -67,6 +68,31 @@ def test_every_recorded_choice_gives_their_commands(model):
 @pytest.mark.parametrize("model", MODELS)
 def test_an_imported_recipe_is_refused_only_for_real_problems(tmp_path, model):
     sample.assert_only_real_problems(tmp_path, model, REAL_PROBLEMS.get(model, []))
+
+
+# The models each of whose targets rules 19 and 28 are compared with planning every selection
+# afresh here (the others, of thousands of selections, by make test-batch: tests/batch/tests).
+AFRESH = ("Qwen/Qwen3-8B", "Wan-AI/Wan2.2-T2V-A14B-Diffusers", "Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice")
+
+
+def test_rules_19_and_28_share_a_roles_plan_only_between_selections_it_is_the_same_for():
+    """Rules 19 and 28 make a role's plan key once per set of the lines its plan reads
+    (kubernetes.plan_lines) that a selection shows: of every role of every imported recipe,
+    the first and the last selection of each such set give one plan key, planned from all their
+    commands, and some sets join selections that show different lines; for the smaller recipes,
+    what the rules find of each target is what planning every selection afresh finds."""
+    joined = 0
+    for model in MODELS:
+        recipe = _recipe(model)
+        shared, groups = plan_classes(recipe)
+        assert groups, model
+        joined += shared
+        if model in AFRESH:
+            for strategy in recipe.strategies:
+                for target in strategy.targets:
+                    made = manifests._findings_of_target(recipe, strategy, target, None)
+                    assert made == findings_planned_afresh(recipe, strategy, target), (model, target.target)
+    assert joined
 
 
 def test_every_strategy_hardware_and_option_is_a_target_an_axis_or_listed():

@@ -22,21 +22,32 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis
 import jsonschema
 import kubernetes_validate
 import kubernetes_validate.utils
 import pytest
 import yaml
+from hypothesis import strategies as st
 from referencing import Registry, Resource
 
 import crds
 import recipebook
-from recipe_support import check_mutated, fixture, in_process, ptr
+from recipe_support import (
+    check_mutated,
+    findings_planned_afresh,
+    fixture,
+    in_process,
+    plan_classes,
+    ptr,
+    variants_or_refusal,
+    variants_planned_afresh,
+)
 from recipebook import shell
 from recipebook.checking import manifests
 from recipebook.expanding import client
 from recipebook.expanding.expansion import by_role
-from recipebook.expanding.page import expansion_at, grid_table, page_of
+from recipebook.expanding.page import expansion_at, page_of
 from recipebook.pipeline.load import load
 from recipebook.reading.model import Recipe
 from recipebook.rendering import kubernetes as k8s
@@ -788,24 +799,6 @@ def test_a_text_read_again_gives_the_documents_read_before_unchanged():
     assert manifests.documents(other) is not read and manifests.documents(other) == before
 
 
-def _findings_planned_afresh(recipe, strategy, target):
-    """What rules 19 and 28 found of a target when each selection's roles were planned afresh
-    (before each role's plan was made once per set of lines it shows): the reference."""
-    steps = tuple(step.cmd for step in target.grid.router)
-    lines, _wrong = grid_table(target.grid)
-    where = manifests._where(recipe, strategy, target)
-    nodes = manifests._nodes(strategy, target)
-    router = k8s.router_of(steps)
-    found: dict = {}
-    good: dict = {}
-    for chosen in lines.offered:
-        roles = by_role(lines.commands(chosen))
-        role_plans = k8s.plans(roles, nodes, router)
-        key = tuple(k8s.plan_key(p) for p in role_plans)
-        manifests.record(found, good, key, where, roles, role_plans, router)
-    return tuple(found.values()), manifests.semantic_problems(good.values(), where, nodes, steps, router)
-
-
 def _pd_grid(data: dict) -> dict:
     return next(o["grid"] for s in data["strategies"] for o in s["options"] if o["grid"].get("router"))
 
@@ -816,32 +809,60 @@ def _budget_of_one_value(data: dict) -> None:
     envs["VLLM_ENGINE_READY_TIMEOUT_S"] = "VLLM_ENGINE_READY_TIMEOUT_S=99999999999"
 
 
+def _npus_of_one_value(data: dict) -> None:
+    """Prefill's pipeline (its NPUs) a quarter with tool calling off alone: an argument of every
+    rank that a plan reads, which differs between selections."""
+    args = _pd_grid(data)["deltas"]["tool_calling=off"]["prefill"]["add_args"]
+    args["--pipeline-parallel-size"] = "--pipeline-parallel-size 2"
+
+
 def _two_decode_roles(data: dict) -> None:
     grid = _pd_grid(data)
     grid["base"].append(copy.deepcopy(next(r for r in grid["base"] if r["role"] == "decode")))
 
 
 @pytest.mark.parametrize(
-    "mutate", [None, _budget_of_one_value, _two_decode_roles], ids=["shipped", "budget", "two-roles"]
+    "mutate",
+    [None, _budget_of_one_value, _npus_of_one_value, _two_decode_roles],
+    ids=["shipped", "budget", "npus", "two-roles"],
 )
 def test_a_targets_findings_are_those_of_each_selection_planned_afresh(mutate):
-    """Rules 19 and 28 plan each role once per set of lines it shows, not once per selection:
-    what they find is what planning every selection afresh finds (a P/D target, a value that
-    breaks only some selections, two roles of one name, roles that span nodes)."""
+    """Rules 19 and 28 make each role's plan key once per set of the lines its plan reads that a
+    selection shows (k8s.plan_lines), not once per selection: what they find is what planning
+    every selection afresh finds (a P/D target, a value that breaks only some selections, two
+    roles of one name, roles that span nodes, the shipped recipes; the import's sample:
+    tests/engine/test_import.py)."""
     data = copy.deepcopy(fixture(_router_recipe()))
     if mutate is not None:
         mutate(data)
     recipes = [Recipe.from_json(data, f"{data['name']}.json")]
     if mutate is None:
-        recipes.append(load(MULTINODE))
+        recipes += [load(MULTINODE), *(load(path) for path in PATHS)]
     compared = 0
     for recipe in recipes:
         for strategy in recipe.strategies:
             for target in strategy.targets:
                 made = manifests._findings_of_target(recipe, strategy, target, None)
-                assert made == _findings_planned_afresh(recipe, strategy, target), (strategy.slug, target.target)
+                assert made == findings_planned_afresh(recipe, strategy, target), (strategy.slug, target.target)
                 compared += bool(made[0] or made[1])
-    assert (compared > 0) == (mutate is not None)
+        for page in page_of(recipe).targets:  # the page's skeletons and the selections sharing them
+            args = (k8s.where_of(page, recipe), page.table, page.role_nodes, [cmd for _n, cmd in page.router])
+            assert variants_or_refusal(k8s.variants, *args) == variants_or_refusal(variants_planned_afresh, *args)
+    assert (compared > 0) == (mutate not in (None, _npus_of_one_value))
+    # each selection's plan key is the one of every selection that shows the same lines it reads
+    joined, _groups = plan_classes(recipes[0], every=True)
+    assert joined
+
+
+def test_a_flag_a_plan_reads_is_listed_where_plan_lines_finds_it():
+    """plan_lines counts the lines of the flags PLAN_FLAGS lists (with client's and the kinds of
+    line a container drops): a plan that read another flag would share its key between
+    selections that differ in it, so _flag refuses to read one that is not listed."""
+    _recipe, _target, expansion = next(_selections(PATHS[0]))
+    command = expansion.commands[0]
+    assert k8s._flag(command, "--port") == k8s._flag(command, "--port")
+    with pytest.raises(ValueError, match="not listed in PLAN_FLAGS"):
+        k8s._flag(command, "--max-model-len")
 
 
 def test_the_pool_check_finds_a_pool_that_selects_one_role_or_misses_a_port():
@@ -1262,3 +1283,145 @@ def test_the_panel_follows_roles_and_nodes_and_is_linked_from_it(site: Path, lan
             assert links and {a["href"] for a in links} == {f"#{panel['id']}"}
             operator = panel.select_one(".rb-k8s-note a")["href"]
             assert (site / language / "recipes" / operator).resolve() == (site / language / "kubernetes.html").resolve()
+
+
+def _with_settings_line_by_line(text: str, settings: dict) -> str:
+    """with_settings as it was written, line by line: the reference."""
+
+    def value(match: re.Match[str]) -> str:
+        name, parts = match.group(1), int(match.group(2) or 1)
+        return k8s.share(name, settings.get(name) or "", parts) or k8s.UNSET.get(name, "")
+
+    def line(row: str) -> str | None:
+        match = re.fullmatch(r" *[A-Za-z]+: '@\{([a-z-]+)\}'", row)
+        setting = k8s.SETTING.get(match.group(1)) if match else None
+        if setting is not None and setting.empty and not settings.get(setting.name):
+            return None
+        return k8s._SETTING.sub(value, row)
+
+    rows = (line(row) for row in text.split("\n"))
+    return "\n".join(row for row in rows if row is not None)
+
+
+_ROWS = st.sampled_from(
+    [
+        "",
+        "  storageClassName: '@{storage-class}'",
+        "storageClassName: '@{storage-class}'",
+        "  namespace: '@{namespace}'",
+        "  cpu: '@{cpu/3}'",
+        "  memory: '@{memory/2}' '@{storage-class}'",
+        "  name: '@{nothing}'",
+        " a b: '@{storage-class}'",
+        "kind: Deployment",
+        "  image: '@{server-image}'",
+    ]
+)
+
+
+@hypothesis.settings(max_examples=200, deadline=None)
+@hypothesis.given(rows=st.lists(_ROWS, max_size=8), given_class=st.booleans())
+def test_settings_go_into_a_skeleton_as_line_by_line(rows, given_class):
+    """with_settings reads the skeleton at once (a line whose only value is an empty setting's
+    marker left out with its newline, the markers then replaced): what it writes is what reading
+    it line by line writes, whatever line comes last and whether the text ends in a newline."""
+    chosen = k8s.settings_of({"storage-class": "fast"} if given_class else {}, {"model-cache": "10Gi"})
+    for text in ("\n".join(rows), "\n".join(rows) + "\n"):
+        assert k8s.with_settings(text, chosen) == _with_settings_line_by_line(text, chosen)
+
+
+def test_every_skeleton_takes_its_settings_as_line_by_line():
+    """The skeletons of every target of a shipped recipe (P/D and aggregated), in both modes,
+    with the default settings and with a storage class: with_settings writes what reading them
+    line by line does."""
+    recipe = load(ROOT / "recipes" / f"{_router_recipe()}.json")
+    for page in page_of(recipe).targets:
+        for _products, files in k8s.target_files(page, recipe):
+            for mode, texts in files.items():
+                for chosen_here in ({"npu": mode}, {"npu": mode, "storage-class": "fast"}):
+                    chosen = k8s.settings_of(chosen_here, {"model-cache": "10Gi", "compile-cache": "20Gi"})
+                    for text in texts.values():
+                        assert k8s.with_settings(text, chosen) == _with_settings_line_by_line(text, chosen)
+
+
+def _typed(value):
+    """A read document as a value that equals another only when both hold the same types and
+    values in the same order (1, 1.0 and True apart; nan equal to nan)."""
+    if isinstance(value, dict):
+        return ("dict", [(_typed(k), _typed(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [_typed(v) for v in value])
+    return (type(value).__name__, repr(value))
+
+
+def _read_as_pyyaml(text: str):
+    try:
+        return [_typed(d) for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d is not None]
+    except Exception as error:  # a YAML error, or a constructor's (!!float x)
+        return ("error", type(error).__name__, str(error))
+
+
+def _read_by_documents(text: str):
+    try:  # the remembered function's own reading: the text is read afresh
+        return [_typed(d) for d in manifests.documents.__wrapped__(text)]
+    except Exception as error:
+        return ("error", type(error).__name__, str(error))
+
+
+# pieces of YAML: what manifests are made of, and what the fast reading leaves to PyYAML's loader
+_SCALAR_TEXTS = st.sampled_from(
+    [
+        "x", "'x'", '"x"', "8000", "'8000'", "0x1F", "0o17", "017", "1_000", "190:20:30", "-0", "+12",
+        "1.5", ".inf", "-.Inf", ".nan", "1e3", "true", "False", "yes", "No", "on", "OFF", "y", "~", "null",
+        "''", "2026-12-07", "2026-12-07 11:00:00", "<<", "=", "!!str 1", "!!int '7'", "!!float 1",
+        "!custom x", "!!binary aGk=", "&a x", "*a", "'a: b'", '"\\u00e9"', "- x", "{a: 1}", "[1, 2]",
+        "? [a]", "@x", "'unclosed", "'$(POD_IP)'", "a b c", "",
+    ]
+)  # fmt: skip
+
+
+@st.composite
+def _yaml_texts(draw):
+    rows = []
+    for _ in range(draw(st.integers(1, 8))):
+        indent = "  " * draw(st.integers(0, 2))
+        form = draw(st.sampled_from(["key", "item", "marker", "end", "plain"]))
+        value = draw(_SCALAR_TEXTS)
+        key = draw(st.sampled_from(["name", "port", "1", "true", "<<", "'q'", "? k", "&k a"]))
+        rows.append(
+            {
+                "key": f"{indent}{key}: {value}",
+                "item": f"{indent}- {value}",
+                "marker": "---",
+                "end": "...",
+                "plain": f"{indent}{value}",
+            }[form]
+        )
+    return "\n".join(rows) + draw(st.sampled_from(["", "\n"]))
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(text=_yaml_texts())
+def test_documents_are_read_as_pyyamls_safe_loader_reads_them(text):
+    """manifests.documents reads a text of mappings, sequences and untagged scalars from the
+    parser's events, and leaves any other (an anchor, an alias, a tag, a complex or merge key, a
+    float, a timestamp, an error) to PyYAML's safe loader: what it gives is what the loader
+    gives, types and order included, or the loader's own error."""
+    assert _read_by_documents(text) == _read_as_pyyaml(text)
+
+
+def test_every_selections_files_are_read_as_pyyamls_safe_loader_reads_them():
+    """Every Kubernetes file of the shipped recipes' selections (both modes): documents gives
+    what PyYAML's safe loader gives, and reads the manifests (not the router's values, which
+    the recipe writes) from the parser's events, not leaving them to the loader."""
+    read = 0
+    for path in PATHS:
+        for _recipe, _target, expansion in _selections(path, every=7):
+            for mode in k8s.MODES:
+                for name, text in selection_files(expansion, None, {**IMAGE, "npu": mode}).items():
+                    if name.startswith("kubernetes/") and name.endswith(".yaml"):
+                        assert _read_by_documents(text) == _read_as_pyyaml(text), name
+                        read += not name.startswith(k8s.ROUTER_FOLDER)
+                        if not name.startswith(k8s.ROUTER_FOLDER):  # the manifests: read from the events
+                            manifests._plain_documents(text)
+    assert read

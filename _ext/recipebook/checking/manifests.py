@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -221,7 +221,104 @@ def documents(text: str) -> tuple[Any, ...]:
     differently (the rules' tests: 6,852 reads of 466 texts). The documents are shared by every
     caller that reads the same text: none may change them (``problems`` only reads them); a
     caller that would change one works on a copy (``copy.deepcopy``)."""
-    return tuple(document for document in yaml.load_all(text, Loader=_LOADER) if document is not None)
+    try:
+        read = _plain_documents(text)
+    except (_NotPlain, yaml.YAMLError):
+        read = list(yaml.load_all(text, Loader=_LOADER))
+    return tuple(document for document in read if document is not None)
+
+
+class _NotPlain(Exception):
+    """A text ``_plain_documents`` leaves to PyYAML's loader."""
+
+
+class _Mapping:
+    """A mapping being read, and the key whose value comes next."""
+
+    __slots__ = ("key", "mapping")
+
+    def __init__(self, mapping: dict[Any, Any]) -> None:
+        self.mapping = mapping
+        self.key: Any = _NO_KEY
+
+
+_NO_KEY = object()
+_RESOLVER = yaml.resolver.Resolver()
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+_STR = "tag:yaml.org,2002:str"
+# the tags of a plain scalar that are read here, each by the safe loader's own constructor
+_SCALARS = {
+    tag: yaml.constructor.SafeConstructor.yaml_constructors[tag]
+    for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null")
+}
+
+
+@remembered(maxsize=1 << 14)
+def _plain_tag(value: str) -> str:
+    """The tag PyYAML's resolver gives a plain scalar (the safe loader's): a manifest repeats its
+    keys and most of its values. (types-PyYAML leaves resolve unannotated.)"""
+    return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))  # type: ignore[no-untyped-call]
+
+
+def _plain_documents(text: str) -> list[Any]:
+    """The documents of a YAML text as PyYAML's safe loader builds them, from the events of its
+    parser, for a text of mappings, sequences and untagged scalars only: a plain scalar resolved
+    by its resolver to a string, or built by its constructor when an int, a bool or null, a
+    quoted one a string. Raises _NotPlain at anything else (an anchor, an alias, a tag, a key
+    that is not a scalar, a merge key, a float, a timestamp), and PyYAML's error at a text it
+    cannot parse, for the caller to read it with the loader itself. Two to three times faster
+    than the loader, which composes nodes and builds each object through generators."""
+    out: list[Any] = []
+    stack: list[Any] = []  # the lists and _Mappings being read
+    for event in yaml.parse(text, Loader=_LOADER):
+        value: Any
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            scalar = cast(yaml.ScalarEvent, event)
+            if scalar.anchor is not None or scalar.tag not in (None, "!"):
+                raise _NotPlain
+            if scalar.tag is None and scalar.implicit[0]:
+                tag = _plain_tag(scalar.value)
+                if tag == _STR:
+                    value = scalar.value
+                elif tag in _SCALARS:
+                    value = _SCALARS[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, scalar.value))
+                else:
+                    raise _NotPlain
+            else:
+                value = scalar.value
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            stack.pop()
+            continue
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            start = cast(yaml.CollectionStartEvent, event)
+            if start.anchor is not None or start.tag not in (None, "!"):
+                raise _NotPlain
+            value = {} if kind is yaml.MappingStartEvent else []
+        elif kind is yaml.DocumentStartEvent:
+            if cast(yaml.DocumentStartEvent, event).tags:
+                raise _NotPlain
+            continue
+        elif kind is yaml.DocumentEndEvent or kind is yaml.StreamStartEvent or kind is yaml.StreamEndEvent:
+            continue
+        else:
+            raise _NotPlain  # an alias
+        if not stack:
+            out.append(value)
+        elif type(stack[-1]) is list:
+            stack[-1].append(value)
+        elif stack[-1].key is _NO_KEY:
+            if type(value) is dict or type(value) is list:
+                raise _NotPlain  # a complex key
+            stack[-1].key = value
+        else:
+            stack[-1].mapping[stack[-1].key] = value
+            stack[-1].key = _NO_KEY
+        if type(value) is dict:
+            stack.append(_Mapping(value))
+        elif type(value) is list:
+            stack.append(value)
+    return out
 
 
 def problems(
@@ -448,33 +545,26 @@ def _findings_of_target(
     router = k8s.router_of(steps)
     found: dict[tuple[Any, ...], k8s.Finding] = {}
     good: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    # each role's commands, plan and plan key, made once per set of lines it shows (a role's
-    # plan depends on its own commands alone, and they on the lines shown): a target's
-    # selections combine far fewer commands of each role than there are selections. A target of
-    # one role keeps none (its selections' commands all differ: rule 12), which would only
-    # hold memory
-    made: dict[tuple[int, tuple[int, int]], tuple[tuple[Command, ...], k8s.RolePlan, tuple[Any, ...]]] = {}
-    keep = len(lines.roles) > 1
-    for chosen in lines.offered:
-        parts = []
+    if len({table.role for table in lines.roles}) < len(lines.roles):
+        # two roles of one name (rule 1 refuses it): their commands are planned as one role's
+        for chosen in lines.offered:
+            roles = by_role(lines.commands(chosen))
+            role_plans = k8s.plans(roles, nodes, router)
+            record(found, good, tuple(k8s.plan_key(p) for p in role_plans), where, roles, role_plans, router)
+        return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps, router)
+    # a selection whose plan key was met before is not recorded again (record keeps the first
+    # selection of each); one of a new key is, its roles planned from its own commands
+    for chosen, key, made in k8s.selection_keys(lines, nodes, router):
+        if key in good:
+            continue
         for index, table in enumerate(lines.roles):
-            shown = (index, table.shown(chosen))
-            part = made.get(shown)
-            if part is None:
+            if index not in made:
                 commands = table.commands(chosen)
                 (plan,) = k8s.plans([(table.role, commands)], nodes, router)
-                part = (commands, plan, k8s.plan_key(plan))
-                if keep:
-                    made[shown] = part
-            parts.append(part)
-        roles = by_role(command for commands, _plan, _key in parts for command in commands)
-        if len(roles) == len(parts):
-            role_plans = tuple(plan for _commands, plan, _key in parts)
-            key = tuple(plan_key for _commands, _plan, plan_key in parts)
-        else:  # two roles of one name (rule 1 refuses it): their commands are planned as one role's
-            role_plans = k8s.plans(roles, nodes, router)
-            key = tuple(k8s.plan_key(p) for p in role_plans)
-        record(found, good, key, where, roles, role_plans, router)
+                made[index] = (commands, plan)
+        parts = [made[index] for index in range(len(lines.roles))]
+        roles = [(table.role, list(commands)) for table, (commands, _plan) in zip(lines.roles, parts, strict=True)]
+        record(found, good, key, where, roles, [plan for _commands, plan in parts], router)
     return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps, router)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import shlex
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import compress, islice, pairwise
 
 from .. import shell
@@ -164,6 +164,15 @@ class RoleTable:
         for a, masks in arg_axes.items():
             arg_shown &= masks[chosen[a]]
         return env_shown, arg_shown
+
+    def lines_where(self, keep: Callable[[TableLine], bool]) -> tuple[int, int]:
+        """The env and arg lines that ``keep`` admits, as bit sets in the order of ``shown``'s:
+        ``shown(chosen)`` masked by them is which of those lines a selection shows."""
+        (envs, *_e), (args, *_a) = self._masks
+        return (
+            sum(1 << i for i, line in enumerate(envs) if keep(line)),
+            sum(1 << i for i, line in enumerate(args) if keep(line)),
+        )
 
     def digest(self, chosen: Sequence[int]) -> int:
         """A hash of the role's commands at a selection: equal digests, equal lines in every

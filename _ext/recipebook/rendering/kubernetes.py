@@ -61,6 +61,7 @@ same; the tests compare both for every selection.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import json
@@ -68,7 +69,7 @@ import math
 import re
 import shlex
 import types
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -77,7 +78,7 @@ from .. import shell
 from ..expanding import client
 from ..expanding.expansion import Command, by_role
 from ..expanding.page import TargetPage, checkpoint_bytes
-from ..expanding.table import Product
+from ..expanding.table import Product, RoleTable, Table, TableLine
 from ..memo import Memo, remembered
 from ..memo import get as memo_get
 from ..reading.model import Recipe
@@ -501,8 +502,30 @@ def line_kind(kind: str, text: str) -> str | None:
     return _KINDS.get(name.replace("_", "-") if name.startswith("--") else name)
 
 
+# Every flag and env name whose value a plan, its key or its findings read of a command (with
+# client's SERVING_FLAGS and the names of the lines a container may drop, _KINDS): ``plan_lines``
+# counts on it, and ``_flag`` reads no other.
+PLAN_FLAGS = frozenset(
+    {
+        "--port",
+        "--data-parallel-rank",
+        "--data-parallel-size",
+        "--data-parallel-size-local",
+        "--data-parallel-rpc-port",
+        "--tensor-parallel-size",
+        "--pipeline-parallel-size",
+        "--kv-events-config",
+        READY_TIMEOUT,
+        NIXL_PORT_ENV,
+    }
+)
+_PLAN_READS = PLAN_FLAGS | client.SERVING_FLAGS | frozenset(_KINDS)
+
+
 def _flag(command: Command, flag: str) -> str | None:
     """The first value of a flag (or env) of a command, read as vLLM reads ``-`` and ``_``."""
+    if flag not in PLAN_FLAGS:
+        raise ValueError(f"{flag} is read here but not listed in PLAN_FLAGS")
     return _first_values((*command.args, *command.envs)).get(flag)
 
 
@@ -1871,22 +1894,26 @@ def _skeleton_files(where: Where, mode: str, router_steps: tuple[str, ...], plan
     return types.MappingProxyType(out)
 
 
+# A line whose only value is a setting's marker, with the newline that ends it.
+_SETTING_LINE = re.compile(r"^ *[A-Za-z]+: '@\{([a-z-]+)\}'\n", re.MULTILINE)
+
+
 def with_settings(text: str, settings: Mapping[str, str]) -> str:
     """A skeleton with the settings' values in place of their markers; a line whose only value is
-    a setting left empty (the cluster's default storage class) is left out."""
+    a setting left empty (the cluster's default storage class) is left out. (The text's lines
+    are read with a newline after the last, which is taken off again: a last line left out takes
+    the newline before it.)"""
+    empty = {s.name for s in SETTINGS if s.empty and not settings.get(s.name)}
+
+    def kept(match: re.Match[str]) -> str:
+        return "" if match.group(1) in empty else match.group(0)
 
     def value(match: re.Match[str]) -> str:
         name, parts = match.group(1), int(match.group(2) or 1)
         return share(name, settings.get(name) or "", parts) or UNSET.get(name, "")
 
-    def line(row: str) -> str | None:
-        match = re.fullmatch(r" *[A-Za-z]+: '@\{([a-z-]+)\}'", row)
-        if match and match.group(1) in SETTING and SETTING[match.group(1)].empty and not settings.get(match.group(1)):
-            return None
-        return _SETTING.sub(value, row)
-
-    rows = (line(row) for row in text.split("\n"))
-    return "\n".join(row for row in rows if row is not None)
+    rows = _SETTING_LINE.sub(kept, text + "\n") if empty else text + "\n"
+    return _SETTING.sub(value, rows[:-1])
 
 
 def fill(
@@ -1954,6 +1981,63 @@ def container_names(
     return out
 
 
+def plan_lines(table: RoleTable) -> tuple[int, int]:
+    """The lines of a role's table that the role's plan key can depend on, as bit sets in the
+    order of ``RoleTable.shown``'s: two selections that show the same of them give the role equal
+    plan keys (``plans``, ``plan_key``), whatever else they show.
+
+    A plan reads of a command its role, rank, node, launcher and model (the table's), the first
+    value of each flag and env in ``_PLAN_READS``, the kind of each line (``line_kind``: a name in
+    ``_KINDS``), the names of its env lines, the placeholders of its lines in their order, and,
+    between the ranks of a role, the texts in which they differ (``_differs``). So every env line
+    counts, every line of some ranks only, every line whose text another line has too, every line
+    with a placeholder, every line that does not split into words, and every line of a flag in
+    ``_PLAN_READS`` (``_`` read as ``-``). Any other line is an argument every rank holds, whose
+    text no other line has and whose flag no plan reads: showing it or not changes no plan key."""
+    texts = collections.Counter(line.text for line in table.lines)
+
+    def counts(line: TableLine) -> bool:
+        if line.kind != "arg" or line.ranks is not None or texts[line.text] > 1 or shell.PLACEHOLDER.search(line.text):
+            return True
+        try:
+            name = shell.flag_values(line.text)[0]
+        except ValueError:
+            return True
+        return (name.replace("_", "-") if name.startswith("--") else name) in _PLAN_READS
+
+    return table.lines_where(counts)
+
+
+Made = dict[int, tuple[tuple[Command, ...], RolePlan]]
+
+
+def selection_keys(
+    table: Table, nodes: Mapping[str, int], router: Router | None
+) -> Iterator[tuple[tuple[int, ...], tuple[Any, ...], Made]]:
+    """Each offered selection of a table (its value indices, in order) with its plan key (each
+    role's ``plan_key``) and the roles planned to make it (by index: their commands and plan).
+    A role's plan key is made once per set of the lines its plan reads that a selection shows
+    (``plan_lines``): a target's selections combine far fewer of them than there are selections,
+    and the others are not planned. The roles must have distinct names (two roles of one name are
+    planned as one role's commands: rule 1 refuses them)."""
+    reads = [(index, role, plan_lines(role)) for index, role in enumerate(table.roles)]
+    keys: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+    for chosen in table.offered:
+        key = []
+        made: Made = {}
+        for index, role, (env_reads, arg_reads) in reads:
+            env_shown, arg_shown = role.shown(chosen)
+            shown = (index, env_shown & env_reads, arg_shown & arg_reads)
+            role_key = keys.get(shown)
+            if role_key is None:
+                commands = role.commands(chosen)
+                (plan,) = plans([(role.role, commands)], nodes, router)
+                made[index] = (commands, plan)
+                role_key = keys[shown] = plan_key(plan)
+            key.append(role_key)
+        yield chosen, tuple(key), made
+
+
 # -- per target: the skeletons every selection shares ---------------------------------------
 
 
@@ -1990,25 +2074,28 @@ def _containers_key(plan: RolePlan) -> tuple[Any, ...]:
 
 def variants(
     where: Where,
-    offered: Sequence[Sequence[int]],
-    commands_at: Callable[[Sequence[int]], Sequence[Command]],
+    table: Table,
     nodes: Mapping[str, int],
     router_steps: Sequence[str],
 ) -> list[tuple[int, dict[str, dict[str, str]]]]:
     """The skeleton files of a target in each NPU mode, each with the set of its selections
-    (bit i: the i-th of ``offered``) that share them; each distinct set is rendered once."""
+    (bit i: the i-th of the table's ``offered``) that share them; each distinct set is rendered
+    once, from the commands of the first selection of its plan key (``selection_keys``)."""
     router = router_of(router_steps)
     bits: dict[tuple[Any, ...], int] = {}
     first: dict[tuple[Any, ...], Sequence[Command]] = {}
-    known: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    for bit, chosen in enumerate(offered):
-        commands = commands_at(chosen)
-        made_of = tuple(commands)
-        key = known.get(made_of)
-        if key is None:
-            key = known[made_of] = tuple(plan_key(p) for p in plans(by_role(commands), nodes, router))
-        bits[key] = bits.get(key, 0) | 1 << bit
-        first.setdefault(key, commands)
+    if len({role.role for role in table.roles}) < len(table.roles):
+        # two roles of one name (rule 1 refuses it): their commands are planned as one role's
+        for bit, chosen in enumerate(table.offered):
+            commands = table.commands(chosen)
+            key = tuple(plan_key(p) for p in plans(by_role(commands), nodes, router))
+            bits[key] = bits.get(key, 0) | 1 << bit
+            first.setdefault(key, commands)
+    else:
+        for bit, (chosen, key, _made) in enumerate(selection_keys(table, nodes, router)):
+            bits[key] = bits.get(key, 0) | 1 << bit
+            if key not in first:
+                first[key] = table.commands(chosen)
     merged: dict[tuple[Any, ...], int] = {}
     rendered: dict[tuple[Any, ...], dict[str, dict[str, str]]] = {}
     for key, set_bits in bits.items():
@@ -2045,13 +2132,7 @@ def target_files(target: TargetPage, recipe: Recipe, memo: Memo | None = None) -
 
 
 def _target_files(target: TargetPage, recipe: Recipe) -> TargetFiles:
-    found = variants(
-        where_of(target, recipe),
-        target.table.offered,
-        target.commands_at,
-        target.role_nodes,
-        [cmd for _n, cmd in target.router],
-    )
+    found = variants(where_of(target, recipe), target.table, target.role_nodes, [cmd for _n, cmd in target.router])
     return tuple(
         (() if len(found) == 1 else target.table.products(bits), types.MappingProxyType(files)) for bits, files in found
     )

@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 import import_support as sample
+from recipe_support import findings_planned_afresh
+from recipebook.checking import manifests
 from recipebook.problems import errors
 
 # model: (fragments of its errors, fragments of its warnings): the real problems of their commands
@@ -46,3 +48,15 @@ def test_their_underscored_field_spellings_are_warnings_and_the_recipe_is_built(
     problems = sample.assert_only_real_problems(tmp_path, "MiniMaxAI/MiniMax-M3", *LARGE["MiniMaxAI/MiniMax-M3"])
     assert not errors(problems)
     assert any("write '--attention-config.backend'" in p.message and not p.is_error for p in problems)
+
+
+@pytest.mark.parametrize("model", sorted({entry["model"] for entry in sample.oracle()["entries"]}))
+def test_rules_19_and_28_find_what_planning_each_selection_afresh_finds(model):
+    """Rules 19 and 28 make a role's plan key once per set of the lines its plan reads
+    (kubernetes.plan_lines) that a selection shows: for every target of every sample model,
+    what they find is what planning every selection afresh from all its commands finds."""
+    recipe = sample.recipe(model)
+    for strategy in recipe.strategies:
+        for target in strategy.targets:
+            made = manifests._findings_of_target(recipe, strategy, target, None)
+            assert made == findings_planned_afresh(recipe, strategy, target), (strategy.slug, target.target)
