@@ -218,7 +218,8 @@ def findings_planned_afresh(recipe: Recipe, strategy: Strategy, target: Target) 
 def variants_planned_afresh(where: k8s.Where, table: Table, nodes: Any, router_steps: Any) -> Any:
     """A target's skeleton files in each mode with the selections that share them, each
     selection planned afresh from all its commands (``kubernetes.variants`` as it was before
-    ``selection_keys``): the reference it must equal."""
+    ``selection_keys``; the files of each key written as it writes them, ``skeleton_sets``): the
+    reference it must equal."""
     router = k8s.router_of(router_steps)
     bits: dict[Any, int] = {}
     first: dict[Any, Any] = {}
@@ -227,15 +228,7 @@ def variants_planned_afresh(where: k8s.Where, table: Table, nodes: Any, router_s
         key = tuple(k8s.plan_key(p) for p in k8s.plans(by_role(commands), nodes, router))
         bits[key] = bits.get(key, 0) | 1 << bit
         first.setdefault(key, commands)
-    merged: dict[Any, int] = {}
-    rendered: dict[Any, Any] = {}
-    for key, set_bits in bits.items():
-        roles = by_role(first[key])
-        files = {mode: k8s.skeletons(where, roles, nodes, router_steps, mode) for mode in k8s.MODES}
-        text_key = tuple((mode, tuple(f.items())) for mode, f in files.items())
-        merged[text_key] = merged.get(text_key, 0) | set_bits
-        rendered[text_key] = files
-    return [(set_bits, rendered[key]) for key, set_bits in merged.items()]
+    return k8s.skeleton_sets(where, bits, first, nodes, router_steps)
 
 
 def variants_or_refusal(variants: Callable[..., Any], *args: Any) -> Any:
@@ -268,10 +261,7 @@ def plan_classes(recipe: Recipe, *, every: bool = False) -> tuple[int, int]:
                     grouped.setdefault((env_shown & env_reads, arg_shown & arg_reads), []).append(chosen)
                 for members in grouped.values():
                     planned = members if every else [members[0], members[-1]]
-                    keys = {
-                        k8s.plan_key(k8s.plans([(table.role, table.commands(chosen))], nodes, router)[0])
-                        for chosen in planned
-                    }
+                    keys = {k8s.plan_key(k8s.planned_role(table, chosen, nodes, router)[1]) for chosen in planned}
                     assert len(keys) == 1, (strategy.slug, target.target, table.role, planned)
                     joined += len({table.shown(chosen) for chosen in planned}) > 1
                 groups += len(grouped)

@@ -545,7 +545,7 @@ def _findings_of_target(
     router = k8s.router_of(steps)
     found: dict[tuple[Any, ...], k8s.Finding] = {}
     good: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    if len({table.role for table in lines.roles}) < len(lines.roles):
+    if not k8s.distinct_roles(lines):
         # two roles of one name (rule 1 refuses it): their commands are planned as one role's
         for chosen in lines.offered:
             roles = by_role(lines.commands(chosen))
@@ -559,9 +559,7 @@ def _findings_of_target(
             continue
         for index, table in enumerate(lines.roles):
             if index not in made:
-                commands = table.commands(chosen)
-                (plan,) = k8s.plans([(table.role, commands)], nodes, router)
-                made[index] = (commands, plan)
+                made[index] = k8s.planned_role(table, chosen, nodes, router)
         parts = [made[index] for index in range(len(lines.roles))]
         roles = [(table.role, list(commands)) for table, (commands, _plan) in zip(lines.roles, parts, strict=True)]
         record(found, good, key, where, roles, [plan for _commands, plan in parts], router)

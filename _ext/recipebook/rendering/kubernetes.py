@@ -2011,6 +2011,21 @@ def plan_lines(table: RoleTable) -> tuple[int, int]:
 Made = dict[int, tuple[tuple[Command, ...], RolePlan]]
 
 
+def distinct_roles(table: Table) -> bool:
+    """Whether a table's roles have distinct names, as ``selection_keys`` needs (two roles of one
+    name, which rule 1 refuses, are planned as one role's commands, selection by selection)."""
+    return len({role.role for role in table.roles}) == len(table.roles)
+
+
+def planned_role(
+    role: RoleTable, chosen: Sequence[int], nodes: Mapping[str, int], router: Router | None
+) -> tuple[tuple[Command, ...], RolePlan]:
+    """A role's commands at a selection, and its plan made from them alone."""
+    commands = role.commands(chosen)
+    (plan,) = plans([(role.role, commands)], nodes, router)
+    return commands, plan
+
+
 def selection_keys(
     table: Table, nodes: Mapping[str, int], router: Router | None
 ) -> Iterator[tuple[tuple[int, ...], tuple[Any, ...], Made]]:
@@ -2030,10 +2045,8 @@ def selection_keys(
             shown = (index, env_shown & env_reads, arg_shown & arg_reads)
             role_key = keys.get(shown)
             if role_key is None:
-                commands = role.commands(chosen)
-                (plan,) = plans([(role.role, commands)], nodes, router)
-                made[index] = (commands, plan)
-                role_key = keys[shown] = plan_key(plan)
+                made[index] = planned_role(role, chosen, nodes, router)
+                role_key = keys[shown] = plan_key(made[index][1])
             key.append(role_key)
         yield chosen, tuple(key), made
 
@@ -2084,7 +2097,7 @@ def variants(
     router = router_of(router_steps)
     bits: dict[tuple[Any, ...], int] = {}
     first: dict[tuple[Any, ...], Sequence[Command]] = {}
-    if len({role.role for role in table.roles}) < len(table.roles):
+    if not distinct_roles(table):
         # two roles of one name (rule 1 refuses it): their commands are planned as one role's
         for bit, chosen in enumerate(table.offered):
             commands = table.commands(chosen)
@@ -2096,6 +2109,18 @@ def variants(
             bits[key] = bits.get(key, 0) | 1 << bit
             if key not in first:
                 first[key] = table.commands(chosen)
+    return skeleton_sets(where, bits, first, nodes, router_steps)
+
+
+def skeleton_sets(
+    where: Where,
+    bits: Mapping[tuple[Any, ...], int],
+    first: Mapping[tuple[Any, ...], Sequence[Command]],
+    nodes: Mapping[str, int],
+    router_steps: Sequence[str],
+) -> list[tuple[int, dict[str, dict[str, str]]]]:
+    """The skeleton files in each NPU mode of each plan key's first commands (``first``), each
+    with the selections (``bits``) of every key whose files are the same text."""
     merged: dict[tuple[Any, ...], int] = {}
     rendered: dict[tuple[Any, ...], dict[str, dict[str, str]]] = {}
     for key, set_bits in bits.items():
