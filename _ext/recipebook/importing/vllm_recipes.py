@@ -440,7 +440,12 @@ def render(plan: Plan, selection: Mapping[str, str], recipe: Json, checkout: Che
     if plan.omni:
         server = syn.resolve_omni_command(recipe, plan.variant, plan.omni_task, plan.hardware, checkout.taxonomy)
         return {"main": lines_of(server)}
-    return _heads(syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy))
+    return _heads(_resolved(plan, selection, recipe, checkout))
+
+
+def _resolved(plan: Plan, selection: Mapping[str, str], recipe: Json, checkout: Checkout) -> syn.Rendered:
+    """What their rules run for a selection of a plan that is not omni (resolveCommand)."""
+    return syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy)
 
 
 def _heads(rendered: syn.Rendered) -> dict[str, Lines]:
@@ -460,7 +465,7 @@ def render_followers(
     """Each role's followers' lines for a selection (a server across nodes: node 1, 2, ...)."""
     if plan.omni:
         return {}
-    return _followers(syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy))
+    return _followers(_resolved(plan, selection, recipe, checkout))
 
 
 def _followers(rendered: syn.Rendered) -> dict[str, list[Lines]]:
@@ -924,11 +929,7 @@ def _verify(
         seen.add(key)
         # their commands for the selection, worked out once (render, render_followers and the
         # router read the same resolveCommand)
-        rendered = (
-            None
-            if plan.omni
-            else syn.resolve_command(recipe, _choose(plan, selection), checkout.strategies, checkout.taxonomy)
-        )
+        rendered = None if plan.omni else _resolved(plan, selection, recipe, checkout)
         theirs = render(plan, selection, recipe, checkout) if rendered is None else _heads(rendered)
         ours = _compose(base, axes, deltas, selection)
         if _commands(theirs) != _commands(ours):
