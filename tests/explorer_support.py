@@ -1,12 +1,53 @@
-"""Shared by the tests that drive the explorer in Chromium: find a grid, open the tabs that hold
-it, pick a value as a reader clicks it, whether the explorer's CSS hides an element at a selection
-(browser, site, adapter and engine tests use them)."""
+"""Shared by the tests that drive the explorer in Chromium: find a grid, the tabs that hold it
+and the grids behind closed tabs, open them, pick a value as a reader clicks it, copy with a
+grid's buttons, whether the explorer's CSS hides an element at a selection (browser, judges,
+site, adapter and engine tests use them)."""
 
 from __future__ import annotations
 
 import re
 
 from recipebook import expand
+
+# The labels of the sphinx-design tabs that hold a grid, outermost first (a panel's label
+# is the element before it).
+TAB_LABELS = """gid => {
+  const out = [];
+  for (let node = document.getElementById(gid); node; node = node.parentElement) {
+    if (node.classList && node.classList.contains('sd-tab-content')) out.unshift(node.previousElementSibling.htmlFor);
+  }
+  return out;
+}"""
+
+# The grids a page does not show until their tabs are opened (eval_on_selector_all of form.rb-grid).
+HIDDEN_GRIDS = "forms => forms.filter(f => !f.checkVisibility()).map(f => f.id)"
+
+# Click the copy buttons of a grid (by index, each with the rank to pick first, or null) and
+# read back what each put on the clipboard: once the button says it has copied (the page marks
+# it rb-done when the clipboard has taken the text, rb-copy-failed when it has not), the
+# clipboard is read, once; null when the button says it could not, or says nothing in 4 s.
+COPY = """async ([gid, which]) => {
+  const out = [];
+  const buttons = document.getElementById(gid).querySelectorAll('.rb-cmds .rb-copy');
+  const over = button => button.classList.contains('rb-done') || button.classList.contains('rb-copy-failed');
+  const answered = button => new Promise(resolve => {
+    const observer = new MutationObserver(() => { if (over(button)) { observer.disconnect(); resolve(); } });
+    observer.observe(button, {attributes: true, attributeFilter: ['class']});
+    setTimeout(() => { observer.disconnect(); resolve(); }, 4000);
+  });
+  for (const [index, rank] of which) {
+    const button = buttons[index];
+    if (rank !== null) {
+      button.closest('.rb-role').querySelectorAll('.rb-ranks input[type=radio]')[rank].checked = true;
+    }
+    button.classList.remove('rb-done', 'rb-copy-failed');
+    const answer = answered(button);
+    button.click();
+    await answer;
+    out.push(button.classList.contains('rb-done') ? await navigator.clipboard.readText() : null);
+  }
+  return out;
+}"""
 
 
 def grid_id(page, strategy: str, target: str) -> str:
@@ -15,12 +56,7 @@ def grid_id(page, strategy: str, target: str) -> str:
 
 def open_tabs(page, gid: str) -> None:
     """Click the strategy and target tabs that hold a grid, as a reader would."""
-    for input_id in page.eval_on_selector(
-        f"#{gid}",
-        """g => { const out = []; for (let n = g; n; n = n.parentElement) {
-                 if (n.classList && n.classList.contains('sd-tab-content')) out.unshift(n.previousElementSibling.htmlFor); }
-                 return out; }""",
-    ):
+    for input_id in page.evaluate(TAB_LABELS, gid):
         page.click(f'label[for="{input_id}"]')  # a tab's label comes just before its panel
 
 

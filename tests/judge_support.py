@@ -136,17 +136,6 @@ def walked(name: str) -> dict[tuple[str, str], list[dict]]:
     return sample
 
 
-# The labels of the sphinx-design tabs that hold a grid, outermost first (a panel's label
-# is the element before it).
-TAB_LABELS = """gid => {
-  const out = [];
-  for (let node = document.getElementById(gid); node; node = node.parentElement) {
-    if (node.classList && node.classList.contains('sd-tab-content')) out.unshift(node.previousElementSibling.htmlFor);
-  }
-  return out;
-}"""
-
-
 # Every server command a grid shows, role by role and, for a role with ranks, rank by rank:
 # each rank is picked on the role's rank picker and its block read (innerText leaves out what
 # the stylesheet hides, as a reader's copy does); the picker is left as it was.

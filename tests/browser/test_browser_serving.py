@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 import recipebook
 from browser_support import open_page
 from conftest import _QuietHandler
-from explorer_support import hidden, hides
+from explorer_support import COPY, hidden, hides
 from recipe_support import SHIPPED, recipe_names
 from recipebook.expanding import client
 from recipebook.expanding.expansion import neutral_value, offered
@@ -200,27 +200,6 @@ def open_all_tabs(page) -> None:
     page.add_style_tag(content=".sd-tab-content{display:block!important}")
 
 
-# Click the copy button of each role's code block (ids GID-cN) and read back what it put on the
-# clipboard, once the button says it has (rb-done), or null when it says it could not.
-COPY_ROLES = """async ([gid, count]) => {
-  const out = [];
-  for (let n = 0; n < count; n++) {
-    const button = document.getElementById(gid + '-c' + n).closest('.rb-code').querySelector('.rb-copy');
-    button.classList.remove('rb-done', 'rb-copy-failed');
-    const answered = new Promise(resolve => {
-      const observer = new MutationObserver(() => {
-        if (button.matches('.rb-done, .rb-copy-failed')) { observer.disconnect(); resolve(); }
-      });
-      observer.observe(button, {attributes: true, attributeFilter: ['class']});
-    });
-    button.click();
-    await answered;
-    out.push(button.classList.contains('rb-done') ? await navigator.clipboard.readText() : null);
-  }
-  return out;
-}"""
-
-
 @browser_mark
 def test_change_marks_in_chromium(browser, server):
     """With the switch on, every selection shows its marks; and a copy of each role's block at a
@@ -254,7 +233,7 @@ def test_change_marks_in_chromium(browser, server):
                 assert got == want, (name, strategy.slug, target.target, selection)
                 if not copied and any(added or removed for added, removed in want):
                     commands = first_commands(expand_selection(rec, strategy, target, selection, MEMO))
-                    texts = page.evaluate(COPY_ROLES, [gid, len(want)])
+                    texts = page.evaluate(COPY, [gid, [[n, None] for n in range(len(want))]])  # each role's
                     assert texts == [c.shell for c in commands], (name, strategy.slug, target.target, selection)
                     copied = True
             assert copied, (name, strategy.slug, target.target)  # some selection marks lines

@@ -14,7 +14,8 @@ import re
 import pytest
 
 from browser_support import open_page, settle
-from judge_support import TAB_LABELS, node_tool, reader_pages
+from explorer_support import HIDDEN_GRIDS, TAB_LABELS
+from judge_support import node_tool, reader_pages
 
 pytestmark = pytest.mark.browser
 BAR = ("serious", "critical")
@@ -56,8 +57,6 @@ def _without_scripts(route) -> None:
 # The colour transitions a change of scheme starts (tab labels ease their colour) have ended.
 TRANSITIONS_DONE = "() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)))"
 
-HIDDEN = "forms => forms.filter(f => !f.checkVisibility()).map(f => f.id)"
-
 # light: every rule; dark: the rules a colour scheme can change (contrast)
 SCHEMES = (("light", None), ("dark", ["color-contrast", "link-in-text-block"]))
 
@@ -85,7 +84,7 @@ def test_no_serious_or_critical_violation_on_any_page(browser, server, site, axe
             schemes_seen.add(page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches"))
             found += _judge(page, f"{scheme} {rel}", None, rules)
             # then the grids behind closed tabs (the page's run has judged the one shown)
-            grids = page.eval_on_selector_all("form.rb-grid", HIDDEN) if "/recipes/" in rel else []
+            grids = page.eval_on_selector_all("form.rb-grid", HIDDEN_GRIDS) if "/recipes/" in rel else []
             for gid in grids:
                 for input_id in page.evaluate(TAB_LABELS, gid):
                     page.click(f'label[for="{input_id}"]')

@@ -25,10 +25,10 @@ from urllib.parse import urlencode
 import pytest
 
 from browser_support import open_page, settle
+from explorer_support import COPY, HIDDEN_GRIDS, TAB_LABELS, grid_id, open_tabs
 from judge_support import (
     LANGUAGES,
     SHOWN_COMMANDS,
-    TAB_LABELS,
     commands_of,
     engine_expand,
     grids_of,
@@ -73,34 +73,6 @@ CHOOSE = """([gid, wanted]) => {
   }
 }"""
 
-# Click the copy buttons of a grid (by index, each with the rank to pick first, or null) and
-# read back what each put on the clipboard: once the button says it has copied (the page marks
-# it rb-done when the clipboard has taken the text, rb-copy-failed when it has not), the
-# clipboard is read, once.
-COPY = """async ([gid, which]) => {
-  const out = [];
-  const buttons = document.getElementById(gid).querySelectorAll('.rb-cmds .rb-copy');
-  const over = button => button.classList.contains('rb-done') || button.classList.contains('rb-copy-failed');
-  const answered = button => new Promise(resolve => {
-    const observer = new MutationObserver(() => { if (over(button)) { observer.disconnect(); resolve(); } });
-    observer.observe(button, {attributes: true, attributeFilter: ['class']});
-    setTimeout(() => { observer.disconnect(); resolve(); }, 4000);
-  });
-  for (const [index, rank] of which) {
-    const button = buttons[index];
-    if (rank !== null) {
-      button.closest('.rb-role').querySelectorAll('.rb-ranks input[type=radio]')[rank].checked = true;
-    }
-    button.classList.remove('rb-done', 'rb-copy-failed');
-    const answer = answered(button);
-    button.click();
-    await answer;
-    out.push(button.classList.contains('rb-done') ? await navigator.clipboard.readText() : null);
-  }
-  return out;
-}"""
-
-
 # The walk of one grid in one round trip: for each step, choose its selection as a reader does
 # (CHOOSE), read the grid back (READ_GRID), then try the copy buttons it names (COPY).
 WALK = (
@@ -134,16 +106,6 @@ def buttons_of(entry: dict) -> list[tuple[int, int | None]]:
         out += [(r, k if several else None) for k in range(len(role["commands"]))]
     out += [(len(entry["roles"]) + j, None) for j in range(len(entry["router"]))]
     return out
-
-
-def grid_id(page, strategy: str, target: str) -> str:
-    return page.eval_on_selector(f'form.rb-grid[data-strategy="{strategy}"][data-target="{target}"]', "f => f.id")
-
-
-def open_tabs(page, gid: str) -> None:
-    """Click the strategy and target tabs that hold a grid, as a reader would."""
-    for input_id in page.evaluate(TAB_LABELS, gid):
-        page.click(f'label[for="{input_id}"]')
 
 
 def fragment(strategy: str, target: str, selection: dict[str, str]) -> str:
@@ -384,9 +346,6 @@ OVERFLOW = """() => {
   return {scroll: document.documentElement.scrollWidth, inner: innerWidth, cut: out.slice(0, 5)};
 }"""
 
-
-# The grids a page does not show until their tabs are opened.
-HIDDEN_GRIDS = "forms => forms.filter(f => !f.checkVisibility()).map(f => f.id)"
 
 # Open the tabs that hold a grid by a click on each one's label, in the page (what the click shows
 # is measured here; the tabs' answer to a reader's own clicks and keys is judged above).
