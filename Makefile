@@ -25,7 +25,7 @@ REPOSITORY_URL ?=
 arg = '$(subst ','\'',$($(1)))'
 SITEOPTS = $(if $(SITE_URL),-D recipebook_site_url=$(call arg,SITE_URL)) $(if $(REPOSITORY_URL),-D recipebook_repository_url=$(call arg,REPOSITORY_URL))
 
-.PHONY: html html-en html-ko livehtml test test-js test-python test-batch system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
+.PHONY: catalogs html html-en html-ko livehtml test test-js test-python test-batch system validate lint bench search-report clean venv recipe-page gettext intl-update intl-stats vocabulary drift crosscheck routerchart
 
 venv: $(STAMP)
 
@@ -56,15 +56,33 @@ VERDICTS   = $(abspath $(BUILD))/verdicts
 # only if it changed since it was last checked and compiled (its stamp: po_check.py).
 LOCALEDIR ?= locale
 CATALOGS   = $(BIN)/python -m recipebook_sphinx.i18n --compile $(LOCALEDIR)
-html: $(STAMP)
+# The check runs only when what it reads differs from what last passed it, so an unchanged
+# project's make html starts no Python for it: what it reads is hashed when make starts (a few
+# milliseconds of find and sha256sum: every entry of the locale folder by its kind and name, each
+# file's bytes, a link followed; the checker's code; conf.py, the site's MyST extensions), and a
+# check that passes leaves a stamp named by the hash of the folder as it left it (its .mo
+# written); the installed parsers are $(STAMP)'s. The hash is by content, not by time: a catalog
+# edited in the same clock tick as a stamp is still seen.
+CATALOGS_KEY = { (cd $(LOCALEDIR) && find -L . -mindepth 1 -not -name '.*' \( -type f -exec sha256sum {} + -o -printf '%y %p\n' \)) 2>&1; \
+	find _ext/recipebook _ext/recipebook_sphinx -name '*.py' -exec sha256sum {} +; sha256sum conf.py; } | sha256sum | cut -c1-32
+# (hashed only for a goal that checks the catalogs)
+ifneq ($(filter catalogs html $(if $(RECIPE_VERDICTS),,html-%),$(MAKECMDGOALS)),)
+CATALOGS_CHECKED := $(LOCALEDIR)/.catalogs-$(shell $(CATALOGS_KEY)).checked
+endif
+$(CATALOGS_CHECKED): $(STAMP)
 	@$(CATALOGS)
+	@rm -f $(LOCALEDIR)/.catalogs-*.checked; touch $(LOCALEDIR)/.catalogs-$$($(CATALOGS_KEY)).checked
+
+# the catalogs checked and compiled, as make html does first (and nothing else)
+catalogs: $(STAMP) $(CATALOGS_CHECKED)
+
+html: $(STAMP) $(CATALOGS_CHECKED)
 	@mkdir -p $(BUILD); status=0; \
 	$(BIN)/python -m recipebook validate $(if $(STRICT),--strict) --verdicts $(VERDICTS) $(filter-out %/schema.json,$(wildcard $(RECIPES)/*.json)) >$(BUILD)/validate.out 2>$(BUILD)/validate.err || status=1; \
 	$(MAKE) --no-print-directory -j$(LANGUAGE_JOBS) $(addprefix html-,$(LANGUAGES)) LANGUAGES='$(LANGUAGES)' RECIPE_PROBLEMS=fail RECIPE_VERDICTS=$(VERDICTS) || status=$$?; \
 	cat $(BUILD)/validate.out; cat $(BUILD)/validate.err >&2; exit $$status
 
-$(addprefix html-,$(LANGUAGES)): html-%: $(STAMP)
-	@$(if $(RECIPE_VERDICTS),,$(CATALOGS))
+$(addprefix html-,$(LANGUAGES)): html-%: $(STAMP) $(if $(RECIPE_VERDICTS),,$(CATALOGS_CHECKED))
 	$(SPHINXBUILD) -b html -d $(BUILD)/doctrees/$* -D language=$* $(SITEOPTS) $(if $(RECIPE_PROBLEMS),-D recipebook_problems=$(RECIPE_PROBLEMS)) $(if $(RECIPE_VERDICTS),-D recipebook_verdicts=$(RECIPE_VERDICTS)) $(SOURCEDIR) $(BUILD)/html/$*
 
 livehtml: $(STAMP)

@@ -5,6 +5,7 @@ and no traceback; JSON in inline scripts cannot close the script."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -347,6 +348,52 @@ def test_a_stamp_never_hides_a_problem_or_keeps_a_changed_compiled_catalog(tmp_p
     seen.clear()
     assert po_check.compile_language([locale], "ko", extensions=frozenset({"colon_fence"})) == []
     assert sorted(seen) == ["index.po", "recipes.po"]
+
+
+def _make_catalogs(locale: Path, *options: str) -> subprocess.CompletedProcess:
+    """`make catalogs` (make html's first step) on a locale folder; with -q, make only says whether
+    it would run the check (1) or has nothing to run (0: no Python starts)."""
+    return subprocess.run(
+        ["make", "--no-print-directory", *options, "catalogs", f"LOCALEDIR={locale}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+    )
+
+
+def test_make_checks_the_catalogs_again_only_when_what_they_are_checked_with_changed(tmp_path):
+    """make html checks the catalogs first only when what the check reads differs from what last
+    passed it: by content, not by time (an edit of the same size with the old time is seen), a
+    compiled catalog missing, a file added beside the catalogs; a refused check leaves no stamp."""
+    locale = _locale(tmp_path)
+    messages = locale / "ko" / "LC_MESSAGES"
+    index = messages / "index.po"
+    assert _make_catalogs(locale, "-q").returncode == 1  # never checked
+    assert _make_catalogs(locale).returncode == 0 and (messages / "index.mo").exists()
+    assert _make_catalogs(locale, "-q").returncode == 0  # unchanged: nothing to run
+    times = index.stat()
+    index.write_text(GOOD.replace("레시피", "<b>레시피</b>"), encoding="utf-8")
+    refused = _make_catalogs(locale)
+    assert refused.returncode != 0 and "index.po:7: msgstr: the translation has HTML" in refused.stderr
+    assert _make_catalogs(locale, "-q").returncode == 1  # refused: checked again next time
+    # an edit of the same size, its file's time put back
+    index.write_text(GOOD.replace("레시피", "피시레"), encoding="utf-8")
+    os.utime(index, ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert _make_catalogs(locale, "-q").returncode == 1
+    index.write_text(GOOD, encoding="utf-8")
+    assert _make_catalogs(locale, "-q").returncode == 0  # as it passed
+    # a compiled catalog missing; a file added beside the catalogs (refused), then removed
+    (messages / "recipes.mo").unlink()
+    assert _make_catalogs(locale, "-q").returncode == 1
+    (messages / "sphinx.js").write_text("", encoding="utf-8")
+    refused = _make_catalogs(locale)
+    assert refused.returncode != 0 and "sphinx.js:1: Sphinx would copy this file" in refused.stderr
+    (messages / "sphinx.js").unlink()
+    assert _make_catalogs(locale).returncode == 0 and (messages / "recipes.mo").exists()
+    assert _make_catalogs(locale, "-q").returncode == 0
+    assert len(list(locale.glob(".catalogs-*.checked"))) == 1  # one stamp: the last that passed
 
 
 def test_a_catalog_that_is_a_link_is_checked_every_time(tmp_path, monkeypatch):
