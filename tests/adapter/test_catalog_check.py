@@ -348,6 +348,16 @@ def test_a_stamp_never_hides_a_problem_or_keeps_a_changed_compiled_catalog(tmp_p
     seen.clear()
     assert po_check.compile_language([locale], "ko", extensions=frozenset({"colon_fence"})) == []
     assert sorted(seen) == ["index.po", "recipes.po"]
+    # the site's builds and a test root's (other extensions) take turns: each check is kept
+    seen.clear()
+    for extensions in (None, frozenset({"colon_fence"})) * 2:  # (None: the site's)
+        assert po_check.compile_language([locale], "ko", extensions=extensions) == []
+    assert seen == []
+    # one catalog edited: its stamp's other keys go with its old compiled catalog
+    (messages / "index.po").write_text(GOOD.replace("레시피", "레시피 목록"), encoding="utf-8")
+    assert po_check.compile_language([locale], "ko") == []
+    assert po_check.compile_language([locale], "ko", extensions=frozenset({"colon_fence"})) == []
+    assert seen == ["index.po", "index.po"]
 
 
 def _make_catalogs(locale: Path, *options: str) -> subprocess.CompletedProcess:

@@ -770,26 +770,45 @@ def _stamp_key(path: Path, folder: Path, checker: bytes, extensions: frozenset[s
     return digest.hexdigest()
 
 
-def _stamped(path: Path, key: str) -> bool:
-    """Whether the catalog's stamp holds this key and the hash of the ``.mo`` beside it now."""
-    mo = path.with_suffix(".mo")
+# A stamp holds the hash of the .mo beside it, then the keys of the last checks it passed, newest
+# first: the site's pages and a test root's (other MyST extensions) check the same catalogs with
+# other keys, and a stamp of one key alone had each build that followed the other's check every
+# catalog again (make test's workers alternate them). The compiled catalog is the same for each.
+KEYS_KEPT = 4
+
+
+def _stamp_lines(path: Path) -> list[str]:
+    """The stamp's lines: the .mo's hash, then keys (none if it cannot be read)."""
     try:
-        stamp = _stamp_path(path).read_text(encoding="ascii").split()
-        if not stat.S_ISREG(os.lstat(mo).st_mode):
-            return False
-        return stamp == [key, hashlib.sha256(mo.read_bytes()).hexdigest()]
+        return _stamp_path(path).read_text(encoding="ascii").split()
     except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _stamped(path: Path, key: str) -> bool:
+    """Whether the catalog's stamp holds this key, and the hash of the ``.mo`` beside it now."""
+    mo = path.with_suffix(".mo")
+    stamp = _stamp_lines(path)
+    try:
+        if len(stamp) < 2 or key not in stamp[1:] or not stat.S_ISREG(os.lstat(mo).st_mode):
+            return False
+        return stamp[0] == hashlib.sha256(mo.read_bytes()).hexdigest()
+    except OSError:
         return False
 
 
 def _stamp(path: Path, key: str) -> None:
     """Write the stamp of a catalog just checked and compiled (replaced whole: a build reading it
-    meanwhile sees the old stamp or the new one)."""
+    meanwhile sees the old stamp or the new one), with the other keys of its stamp when that
+    stamp was of the same compiled catalog."""
     mo = hashlib.sha256(path.with_suffix(".mo").read_bytes()).hexdigest()
+    before = _stamp_lines(path)
+    kept = [k for k in before[1:] if k != key] if before[:1] == [mo] else []
+    keys = [key, *kept][:KEYS_KEPT]
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.checked.", suffix=".part")
     try:
         with os.fdopen(handle, "w", encoding="ascii") as out:
-            out.write(f"{key}\n{mo}\n")
+            out.write("\n".join([mo, *keys]) + "\n")
         os.replace(temporary, _stamp_path(path))
     except OSError:
         Path(temporary).unlink(missing_ok=True)
