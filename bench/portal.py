@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 SHIPPED = {"aggregated": "gpt-oss-120b", "disaggregated": "A.X-K2"}
 IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "node_modules", "_build", "__pycache__", "*.mo", ".pytest_cache", ".crosscheck", "tests"
+    ".git", ".venv", "node_modules", "_build", "__pycache__", ".pytest_cache", ".crosscheck", "tests"
 )
 
 # (publisher, name pattern with {size}, sizes, family words a reader types)

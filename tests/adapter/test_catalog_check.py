@@ -223,6 +223,8 @@ def _break(path: Path, replacements: dict[str, str]) -> dict[str, int]:
 def test_a_korean_build_with_broken_catalogs_stops_with_each_problem_and_no_traceback(tmp_path):
     project = copy_project(tmp_path / "project")
     catalog = project / "locale/ko/LC_MESSAGES/recipebook.po"
+    compiled = catalog.with_suffix(".mo")
+    before = compiled.read_bytes() if compiled.exists() else None  # (the copy's, as the checkout left it)
     lines = _break(
         catalog,
         {
@@ -248,7 +250,7 @@ def test_a_korean_build_with_broken_catalogs_stops_with_each_problem_and_no_trac
         ),
     ]
     assert "4 problem(s) in the translation catalogs; the build stops before it reads them" in result.stderr
-    assert not (project / "locale/ko/LC_MESSAGES/recipebook.mo").exists()  # never compiled
+    assert (compiled.read_bytes() if compiled.exists() else None) == before  # the broken catalog never compiled
     assert not (tmp_path / "out").exists()  # nothing written: refused when the extension loads
 
     # the English build reads the Korean catalogs too (its landing page names each language in its
