@@ -66,7 +66,7 @@ CATALOGS   = $(BIN)/python -m recipebook_sphinx.i18n --compile $(LOCALEDIR)
 CATALOGS_KEY = { (cd $(LOCALEDIR) && find -L . -mindepth 1 -not -name '.*' \( -type f -exec sha256sum {} + -o -printf '%y %p\n' \)) 2>&1; \
 	find _ext/recipebook _ext/recipebook_sphinx -name '*.py' -exec sha256sum {} +; sha256sum conf.py; } | sha256sum | cut -c1-32
 # (hashed only for a goal that checks the catalogs)
-ifneq ($(filter catalogs html $(if $(RECIPE_VERDICTS),,html-%),$(MAKECMDGOALS)),)
+ifneq ($(filter catalogs html test-python $(if $(RECIPE_VERDICTS),,html-%),$(MAKECMDGOALS)),)
 CATALOGS_CHECKED := $(LOCALEDIR)/.catalogs-$(shell $(CATALOGS_KEY)).checked
 endif
 $(CATALOGS_CHECKED): $(STAMP)
@@ -148,7 +148,9 @@ test: system $(STAMP) node_modules/.installed
 test-js: node_modules/.installed
 	npm --silent test
 
-test-python: $(STAMP)
+# (the checkout's catalogs checked and compiled first, once, when they changed: the suite's builds and
+# its copies of the project then find them compiled, and stamped, instead of each doing it)
+test-python: $(STAMP) $(CATALOGS_CHECKED)
 	+$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # `make test` in a temporary copy of the project with the recipes of tests/batch added (their
