@@ -364,9 +364,10 @@ def test_a_stamp_never_hides_a_problem_or_keeps_a_changed_compiled_catalog(tmp_p
 
 def _make_catalogs(locale: Path, *options: str) -> subprocess.CompletedProcess:
     """`make catalogs` (make html's first step) on a locale folder; with -q, make only says whether
-    it would run the check (1) or has nothing to run (0: no Python starts)."""
+    it would run the check (1) or has nothing to run (0: no Python starts). (LANGUAGES given: make
+    does not read conf.py for them.)"""
     return subprocess.run(
-        ["make", "--no-print-directory", *options, "catalogs", f"LOCALEDIR={locale}"],
+        ["make", "--no-print-directory", *options, "catalogs", f"LOCALEDIR={locale}", "LANGUAGES=ko"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -378,32 +379,41 @@ def _make_catalogs(locale: Path, *options: str) -> subprocess.CompletedProcess:
 def test_make_checks_the_catalogs_again_only_when_what_they_are_checked_with_changed(tmp_path):
     """make html checks the catalogs first only when what the check reads differs from what last
     passed it: by content, not by time (an edit of the same size with the old time is seen), a
-    compiled catalog missing, a file added beside the catalogs; a refused check leaves no stamp."""
+    compiled catalog missing, a file added beside the catalogs; a refused check leaves no stamp.
+    (make -q answers without running anything: each change is shown so, and the check runs three
+    times.)"""
     locale = _locale(tmp_path)
     messages = locale / "ko" / "LC_MESSAGES"
     index = messages / "index.po"
     assert _make_catalogs(locale, "-q").returncode == 1  # never checked
     assert _make_catalogs(locale).returncode == 0 and (messages / "index.mo").exists()
     assert _make_catalogs(locale, "-q").returncode == 0  # unchanged: nothing to run
-    times = index.stat()
-    index.write_text(GOOD.replace("레시피", "<b>레시피</b>"), encoding="utf-8")
-    refused = _make_catalogs(locale)
-    assert refused.returncode != 0 and "index.po:7: msgstr: the translation has HTML" in refused.stderr
-    assert _make_catalogs(locale, "-q").returncode == 1  # refused: checked again next time
     # an edit of the same size, its file's time put back
+    times = index.stat()
     index.write_text(GOOD.replace("레시피", "피시레"), encoding="utf-8")
     os.utime(index, ns=(times.st_atime_ns, times.st_mtime_ns))
     assert _make_catalogs(locale, "-q").returncode == 1
     index.write_text(GOOD, encoding="utf-8")
     assert _make_catalogs(locale, "-q").returncode == 0  # as it passed
-    # a compiled catalog missing; a file added beside the catalogs (refused), then removed
+    # a compiled catalog missing
+    compiled = (messages / "recipes.mo").read_bytes()
     (messages / "recipes.mo").unlink()
     assert _make_catalogs(locale, "-q").returncode == 1
+    (messages / "recipes.mo").write_bytes(compiled)
+    assert _make_catalogs(locale, "-q").returncode == 0
+    # a file added beside the catalogs; with a problem in a catalog: both refused, and again next time
     (messages / "sphinx.js").write_text("", encoding="utf-8")
+    assert _make_catalogs(locale, "-q").returncode == 1
+    index.write_text(GOOD.replace("레시피", "<b>레시피</b>"), encoding="utf-8")
     refused = _make_catalogs(locale)
-    assert refused.returncode != 0 and "sphinx.js:1: Sphinx would copy this file" in refused.stderr
+    assert refused.returncode != 0 and "index.po:7: msgstr: the translation has HTML" in refused.stderr
+    assert "sphinx.js:1: Sphinx would copy this file" in refused.stderr
+    assert _make_catalogs(locale, "-q").returncode == 1
+    # fixed, with a compiled catalog missing: checked, compiled, then nothing to run
     (messages / "sphinx.js").unlink()
-    assert _make_catalogs(locale).returncode == 0 and (messages / "recipes.mo").exists()
+    index.write_text(GOOD, encoding="utf-8")
+    (messages / "recipes.mo").unlink()
+    assert _make_catalogs(locale).returncode == 0 and (messages / "recipes.mo").read_bytes() == compiled
     assert _make_catalogs(locale, "-q").returncode == 0
     assert len(list(locale.glob(".catalogs-*.checked"))) == 1  # one stamp: the last that passed
 
