@@ -12,9 +12,12 @@ SPHINXOPTS ?= -j auto
 SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -c $(CONFDIR) $(SPHINXOPTS)
 # The site's facts live in conf.py (recipebook_languages, recipebook_versions); read them from there.
 CONF = $(shell $(PYTHON) -c "import runpy; c = runpy.run_path('conf.py'); print(c['$(1)'] if '$(2)' == '' else c['$(1)']['$(2)'])")
-# (make html gives them to the make that builds each language, which does not read conf.py again)
+# (make html gives them to the make that builds each language, which does not read conf.py again;
+# read only for a goal that builds the languages: a Python started for nothing costs 0.1 s)
 ifneq ($(origin LANGUAGES),command line)
+ifneq ($(filter html html-% search-report,$(MAKECMDGOALS)),)
 LANGUAGES := $(shell $(PYTHON) -c "import runpy; print(*runpy.run_path('conf.py')['recipebook_languages'])")
+endif
 endif
 # Where the portal publishes the site; canonical URLs, hreflang and the sitemap use it.
 SITE_URL ?=
