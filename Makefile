@@ -153,8 +153,12 @@ test-js: node_modules/.installed
 
 # (the checkout's catalogs checked and compiled first, once, when they changed: the suite's builds and
 # its copies of the project then find them compiled, and stamped, instead of each doing it)
+# The suite starts a few hundred Python processes on the same sources: each writes the bytecode it
+# compiles (__pycache__, ignored by git) for the next to read, even where the environment turns
+# that off (PYTHONDONTWRITEBYTECODE=1: every process, and each worker's assertion rewriting of every
+# test module, compiled the sources again; about 1.7 core-s a worker's start alone).
 test-python: $(STAMP) $(CATALOGS_CHECKED)
-	+$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
+	+PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # `make test` in a temporary copy of the project with the recipes of tests/batch added (their
 # pages and Korean entries too): any valid recipe keeps the suite green (tests/batch/run.py).
