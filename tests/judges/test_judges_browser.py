@@ -1,12 +1,17 @@
 """Correctness a reader feels, judged by Debian's Chromium (driven by Playwright).
 
-On every recipe page of both languages, with JavaScript and without:
+On every recipe page, with JavaScript and without:
 
-- every offered selection (judge_support.walked) shows exactly the commands and router
-  steps the engine prints; with JavaScript the URL fragment names the selection, and each
-  copy button puts exactly its text on the clipboard, tried on every distinct text it
-  shows during the walk (a button copies its block's live text, so a text it has copied
-  right once it copies right in any selection);
+- every offered selection (judge_support.walked) of every English page shows exactly the
+  commands and router steps the engine prints; with JavaScript the URL fragment names the
+  selection, and each copy button puts exactly its text on the clipboard, tried on every
+  distinct text it shows during the walk (a button copies its block's live text, so a text it
+  has copied right once it copies right in any selection);
+- a Korean page's explorer is the English one in other words (test_other_languages_explorers_
+  are_the_english_ones_in_other_words, read from the built files), so the English walk's verdict
+  is the Korean page's too; Chromium walks each Korean grid through a few selections that show
+  every value of every axis (judge_support.covering), to prove the Korean page's scripts and
+  stylesheet run;
 - every value of every axis is also chosen once by a real mouse click on its label (English pages);
 - a deep link opens on its selection, and the language switcher keeps it;
 - the keyboard reaches the selectors and changes the selection;
@@ -20,6 +25,8 @@ block: each rank is chosen on its picker in turn and read, so every rank's comma
 
 from __future__ import annotations
 
+import re
+import shutil
 from urllib.parse import urlencode
 
 import pytest
@@ -30,11 +37,13 @@ from judge_support import (
     LANGUAGES,
     SHOWN_COMMANDS,
     commands_of,
+    covering,
     engine_expand,
     grids_of,
     reader_pages,
     recipe_pages,
     router_of,
+    same_explorer,
     walked,
 )
 
@@ -119,6 +128,11 @@ def expected_fragment(strategy: str, target: str, selection: dict[str, str]) -> 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_selection_shows_and_copies_the_engine_commands(browser, server, site, language, javascript):
+    """English pages: every selection judge_support.walked gives. Another language's pages: the
+    few selections of each grid that show every value of every axis (judge_support.covering):
+    its explorer is the English one in other words (proved from the built files by
+    test_other_languages_explorers_are_the_english_ones_in_other_words), so what the English walk
+    saw holds there too, and this walk proves that the page's own scripts and stylesheet run."""
     permissions = ["clipboard-read", "clipboard-write"] if javascript else []
     context = browser.new_context(java_script_enabled=javascript, permissions=permissions)
     page = context.new_page()
@@ -129,7 +143,8 @@ def test_every_selection_shows_and_copies_the_engine_commands(browser, server, s
         if lang != language:
             continue
         open_page(page, f"{server}/{language}/recipes/{name}.html")
-        for (strategy, target), entries in walked(name).items():
+        grids = walked(name) if language == LANGUAGES[0] else {k: covering(e) for k, e in grids_of(name).items()}
+        for (strategy, target), entries in grids.items():
             gid = grid_id(page, strategy, target)
             open_tabs(page, gid)
             # each button is tried on every text it can show (the first selection that shows it)
@@ -160,8 +175,93 @@ def test_every_selection_shows_and_copies_the_engine_commands(browser, server, s
                 checked += 1
     context.close()
     assert not wrong, f"{len(wrong)} finding(s) in {checked} selections:\n" + "\n".join(wrong[:20])
-    assert checked >= 300
-    assert not javascript or len(copied) >= 500
+    if language == LANGUAGES[0]:
+        assert checked >= 300
+        assert not javascript or len(copied) >= 500
+    else:  # every grid of every page, a few selections each; its copy buttons each tried
+        assert checked >= 3 * len(recipe_pages(site)) // len(LANGUAGES)
+        assert not javascript or len(copied) >= 30
+
+
+# A stylesheet rule that reads the page's language (:lang(...)) and what it sets.
+LANGUAGE_RULE = re.compile(r"([^{}]*:lang\([^{}]*)\{([^{}]*)\}")
+# What such a rule may set: where a line breaks and which font draws it, never what is shown.
+LANGUAGE_PROPERTIES = {"word-break", "font-family"}
+
+
+def test_other_languages_explorers_are_the_english_ones_in_other_words(site):
+    """Each recipe page of another language against the English one (judge_support.same_explorer):
+    its explorer (tabs and grids) has the same elements in the same order with the same
+    attributes, ids, classes, for, name, value, data-* and checked states, once the words are set
+    aside (text outside code, translated attributes such as aria-label and title); every code
+    block (pre) and inline stylesheet is equal byte for byte, save the words only a screen reader
+    says (span.rb-sr, which the stylesheet hides, and copies leave out); and both pages load the
+    same stylesheets and scripts, byte-identical files (recipebook.js, recipebook.css, the no-JS
+    stylesheet recipebook-explorer.css, recipebook-files.js, the tabs' and the theme's), except
+    the two Sphinx writes per language, which hold its language code and words.
+
+    Why this proves the English walk's verdict for the other language, so that Chromium walks only
+    a sample of its pages (test_every_selection_shows_and_copies_the_engine_commands): what the
+    walk reads is made from what is compared here, never from the words. Which line of a code
+    block shows is the stylesheet's choice from elements, classes and checked inputs (h-A-V and
+    q-R-K lines against the i-, t- and k- inputs), and the only rules that read the page's
+    language set where lines break and the font (checked below), which innerText does not see (a
+    wrapped line is not a new line); the selection, the URL fragment and each copy come from
+    recipebook.js, which reads ids, classes, data-axis, values, data-strategy/target and the code
+    blocks' own text, all equal here. So a walk of a Korean page sees, in every code block and the
+    fragment, what the English walk sees. test_the_explorer_comparison_sees_one_changed_class_
+    byte_or_file proves the comparison fails on one changed class, command byte or file."""
+    wrong = []
+    names = sorted({name for _language, name in recipe_pages(site)})
+    for language in LANGUAGES[1:]:
+        for name in names:
+            wrong += same_explorer(
+                site / LANGUAGES[0] / "recipes" / f"{name}.html", site / language / "recipes" / f"{name}.html"
+            )
+    rules = 0
+    for stylesheet in sorted(site.rglob("*.css")):
+        for selector, body in LANGUAGE_RULE.findall(stylesheet.read_text(encoding="utf-8")):
+            rules += 1
+            properties = {part.split(":")[0].strip() for part in body.split(";") if part.strip()}
+            if not properties <= LANGUAGE_PROPERTIES:
+                wrong.append(f"{stylesheet}: {selector.strip()} sets {sorted(properties - LANGUAGE_PROPERTIES)}")
+    assert not wrong, "\n".join(wrong)
+    assert names and rules  # pages compared; the Korean rules found (the pattern reads them)
+
+
+def _changed(text: str, old: str, new: str, start: str = "") -> str:
+    """text with the first old after start replaced by new (fails when there is none)."""
+    at = text.index(old, text.index(start))
+    return text[:at] + new + text[at + len(old) :]
+
+
+# One change in a copy of a built Korean page or of a file it loads: (file under the language's
+# tree, what is replaced, by what). The page's changes are in its explorer (after rb-strategies).
+CHANGES = {
+    "unchanged": ("recipes/{name}.html", "", ""),
+    "a line's class": ("recipes/{name}.html", 'class="h-0-0 h-0-2"', 'class="h-0-0 h-0-1"'),
+    "a command byte": ("recipes/{name}.html", "vllm serve ", "vllm  serve "),
+    "a checked input": ("recipes/{name}.html", '" checked>', '">'),
+    "an input's value": ("recipes/{name}.html", 'value="', 'value="x'),
+    "recipebook.js": ("_static/recipebook.js", "rb-copying", "rb-copyinG"),
+    "recipebook.css": ("_static/recipebook.css", "display: none", "display: block"),
+    "the no-JS stylesheet": ("_static/recipebook-explorer.css", "display:none", "display:block"),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_the_explorer_comparison_sees_one_changed_class_byte_or_file(site, tmp_path, change):
+    """same_explorer on a copy of the other language's tree with one change: it finds nothing in
+    the copy as built, and something for each change."""
+    name = recipe_pages(site)[0][1]
+    tree = tmp_path / LANGUAGES[1]
+    shutil.copytree(site / LANGUAGES[1], tree)
+    where, old, new = CHANGES[change]
+    path = tree / where.format(name=name)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(_changed(text, old, new, "rb-strategies" if where.endswith(".html") else ""), encoding="utf-8")
+    found = same_explorer(site / LANGUAGES[0] / "recipes" / f"{name}.html", tree / "recipes" / f"{name}.html")
+    assert bool(found) == (change != "unchanged"), found
 
 
 # The id of each axis's input of each value (a radio button's), or of its one switch (a checkbox's).
