@@ -32,7 +32,7 @@ from urllib.parse import urlencode
 import pytest
 
 from browser_support import open_page, settle
-from explorer_support import COPY, HIDDEN_GRIDS, TAB_LABELS, grid_id, open_tabs
+from explorer_support import COPY, HIDDEN_GRIDS, SHOW_GRID, TAB_LABELS, grid_id, open_tabs
 from judge_support import (
     LANGUAGES,
     SHOWN_COMMANDS,
@@ -445,18 +445,6 @@ OVERFLOW = """() => {
   }
   return {scroll: document.documentElement.scrollWidth, inner: innerWidth, cut: out.slice(0, 5)};
 }"""
-
-
-# Open the tabs that hold a grid by a click on each one's label, in the page (what the click shows
-# is measured here; the tabs' answer to a reader's own clicks and keys is judged above).
-SHOW_GRID = (
-    """gid => {
-  for (const id of ("""
-    + TAB_LABELS
-    + """)(gid)) document.querySelector(`label[for="${id}"]`).click();
-  if (!document.getElementById(gid).checkVisibility()) throw new Error(`#${gid} is still hidden`);
-}"""
-)
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
