@@ -35,6 +35,7 @@ from browser_support import open_page, settle
 from explorer_support import COPY, HIDDEN_GRIDS, SHOW_GRID, TAB_LABELS, grid_id, open_tabs
 from judge_support import (
     LANGUAGES,
+    RECIPES,
     SHOWN_COMMANDS,
     commands_of,
     covering,
@@ -46,6 +47,7 @@ from judge_support import (
     same_explorer,
     walked,
 )
+from recipebook import expand, load
 
 pytestmark = pytest.mark.browser
 
@@ -338,28 +340,34 @@ def _deep_selection(entries: list[dict], default: dict[str, str]) -> dict:
 
 
 def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(browser, server, site):
-    """Every grid's deep link (its selection farthest from the opening one) opened in one language,
-    then the language switched, and switched back: each page a reader reaches shows the
-    selection, and each language's switcher keeps it. The grids start in each language in
-    turn (a deep link opened in English, then in Korean, ...); every grid's link is loaded in
-    both languages and both switchers carry it (three page loads a grid, where a link opened
-    afresh in each language, then switched, took four and two blank pages)."""
+    """Every grid's deep link (its selection farthest from the one the page opens on) opened, the
+    languages taking turns (a link opened in English, the next in Korean, ...): the page shows
+    that grid on that selection and every other grid on the one it opens on. On each recipe
+    page's last grid the language is then switched, and switched back: each page a reader reaches
+    shows the selection, so each language's switcher keeps it.
+
+    Each grid's link is opened in one language: a page's explorer is the English one in other
+    words (test_other_languages_explorers_are_the_english_ones_in_other_words) under the same
+    recipebook.js, which reads a link against ids, data-strategy/target/axis and input values
+    only, so the link opens alike in the other. A switcher carries the fragment as it stands
+    (recipebook.js copies location.hash into the link clicked, whatever it names): one grid's
+    fragment a page proves both switchers carry it, and that a page then opens on any grid's
+    fragment is that grid's link, opened above."""
     context = browser.new_context()
     page = context.new_page()
-    links = 0
-    languages = dict.fromkeys(LANGUAGES, 0)  # how many grids' links were first opened in each language
+    links = switched = 0
+    languages = dict.fromkeys(LANGUAGES, 0)  # how many grids' links were opened in each language
     names = sorted({name for _language, name in recipe_pages(site)})
     for name in names:
+        recipe = load(RECIPES / f"{name}.json")
         grids = grids_of(name)
-        # each grid's opening selection, read in the language the first grid's link is not opened in
-        start = LANGUAGES[(links + 1) % len(LANGUAGES)]
-        open_page(page, f"{server}/{start}/recipes/{name}.html")
-        gids = {key: grid_id(page, *key) for key in grids}
-        defaults = {key: page.evaluate(READ_GRID, gid)["selection"] for key, gid in gids.items()}
-        for (strategy, target), entries in grids.items():
-            gid = gids[(strategy, target)]
+        # each grid's opening selection, as the engine gives it (the page's own is checked on every
+        # load below, for the grids the link does not name)
+        defaults = {key: dict(expand(recipe, *key).selection) for key in grids}
+        for k, ((strategy, target), entries) in enumerate(grids.items()):
             entry = _deep_selection(entries, defaults[(strategy, target)])
             selection = entry["selection"]
+            assert selection != defaults[(strategy, target)], (name, strategy, target)
             # what the engine's own expand command prints for this selection
             assert commands_of(engine_expand(name, strategy, target, selection)) == commands_of(entry)
             first = LANGUAGES[links % len(LANGUAGES)]
@@ -368,21 +376,27 @@ def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(brows
             if page.url.split("#")[0] == link.split("#")[0]:
                 page.goto("about:blank")  # a load of the page, not a move within it
             open_page(page, link)
+            gid = grid_id(page, strategy, target)
             shown = page.evaluate(READ_GRID, gid)
             assert shown["visible"], link
             assert shown["selection"] == selection, link
             assert shown["commands"] == commands_of(entry), link
-            for there in [lang for lang in LANGUAGES if lang != first] + [first]:
-                with page.expect_navigation():
-                    page.click(f'a.rb-lang-link[hreflang="{there}"]')
-                assert page.url.startswith(f"{server}/{there}/recipes/{name}.html#"), page.url
-                shown = page.evaluate(READ_GRID, gid)
-                assert shown["visible"] and shown["selection"] == selection, page.url
-                assert shown["commands"] == commands_of(entry), page.url
+            for key in grids:
+                if key != (strategy, target):
+                    assert page.evaluate(READ_GRID, grid_id(page, *key))["selection"] == defaults[key], (link, key)
+            if k == len(grids) - 1:  # the page's last grid: both switchers carry its fragment
+                for there in [lang for lang in LANGUAGES if lang != first] + [first]:
+                    with page.expect_navigation():
+                        page.click(f'a.rb-lang-link[hreflang="{there}"]')
+                    assert page.url.startswith(f"{server}/{there}/recipes/{name}.html#"), page.url
+                    shown = page.evaluate(READ_GRID, gid)
+                    assert shown["visible"] and shown["selection"] == selection, page.url
+                    assert shown["commands"] == commands_of(entry), page.url
+                switched += 1
             links += 1
     context.close()
-    assert links >= 5
-    assert all(languages.values()), languages  # a link opened first in each language
+    assert links >= 5 and switched == len(names)
+    assert all(languages.values()), languages  # links opened in each language
 
 
 def _tab_until(page, predicate: str, limit: int = 400) -> bool:
