@@ -245,7 +245,10 @@ CHANGES = {
     "a command byte": ("recipes/{name}.html", "vllm serve ", "vllm  serve "),
     "a checked input": ("recipes/{name}.html", '" checked>', '">'),
     "an input's value": ("recipes/{name}.html", 'value="', 'value="x'),
+    "a Kubernetes setting's name": ("recipes/{name}.html", 'data-k8s="namespace"', 'data-k8s="name-space"'),
+    "the API document's link": ("recipes/{name}.html", 'data-base="../../api/', 'data-base="../api/'),
     "recipebook.js": ("_static/recipebook.js", "rb-copying", "rb-copyinG"),
+    "recipebook-files.js": ("_static/recipebook-files.js", "kubernetes", "Kubernetes"),
     "recipebook.css": ("_static/recipebook.css", "display: none", "display: block"),
     "the no-JS stylesheet": ("_static/recipebook-explorer.css", "display:none", "display:block"),
 }
