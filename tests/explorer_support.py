@@ -22,6 +22,18 @@ TAB_LABELS = """gid => {
 # The grids a page does not show until their tabs are opened (eval_on_selector_all of form.rb-grid).
 HIDDEN_GRIDS = "forms => forms.filter(f => !f.checkVisibility()).map(f => f.id)"
 
+# Open the tabs that hold a grid by a click on each one's label, in the page (one round trip; the
+# tabs' answer to a reader's own clicks and keys is judged by open_tabs and
+# test_keyboard_reaches_and_operates_the_selectors); fails when the grid is still hidden.
+SHOW_GRID = (
+    """gid => {
+  for (const id of ("""
+    + TAB_LABELS
+    + """)(gid)) document.querySelector(`label[for="${id}"]`).click();
+  if (!document.getElementById(gid).checkVisibility()) throw new Error(`#${gid} is still hidden`);
+}"""
+)
+
 # Click the copy buttons of a grid (by index, each with the rank to pick first, or null) and
 # read back what each put on the clipboard: once the button says it has copied (the page marks
 # it rb-done when the clipboard has taken the text, rb-copy-failed when it has not), the

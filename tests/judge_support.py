@@ -7,6 +7,7 @@ shellcheck); this module only finds what to hand them.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup, Tag
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"
@@ -136,6 +138,20 @@ def walked(name: str) -> dict[tuple[str, str], list[dict]]:
     return sample
 
 
+def covering(entries: list[dict]) -> list[dict]:
+    """A few selections that together show every value of every axis (a switch's off and on) at
+    least once, in page order: each chosen in turn as the one that shows the most values not shown
+    yet (the first of those in page order)."""
+    every = {pair for entry in entries for pair in entry["selection"].items()}
+    chosen: list[int] = []
+    seen: set[tuple[str, str]] = set()
+    while seen != every:
+        best = max(range(len(entries)), key=lambda i: (len(set(entries[i]["selection"].items()) - seen), -i))
+        chosen.append(best)
+        seen |= set(entries[best]["selection"].items())
+    return [entries[i] for i in sorted(chosen)]
+
+
 # Every server command a grid shows, role by role and, for a role with ranks, rank by rank:
 # each rank is picked on the role's rank picker and its block read (innerText leaves out what
 # the stylesheet hides, as a reader's copy does); the picker is left as it was.
@@ -157,3 +173,95 @@ SHOWN_COMMANDS = """gid => {
   }
   return commands;
 }"""
+
+
+# What a page's explorer is once its words are set aside (same_explorer): the attributes that hold
+# words a reader reads or hears (translated), and the elements compared byte for byte, whole (code
+# a reader copies, scripts, styles), save the words in them that only a screen reader says
+# (span.rb-sr: "added:", "removed:", which the stylesheet hides from sight and from copies).
+# span.rb-nb only keeps a few words on one line (white-space: nowrap): the translation places
+# them in its prose, so outside code they are set aside too.
+WORDS_ATTRIBUTES = frozenset(
+    {"aria-label", "title", "alt", "placeholder", "data-label", "data-done", "data-title", "data-body"}
+    | {"data-words", "data-proxy", "data-one"}  # the Kubernetes panel's sentences
+)
+VERBATIM = frozenset({"pre", "script", "style", "textarea"})
+# The files Sphinx writes per language (its language code and its own translated words).
+LANGUAGE_FILES = frozenset({"documentation_options.js", "translations.js"})
+
+
+def _markup(element: Tag, out: list[str]) -> None:
+    """Every element under element, in document order: its name and attributes (words set
+    aside), a VERBATIM one as its whole serialized HTML; text outside VERBATIM elements left out."""
+    for child in element.children:
+        if not isinstance(child, Tag):
+            continue  # text: words, set aside (in code it is compared with its element, below)
+        if child.name in VERBATIM:
+            whole = copy.copy(child)
+            for said in whole.select("span.rb-sr"):
+                said.string = "(words)"
+            for element in [whole, *whole.find_all(True)]:
+                for key in WORDS_ATTRIBUTES & set(element.attrs):
+                    element[key] = "(words)"
+            out.append(str(whole))
+            continue
+        classes = child.get("class") or []
+        if child.name == "span" and classes == ["rb-nb"]:
+            _markup(child, out)  # a no-break run of prose: its elements count, it does not
+            continue
+        attributes = {key: "(words)" if key in WORDS_ATTRIBUTES else value for key, value in child.attrs.items()}
+        out.append(
+            f"<{child.name} {sorted((k, ' '.join(v) if isinstance(v, list) else v) for k, v in attributes.items())}>"
+        )
+        _markup(child, out)
+        out.append(f"</{child.name}>")
+
+
+def explorer_markup(soup: BeautifulSoup) -> list[str]:
+    """The explorer of a recipe page (.rb-strategies: the strategy and target tabs, every grid)
+    as _markup lists it."""
+    out: list[str] = []
+    for explorer in soup.select(".rb-strategies"):
+        out.append("<explorer>")
+        _markup(explorer, out)
+    return out
+
+
+def _loaded(page: Path, soup: BeautifulSoup) -> list[tuple[str, bytes | None]]:
+    """The stylesheets and scripts a page loads, in its order: (reference, the file's bytes), or
+    (inline style, None); Sphinx's per-language files (LANGUAGE_FILES) left out, and inline scripts
+    (they hold the page's words: window.RB_STRINGS, Sphinx's translations)."""
+    out: list[tuple[str, bytes | None]] = []
+    for element in soup.select('link[rel~="stylesheet"][href], script[src], style'):
+        reference = element.get("href") or element.get("src")
+        if not isinstance(reference, str):
+            out.append((str(element), None))
+            continue
+        path = (page.parent / reference.split("?")[0]).resolve()
+        if path.name not in LANGUAGE_FILES:
+            out.append((reference, path.read_bytes() if "://" not in reference else None))
+    return out
+
+
+def same_explorer(english: Path, other: Path) -> list[str]:
+    """How a recipe page in another language differs from the English one in what its explorer
+    does (nothing, when the list is empty): the explorer's markup with the words set aside
+    (explorer_markup), every code block and inline stylesheet byte for byte, and every stylesheet
+    and script both load, by reference and by content."""
+    pages = {path: BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser") for path in (english, other)}
+    found = []
+    a, b = (explorer_markup(pages[path]) for path in (english, other))
+    if not a:
+        found.append(f"{english}: no explorer")
+    if a != b:
+        at = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        found.append(f"{other}: the explorer differs at element {at}: {a[at : at + 1]} != {b[at : at + 1]}"[:2000])
+    loaded = {path: _loaded(path, soup) for path, soup in pages.items()}
+    if [ref for ref, _ in loaded[english]] != [ref for ref, _ in loaded[other]]:
+        found.append(
+            f"{other}: loads {[r for r, _ in loaded[other]]}, the English page {[r for r, _ in loaded[english]]}"
+        )
+    for (ref, x), (_ref, y) in zip(loaded[english], loaded[other], strict=False):
+        if x != y:
+            found.append(f"{other}: {ref} differs from the English page's")
+    return found

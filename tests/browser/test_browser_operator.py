@@ -68,26 +68,104 @@ def page_at(browser):
         context.close()
 
 
+# Where a deep link's grid and the strategy tabs land, read at once after the page has settled.
+LANDING = """([s, t]) => {
+  const grid = [...document.querySelectorAll('form.rb-grid')]
+    .find(g => g.dataset.strategy === s && g.dataset.target === t);
+  const tabs = grid.closest('.rb-strategies').getBoundingClientRect();
+  const box = grid.getBoundingClientRect();
+  const header = [...document.querySelectorAll('.mobile-header')].find(h => h.offsetParent);
+  return {gid: grid.id, tabs: tabs.top, grid: box.top, visible: grid.offsetParent !== null,
+          header: header ? header.getBoundingClientRect().bottom : 0,
+          scrollY: scrollY, height: innerHeight, page: document.documentElement.scrollHeight};
+}"""
+
+# At desktop width, the x at which each field of a grid's placeholder panel starts, for the rows
+# whose label fits the label column.
+FIELD_LEFTS = """gid => [...document.getElementById(gid).querySelectorAll('.rb-phrow')].map(row => {
+  const label = row.querySelector('label'), input = row.querySelector('input');
+  const fits = label.getBoundingClientRect().width <= parseFloat(getComputedStyle(label).minWidth) + 0.5;
+  return fits ? Math.round(input.getBoundingClientRect().left) : null;
+}).filter(x => x !== null)"""
+
+# Each shown code block's text-indent and left padding, and the left edges of the first one's lines.
+HANGING = """() => {
+  const shown = [...document.querySelectorAll('form.rb-grid pre')].filter(p => p.offsetParent);
+  const range = document.createRange();
+  if (shown.length) range.selectNodeContents(shown[0]);
+  return {indents: shown.map(p => { const s = getComputedStyle(p); return [s.textIndent, s.paddingLeft]; }),
+          offsets: shown.length ? [...range.getClientRects()].map(r => Math.round(r.left)) : []};
+}"""
+
+# The placeholder panel's boxes and message once every field holds a refused value.
+REFUSED_LAYOUT = """gid => {
+  const doc = document.documentElement;
+  const grid = document.getElementById(gid);
+  const boxes = [...grid.querySelectorAll('.rb-phform input, .rb-phform label, .rb-phmsg')]
+    .map(e => e.getBoundingClientRect()).map(b => [b.left, b.right]);
+  const article = document.querySelector('article').getBoundingClientRect();
+  return {scroll: doc.scrollWidth, width: doc.clientWidth, boxes, article: [article.left, article.right],
+          message: grid.querySelector('.rb-phmsg').textContent, invalid:
+            grid.querySelectorAll('.rb-phform input[aria-invalid=true]').length};
+}"""
+
+
+@pytest.fixture(scope="module")
+def deep_links(browser, server):
+    """Every target's deep link opened once per language and width, in one page (a context of its
+    own), and every check that reads a page so opened run on that load, in this order: where the
+    page landed (LANDING); at 1280 px the placeholder fields' left edges (FIELD_LEFTS); at 375 px
+    the code blocks' hanging indents (HANGING); last, as it changes the page, every placeholder
+    field given a refused value and the panel's layout read (REFUSED_LAYOUT; the stored values
+    cleared after). Returns, for a language and width, each target's readings and the page's
+    errors; measured the first time a test asks for that language and width."""
+    measured: dict[tuple[str, int], tuple[list[dict[str, Any]], list[str]]] = {}
+    contexts = []
+
+    def at(language: str, width: int) -> tuple[list[dict[str, Any]], list[str]]:
+        if (language, width) not in measured:
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            contexts.append(context)
+            page = context.new_page()
+            page.set_default_timeout(15000)
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            readings = []
+            for name, target in targets():
+                page.goto(deep_link(server, language, name, target))
+                settle(page)
+                landing = page.evaluate(LANDING, [target.strategy.slug, target.target.target])
+                reading: dict[str, Any] = {"name": name, "target": target, "landing": landing}
+                gid = landing["gid"]
+                if width == 1280 and len(target.placeholders) >= 2:
+                    reading["lefts"] = page.evaluate(FIELD_LEFTS, gid)
+                if width == 375:
+                    reading["hanging"] = page.evaluate(HANGING)
+                if target.placeholders:
+                    inputs = page.locator(f"#{gid} .rb-phform input[type=text]")
+                    reading["fields"] = inputs.count()
+                    for k in range(inputs.count()):
+                        inputs.nth(k).fill("10.0.0.5 x; rm -rf / " + "very-long-value-" * 6)
+                        inputs.nth(k).dispatch_event("change")
+                    settle(page)
+                    reading["refused"] = page.evaluate(REFUSED_LAYOUT, gid)
+                    page.evaluate("() => localStorage.clear()")
+                readings.append(reading)
+            measured[(language, width)] = (readings, errors)
+        return measured[(language, width)]
+
+    yield at
+    for context in contexts:
+        context.close()
+
+
 @pytest.mark.parametrize("width", [1280, 375])
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_deep_link_opens_with_its_explorer_in_view(page_at, server, language, width):
-    page = page_at(width)
-    for name, target in targets():
-        page.goto(deep_link(server, language, name, target))
-        settle(page)
-        where = page.evaluate(
-            """([s, t]) => {
-                 const grid = [...document.querySelectorAll('form.rb-grid')]
-                   .find(g => g.dataset.strategy === s && g.dataset.target === t);
-                 const tabs = grid.closest('.rb-strategies').getBoundingClientRect();
-                 const box = grid.getBoundingClientRect();
-                 const header = [...document.querySelectorAll('.mobile-header')].find(h => h.offsetParent);
-                 return {tabs: tabs.top, grid: box.top, visible: grid.offsetParent !== null,
-                         header: header ? header.getBoundingClientRect().bottom : 0,
-                         scrollY: scrollY, height: innerHeight, page: document.documentElement.scrollHeight};
-               }""",
-            [target.strategy.slug, target.target.target],
-        )
+def test_a_deep_link_opens_with_its_explorer_in_view(deep_links, language, width):
+    readings, errors = deep_links(language, width)
+    assert len(readings) == len(list(targets()))
+    for reading in readings:
+        name, target, where = reading["name"], reading["target"], reading["landing"]
         assert where["visible"], (name, target.strategy.slug)
         assert where["scrollY"] > 0, (name, target.strategy.slug, where)  # the explorer starts below the first screen
         # the strategy tabs at the top of the window, below the theme's sticky header, and the
@@ -95,48 +173,23 @@ def test_a_deep_link_opens_with_its_explorer_in_view(page_at, server, language, 
         top = where["tabs"] - where["header"]
         assert 0 <= top <= 24 or where["scrollY"] >= where["page"] - where["height"] - 2, where
         assert where["grid"] < where["height"], where
-        assert page.errors == []
+    assert errors == []
 
 
 @pytest.mark.parametrize("width", [1280, 375])
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_refused_value_keeps_the_panel_and_the_page_in_place(page_at, server, language, width):
-    page = page_at(width)
-    for name, target in targets():
-        if not target.placeholders:
-            continue
-        page.goto(deep_link(server, language, name, target))
-        settle(page)
-        gid = page.evaluate(
-            """([s, t]) => [...document.querySelectorAll('form.rb-grid')]
-                 .find(g => g.dataset.strategy === s && g.dataset.target === t).id""",
-            [target.strategy.slug, target.target.target],
-        )
-        inputs = page.locator(f"#{gid} .rb-phform input[type=text]")
-        assert inputs.count() >= len(target.placeholders)
-        for k in range(inputs.count()):
-            inputs.nth(k).fill("10.0.0.5 x; rm -rf / " + "very-long-value-" * 6)
-            inputs.nth(k).dispatch_event("change")
-        settle(page)
-        layout = page.evaluate(
-            """gid => {
-                 const doc = document.documentElement;
-                 const grid = document.getElementById(gid);
-                 const boxes = [...grid.querySelectorAll('.rb-phform input, .rb-phform label, .rb-phmsg')]
-                   .map(e => e.getBoundingClientRect()).map(b => [b.left, b.right]);
-                 const article = document.querySelector('article').getBoundingClientRect();
-                 return {scroll: doc.scrollWidth, width: doc.clientWidth, boxes, article: [article.left, article.right],
-                         message: grid.querySelector('.rb-phmsg').textContent, invalid:
-                           grid.querySelectorAll('.rb-phform input[aria-invalid=true]').length};
-               }""",
-            gid,
-        )
-        assert layout["invalid"] == inputs.count() and layout["message"].strip()
+def test_a_refused_value_keeps_the_panel_and_the_page_in_place(deep_links, language, width):
+    readings, _errors = deep_links(language, width)
+    refused = [reading for reading in readings if reading["target"].placeholders]
+    assert refused, "a shipped target asks for placeholder values"
+    for reading in refused:
+        name, target, layout = reading["name"], reading["target"], reading["refused"]
+        assert reading["fields"] >= len(target.placeholders)
+        assert layout["invalid"] == reading["fields"] and layout["message"].strip()
         assert layout["scroll"] <= layout["width"], (name, layout["scroll"], layout["width"])
         for left, right in layout["boxes"]:
             assert left >= -0.5 and right <= layout["width"] + 0.5, (name, left, right)
         assert layout["article"][0] >= -0.5
-        page.evaluate("() => localStorage.clear()")
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -168,16 +221,14 @@ def test_the_message_names_every_refused_field_until_it_is_fixed(page_at, server
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_tallest_target_fits_in_11000_pixels_at_1280(page_at, server, language):
+def test_the_tallest_target_fits_in_11000_pixels_at_1280(deep_links, language):
     """The multi-node target (ranks shown once, the panel at the top) stays under 11,000 px (9,000 before the
     memory panel, 9,500 before the measured results, the observations and the benchmark script, 10,000 before
     the Kubernetes panel, whose settings, changes and files fold: 10,544 px in English and 10,217 in Korean
-    when the two met)."""
-    page = page_at(1280)
-    name, target = max(targets(), key=lambda nt: sum(role.ranks or 1 for role in nt[1].table.roles))
-    page.goto(deep_link(server, language, name, target))
-    settle(page)
-    height = page.evaluate("() => document.documentElement.scrollHeight")
+    when the two met). Its deep link's page as deep_links opened it, measured before anything changed it."""
+    readings, _errors = deep_links(language, 1280)
+    tallest = max(readings, key=lambda r: sum(role.ranks or 1 for role in r["target"].table.roles))
+    height = tallest["landing"]["page"]
     assert height <= 11000, height
 
 
@@ -289,52 +340,28 @@ def test_the_placeholder_fields_follow_the_theme(page_at, server, scheme):
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_placeholder_fields_line_up_at_1280(page_at, server, language):
+def test_the_placeholder_fields_line_up_at_1280(deep_links, language):
     """At desktop width the fields of one panel start at one x, whatever their labels say
     (a label longer than the label column pushes only its own field)."""
-    page = page_at(1280)
-    for name, target in targets():
-        if len(target.placeholders) < 2:
-            continue
-        page.goto(deep_link(server, language, name, target))
-        settle(page)
-        lefts = page.evaluate(
-            """([s, t]) => {
-                 const grid = [...document.querySelectorAll('form.rb-grid')]
-                   .find(g => g.dataset.strategy === s && g.dataset.target === t);
-                 return [...grid.querySelectorAll('.rb-phrow')].map(row => {
-                   const label = row.querySelector('label'), input = row.querySelector('input');
-                   const fits = label.getBoundingClientRect().width <= parseFloat(getComputedStyle(label).minWidth) + 0.5;
-                   return fits ? Math.round(input.getBoundingClientRect().left) : null;
-                 }).filter(x => x !== null);
-               }""",
-            [target.strategy.slug, target.target.target],
-        )
-        assert len(lefts) >= 2 and len(set(lefts)) == 1, (name, target.target.target, lefts)
+    readings, _errors = deep_links(language, 1280)
+    panels = [reading for reading in readings if len(reading["target"].placeholders) >= 2]
+    assert panels
+    for reading in panels:
+        lefts = reading["lefts"]
+        assert len(lefts) >= 2 and len(set(lefts)) == 1, (reading["name"], reading["target"].target.target, lefts)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_wrapped_code_lines_hang_under_their_line_at_375(page_at, server, language):
+def test_wrapped_code_lines_hang_under_their_line_at_375(deep_links, language):
     """At phone width a command line that wraps continues indented, so it reads as one line."""
-    page = page_at(375)
-    name, target = max(targets(), key=lambda nt: len(nt[1].table.roles))
-    page.goto(deep_link(server, language, name, target))
-    settle(page)
-    indents = page.evaluate(
-        """() => [...document.querySelectorAll('form.rb-grid pre')].filter(p => p.offsetParent)
-               .map(p => { const s = getComputedStyle(p); return [s.textIndent, s.paddingLeft]; })"""
-    )
+    readings, _errors = deep_links(language, 375)
+    widest = max(readings, key=lambda r: len(r["target"].table.roles))
+    indents, offsets = widest["hanging"]["indents"], widest["hanging"]["offsets"]
     assert indents
     for indent, padding in indents:
         assert "each-line" in indent and indent.startswith("-")
         assert float(padding.removesuffix("px")) >= -float(indent.split("px")[0])
     # and a wrapped line really starts further right than the line it continues
-    offsets = page.evaluate(
-        """() => { const pre = [...document.querySelectorAll('form.rb-grid pre')].find(p => p.offsetParent);
-                   const range = document.createRange(); const text = pre.firstChild.nodeType === 3 ? pre.firstChild
-                     : document.createTreeWalker(pre, NodeFilter.SHOW_TEXT).nextNode();
-                   range.selectNodeContents(pre); return [...range.getClientRects()].map(r => Math.round(r.left)); }"""
-    )
     assert len(set(offsets)) > 1
 
 

@@ -195,6 +195,21 @@ SET_SELECTION = """([gid, chosen]) => {
 }"""
 
 
+# For each [selection, number of roles] in turn: the selection set on the grid's inputs (SET_SELECTION),
+# then the marks shown (VISIBLE_MARKS). One round trip a grid.
+MARKS_OF_EACH = (
+    """([gid, steps]) => {
+  const set = """
+    + SET_SELECTION
+    + """;
+  const marks = """
+    + VISIBLE_MARKS
+    + """;
+  return steps.map(([selection, count]) => { set([gid, selection]); return marks([gid, count]); });
+}"""
+)
+
+
 def open_all_tabs(page) -> None:
     # every tab panel shown, so each grid's lines have boxes
     page.add_style_tag(content=".sd-tab-content{display:block!important}")
@@ -204,16 +219,21 @@ def open_all_tabs(page) -> None:
 def test_change_marks_in_chromium(browser, server):
     """With the switch on, every selection shows its marks; and a copy of each role's block at a
     selection that marks lines holds the command alone, none of the marks' text (recipebook.js
-    hides them while it copies)."""
+    hides them while it copies). Each recipe page is opened once, every tab panel shown, and its
+    grids judged in turn, each with its own switch turned on (each grid's marks are read inside it)."""
     # without JavaScript: test_change_marks_match_the_line_diff_without_javascript reads the
     # same classes the CSS uses (a Chromium context with JavaScript off hung here; to be fixed)
     context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
     page.set_default_timeout(10000)
+    opened = None
+    grids = 0
     try:
         for name, rec, strategy, target in cases():
-            open_page(page, f"{server}/en/recipes/{name}.html")
-            open_all_tabs(page)
+            if name != opened:
+                open_page(page, f"{server}/en/recipes/{name}.html")
+                open_all_tabs(page)
+                opened = name
             gid = page.eval_on_selector(
                 f'form.rb-grid[data-strategy="{strategy.slug}"][data-target="{target.target}"]', "f => f.id"
             )
@@ -224,21 +244,24 @@ def test_change_marks_in_chromium(browser, server):
             switch.focus()
             page.keyboard.press("Space")
             expect(switch).to_be_checked()
-            copied = False
-            for selection in offered(target.grid):
-                want = expected_marks(rec, strategy, target, selection)
-                page.evaluate(SET_SELECTION, [gid, selection])
-                got = page.evaluate(VISIBLE_MARKS, [gid, len(want)])
+            selections = list(offered(target.grid))
+            wants = [expected_marks(rec, strategy, target, selection) for selection in selections]
+            shown = page.evaluate(MARKS_OF_EACH, [gid, [[s, len(w)] for s, w in zip(selections, wants, strict=True)]])
+            for selection, want, got in zip(selections, wants, shown, strict=True):
                 got = [(sorted(norm(t) for t in a), sorted(norm(t) for t in r)) for a, r in got]
                 assert got == want, (name, strategy.slug, target.target, selection)
-                if not copied and any(added or removed for added, removed in want):
-                    commands = first_commands(expand_selection(rec, strategy, target, selection, MEMO))
-                    texts = page.evaluate(COPY, [gid, [[n, None] for n in range(len(want))]])  # each role's
-                    assert texts == [c.shell for c in commands], (name, strategy.slug, target.target, selection)
-                    copied = True
-            assert copied, (name, strategy.slug, target.target)  # some selection marks lines
+            # the first selection that marks lines: each role's block copied
+            marking = next((s for s, w in zip(selections, wants, strict=True) if any(a or r for a, r in w)), None)
+            assert marking is not None, (name, strategy.slug, target.target)  # some selection marks lines
+            page.evaluate(SET_SELECTION, [gid, marking])
+            commands = first_commands(expand_selection(rec, strategy, target, marking, MEMO))
+            count = len(expected_marks(rec, strategy, target, marking))
+            texts = page.evaluate(COPY, [gid, [[n, None] for n in range(count)]])  # each role's
+            assert texts == [c.shell for c in commands], (name, strategy.slug, target.target, marking)
+            grids += 1
     finally:
         context.close()
+    assert grids
 
 
 def pd_grid(page, name: str) -> str | None:

@@ -11,9 +11,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from browser_support import open_page, set_content
+from browser_support import open_page, set_content, settle
 from judge_support import LANGUAGES
 from recipebook_sphinx.page import codewrap
 
@@ -123,28 +125,49 @@ def _pages(site) -> list[str]:
     )
 
 
-@pytest.fixture(scope="module")
-def findings(browser, server, site):
-    """What each check script finds on each page of both languages at a width (the pages where
-    it finds some): each page opened once per width for every check, the first time a test asks."""
-    found: dict[int, dict[str, dict[str, list[str]]]] = {}
+Found = dict[str, dict[str, list[str]]]  # check -> page -> what it found there
 
-    def at(width: int) -> dict[str, dict[str, list[str]]]:
-        if width not in found:
+
+@pytest.fixture(scope="module")
+def measured(browser, server, site) -> Callable[[int], tuple[Found, dict[str, int]]]:
+    """What each check script finds on each page of both languages at a width (the pages where
+    it finds some), and each page's height there. Each page is opened once, at the first width,
+    then laid out again at the other (the window resized: Chromium lays the whole page out anew
+    and its media queries apply afresh, as for a reader who narrows a window), and every check
+    runs at each width. Measured the first time a test asks."""
+    found: dict[int, Found] = {}
+    heights: dict[int, dict[str, int]] = {}
+
+    def at(width: int) -> tuple[Found, dict[str, int]]:
+        if not found:
             checks = {"words": (BROKEN_WORDS, None), "hyphens": (PRE_HYPHEN_BREAKS, codewrap.KEEP_UP_TO)}
-            found[width] = {name: {} for name in checks}
-            page = browser.new_page(viewport={"width": width, "height": 900})
+            for each in WIDTHS:
+                found[each], heights[each] = {name: {} for name in checks}, {}
+            page = browser.new_page(viewport={"width": WIDTHS[0], "height": 900})
             for language in LANGUAGES:
                 for rel in _pages(site):
-                    open_page(page, f"{server}/{language}/{rel}")
-                    for name, (script, arg) in checks.items():
-                        broken = page.evaluate(script, arg)
-                        if broken:
-                            found[width][name][f"{language}/{rel}"] = broken[:8]
+                    for n, each in enumerate(WIDTHS):
+                        if n:
+                            page.set_viewport_size({"width": each, "height": 900})
+                            settle(page)
+                        else:
+                            open_page(page, f"{server}/{language}/{rel}")
+                        assert page.evaluate("innerWidth") == each, rel
+                        for name, (script, arg) in checks.items():
+                            broken = page.evaluate(script, arg)
+                            if broken:
+                                found[each][name][f"{language}/{rel}"] = broken[:8]
+                        heights[each][f"{language}/{rel}"] = page.evaluate("document.documentElement.scrollHeight")
+                    page.set_viewport_size({"width": WIDTHS[0], "height": 900})
             page.close()
-        return found[width]
+        return found[width], heights[width]
 
     return at
+
+
+@pytest.fixture(scope="module")
+def findings(measured) -> Callable[[int], Found]:
+    return lambda width: measured(width)[0]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -168,13 +191,8 @@ def test_the_detector_sees_a_word_broken_mid_way(browser):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_korean_configuration_guide_is_not_much_taller_than_english(browser, server, width):
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    heights = {}
-    for language in LANGUAGES:
-        open_page(page, f"{server}/{language}/configuration.html")
-        heights[language] = page.evaluate("document.documentElement.scrollHeight")
-    page.close()
+def test_korean_configuration_guide_is_not_much_taller_than_english(measured, width):
+    heights = {language: measured(width)[1][f"{language}/configuration.html"] for language in LANGUAGES}
     assert heights["ko"] <= 1.15 * heights["en"], heights
 
 

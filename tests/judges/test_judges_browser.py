@@ -1,12 +1,17 @@
 """Correctness a reader feels, judged by Debian's Chromium (driven by Playwright).
 
-On every recipe page of both languages, with JavaScript and without:
+On every recipe page, with JavaScript and without:
 
-- every offered selection (judge_support.walked) shows exactly the commands and router
-  steps the engine prints; with JavaScript the URL fragment names the selection, and each
-  copy button puts exactly its text on the clipboard, tried on every distinct text it
-  shows during the walk (a button copies its block's live text, so a text it has copied
-  right once it copies right in any selection);
+- every offered selection (judge_support.walked) of every English page shows exactly the
+  commands and router steps the engine prints; with JavaScript the URL fragment names the
+  selection, and each copy button puts exactly its text on the clipboard, tried on every
+  distinct text it shows during the walk (a button copies its block's live text, so a text it
+  has copied right once it copies right in any selection);
+- a Korean page's explorer is the English one in other words (test_other_languages_explorers_
+  are_the_english_ones_in_other_words, read from the built files), so the English walk's verdict
+  is the Korean page's too; Chromium walks each Korean grid through a few selections that show
+  every value of every axis (judge_support.covering), to prove the Korean page's scripts and
+  stylesheet run;
 - every value of every axis is also chosen once by a real mouse click on its label (English pages);
 - a deep link opens on its selection, and the language switcher keeps it;
 - the keyboard reaches the selectors and changes the selection;
@@ -20,23 +25,29 @@ block: each rank is chosen on its picker in turn and read, so every rank's comma
 
 from __future__ import annotations
 
+import re
+import shutil
 from urllib.parse import urlencode
 
 import pytest
 
 from browser_support import open_page, settle
-from explorer_support import COPY, HIDDEN_GRIDS, TAB_LABELS, grid_id, open_tabs
+from explorer_support import COPY, HIDDEN_GRIDS, SHOW_GRID, TAB_LABELS, grid_id, open_tabs
 from judge_support import (
     LANGUAGES,
+    RECIPES,
     SHOWN_COMMANDS,
     commands_of,
+    covering,
     engine_expand,
     grids_of,
     reader_pages,
     recipe_pages,
     router_of,
+    same_explorer,
     walked,
 )
+from recipebook import expand, load
 
 pytestmark = pytest.mark.browser
 
@@ -119,6 +130,11 @@ def expected_fragment(strategy: str, target: str, selection: dict[str, str]) -> 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_selection_shows_and_copies_the_engine_commands(browser, server, site, language, javascript):
+    """English pages: every selection judge_support.walked gives. Another language's pages: the
+    few selections of each grid that show every value of every axis (judge_support.covering):
+    its explorer is the English one in other words (proved from the built files by
+    test_other_languages_explorers_are_the_english_ones_in_other_words), so what the English walk
+    saw holds there too, and this walk proves that the page's own scripts and stylesheet run."""
     permissions = ["clipboard-read", "clipboard-write"] if javascript else []
     context = browser.new_context(java_script_enabled=javascript, permissions=permissions)
     page = context.new_page()
@@ -129,7 +145,8 @@ def test_every_selection_shows_and_copies_the_engine_commands(browser, server, s
         if lang != language:
             continue
         open_page(page, f"{server}/{language}/recipes/{name}.html")
-        for (strategy, target), entries in walked(name).items():
+        grids = walked(name) if language == LANGUAGES[0] else {k: covering(e) for k, e in grids_of(name).items()}
+        for (strategy, target), entries in grids.items():
             gid = grid_id(page, strategy, target)
             open_tabs(page, gid)
             # each button is tried on every text it can show (the first selection that shows it)
@@ -160,8 +177,96 @@ def test_every_selection_shows_and_copies_the_engine_commands(browser, server, s
                 checked += 1
     context.close()
     assert not wrong, f"{len(wrong)} finding(s) in {checked} selections:\n" + "\n".join(wrong[:20])
-    assert checked >= 300
-    assert not javascript or len(copied) >= 500
+    if language == LANGUAGES[0]:
+        assert checked >= 300
+        assert not javascript or len(copied) >= 500
+    else:  # every grid of every page, a few selections each; its copy buttons each tried
+        assert checked >= 3 * len(recipe_pages(site)) // len(LANGUAGES)
+        assert not javascript or len(copied) >= 30
+
+
+# A stylesheet rule that reads the page's language (:lang(...)) and what it sets.
+LANGUAGE_RULE = re.compile(r"([^{}]*:lang\([^{}]*)\{([^{}]*)\}")
+# What such a rule may set: where a line breaks and which font draws it, never what is shown.
+LANGUAGE_PROPERTIES = {"word-break", "font-family"}
+
+
+def test_other_languages_explorers_are_the_english_ones_in_other_words(site):
+    """Each recipe page of another language against the English one (judge_support.same_explorer):
+    its explorer (tabs and grids) has the same elements in the same order with the same
+    attributes, ids, classes, for, name, value, data-* and checked states, once the words are set
+    aside (text outside code, translated attributes such as aria-label and title); every code
+    block (pre) and inline stylesheet is equal byte for byte, save the words only a screen reader
+    says (span.rb-sr, which the stylesheet hides, and copies leave out); and both pages load the
+    same stylesheets and scripts, byte-identical files (recipebook.js, recipebook.css, the no-JS
+    stylesheet recipebook-explorer.css, recipebook-files.js, the tabs' and the theme's), except
+    the two Sphinx writes per language, which hold its language code and words.
+
+    Why this proves the English walk's verdict for the other language, so that Chromium walks only
+    a sample of its pages (test_every_selection_shows_and_copies_the_engine_commands): what the
+    walk reads is made from what is compared here, never from the words. Which line of a code
+    block shows is the stylesheet's choice from elements, classes and checked inputs (h-A-V and
+    q-R-K lines against the i-, t- and k- inputs), and the only rules that read the page's
+    language set where lines break and the font (checked below), which innerText does not see (a
+    wrapped line is not a new line); the selection, the URL fragment and each copy come from
+    recipebook.js, which reads ids, classes, data-axis, values, data-strategy/target and the code
+    blocks' own text, all equal here. So a walk of a Korean page sees, in every code block and the
+    fragment, what the English walk sees. test_the_explorer_comparison_sees_one_changed_class_
+    byte_or_file proves the comparison fails on one changed class, command byte or file."""
+    wrong = []
+    names = sorted({name for _language, name in recipe_pages(site)})
+    for language in LANGUAGES[1:]:
+        for name in names:
+            wrong += same_explorer(
+                site / LANGUAGES[0] / "recipes" / f"{name}.html", site / language / "recipes" / f"{name}.html"
+            )
+    rules = 0
+    for stylesheet in sorted(site.rglob("*.css")):
+        for selector, body in LANGUAGE_RULE.findall(stylesheet.read_text(encoding="utf-8")):
+            rules += 1
+            properties = {part.split(":")[0].strip() for part in body.split(";") if part.strip()}
+            if not properties <= LANGUAGE_PROPERTIES:
+                wrong.append(f"{stylesheet}: {selector.strip()} sets {sorted(properties - LANGUAGE_PROPERTIES)}")
+    assert not wrong, "\n".join(wrong)
+    assert names and rules  # pages compared; the Korean rules found (the pattern reads them)
+
+
+def _changed(text: str, old: str, new: str, start: str = "") -> str:
+    """text with the first old after start replaced by new (fails when there is none)."""
+    at = text.index(old, text.index(start))
+    return text[:at] + new + text[at + len(old) :]
+
+
+# One change in a copy of a built Korean page or of a file it loads: (file under the language's
+# tree, what is replaced, by what). The page's changes are in its explorer (after rb-strategies).
+CHANGES = {
+    "unchanged": ("recipes/{name}.html", "", ""),
+    "a line's class": ("recipes/{name}.html", 'class="h-0-0 h-0-2"', 'class="h-0-0 h-0-1"'),
+    "a command byte": ("recipes/{name}.html", "vllm serve ", "vllm  serve "),
+    "a checked input": ("recipes/{name}.html", '" checked>', '">'),
+    "an input's value": ("recipes/{name}.html", 'value="', 'value="x'),
+    "a Kubernetes setting's name": ("recipes/{name}.html", 'data-k8s="namespace"', 'data-k8s="name-space"'),
+    "the API document's link": ("recipes/{name}.html", 'data-base="../../api/', 'data-base="../api/'),
+    "recipebook.js": ("_static/recipebook.js", "rb-copying", "rb-copyinG"),
+    "recipebook-files.js": ("_static/recipebook-files.js", "kubernetes", "Kubernetes"),
+    "recipebook.css": ("_static/recipebook.css", "display: none", "display: block"),
+    "the no-JS stylesheet": ("_static/recipebook-explorer.css", "display:none", "display:block"),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_the_explorer_comparison_sees_one_changed_class_byte_or_file(site, tmp_path, change):
+    """same_explorer on a copy of the other language's tree with one change: it finds nothing in
+    the copy as built, and something for each change."""
+    name = recipe_pages(site)[0][1]
+    tree = tmp_path / LANGUAGES[1]
+    shutil.copytree(site / LANGUAGES[1], tree)
+    where, old, new = CHANGES[change]
+    path = tree / where.format(name=name)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(_changed(text, old, new, "rb-strategies" if where.endswith(".html") else ""), encoding="utf-8")
+    found = same_explorer(site / LANGUAGES[0] / "recipes" / f"{name}.html", tree / "recipes" / f"{name}.html")
+    assert bool(found) == (change != "unchanged"), found
 
 
 # The id of each axis's input of each value (a radio button's), or of its one switch (a checkbox's).
@@ -173,6 +278,17 @@ INPUT_IDS = """gid => {
     else if (!(input.value in ids)) ids[input.value] = input.id;
   }
   return out;
+}"""
+
+
+# A label brought into the middle of the window, and where its centre is there: Playwright's mouse
+# clicks that point (a reader's click, trusted events; what it hit is judged by the selection the
+# grid then shows), without page.click's waits for the label to hold still, which add round trips.
+LABEL_CENTRE = """selector => {
+  const label = document.querySelector(selector);
+  label.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  const box = label.getBoundingClientRect();
+  return [box.left + box.width / 2, box.top + box.height / 2];
 }"""
 
 
@@ -202,7 +318,8 @@ def test_every_value_answers_a_real_mouse_click(browser, server, site, javascrip
                     entry = offered.get(tuple(sorted(wanted.items())))
                     if entry is None or wanted == state:
                         continue  # an excluded combination, or already shown
-                    page.click(f'#{gid} label[for="{inputs[axis].get(value, inputs[axis].get("switch"))}"]')
+                    label = f'#{gid} label[for="{inputs[axis].get(value, inputs[axis].get("switch"))}"]'
+                    page.mouse.click(*page.evaluate(LABEL_CENTRE, label))
                     shown = page.evaluate(READ_GRID, gid)
                     assert shown["selection"] == wanted
                     assert shown["commands"] == commands_of(entry), (name, strategy, target, wanted)
@@ -238,28 +355,34 @@ def _deep_selection(entries: list[dict], default: dict[str, str]) -> dict:
 
 
 def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(browser, server, site):
-    """Every grid's deep link (its selection farthest from the opening one) opened in one language,
-    then the language switched, and switched back: each page a reader reaches shows the
-    selection, and each language's switcher keeps it. The grids start in each language in
-    turn (a deep link opened in English, then in Korean, ...); every grid's link is loaded in
-    both languages and both switchers carry it (three page loads a grid, where a link opened
-    afresh in each language, then switched, took four and two blank pages)."""
+    """Every grid's deep link (its selection farthest from the one the page opens on) opened, the
+    languages taking turns (a link opened in English, the next in Korean, ...): the page shows
+    that grid on that selection and every other grid on the one it opens on. On each recipe
+    page's last grid the language is then switched, and switched back: each page a reader reaches
+    shows the selection, so each language's switcher keeps it.
+
+    Each grid's link is opened in one language: a page's explorer is the English one in other
+    words (test_other_languages_explorers_are_the_english_ones_in_other_words) under the same
+    recipebook.js, which reads a link against ids, data-strategy/target/axis and input values
+    only, so the link opens alike in the other. A switcher carries the fragment as it stands
+    (recipebook.js copies location.hash into the link clicked, whatever it names): one grid's
+    fragment a page proves both switchers carry it, and that a page then opens on any grid's
+    fragment is that grid's link, opened above."""
     context = browser.new_context()
     page = context.new_page()
-    links = 0
-    languages = dict.fromkeys(LANGUAGES, 0)  # how many grids' links were first opened in each language
+    links = switched = 0
+    languages = dict.fromkeys(LANGUAGES, 0)  # how many grids' links were opened in each language
     names = sorted({name for _language, name in recipe_pages(site)})
     for name in names:
+        recipe = load(RECIPES / f"{name}.json")
         grids = grids_of(name)
-        # each grid's opening selection, read in the language the first grid's link is not opened in
-        start = LANGUAGES[(links + 1) % len(LANGUAGES)]
-        open_page(page, f"{server}/{start}/recipes/{name}.html")
-        gids = {key: grid_id(page, *key) for key in grids}
-        defaults = {key: page.evaluate(READ_GRID, gid)["selection"] for key, gid in gids.items()}
-        for (strategy, target), entries in grids.items():
-            gid = gids[(strategy, target)]
+        # each grid's opening selection, as the engine gives it (the page's own is checked on every
+        # load below, for the grids the link does not name)
+        defaults = {key: dict(expand(recipe, *key).selection) for key in grids}
+        for k, ((strategy, target), entries) in enumerate(grids.items()):
             entry = _deep_selection(entries, defaults[(strategy, target)])
             selection = entry["selection"]
+            assert selection != defaults[(strategy, target)], (name, strategy, target)
             # what the engine's own expand command prints for this selection
             assert commands_of(engine_expand(name, strategy, target, selection)) == commands_of(entry)
             first = LANGUAGES[links % len(LANGUAGES)]
@@ -268,21 +391,27 @@ def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(brows
             if page.url.split("#")[0] == link.split("#")[0]:
                 page.goto("about:blank")  # a load of the page, not a move within it
             open_page(page, link)
+            gid = grid_id(page, strategy, target)
             shown = page.evaluate(READ_GRID, gid)
             assert shown["visible"], link
             assert shown["selection"] == selection, link
             assert shown["commands"] == commands_of(entry), link
-            for there in [lang for lang in LANGUAGES if lang != first] + [first]:
-                with page.expect_navigation():
-                    page.click(f'a.rb-lang-link[hreflang="{there}"]')
-                assert page.url.startswith(f"{server}/{there}/recipes/{name}.html#"), page.url
-                shown = page.evaluate(READ_GRID, gid)
-                assert shown["visible"] and shown["selection"] == selection, page.url
-                assert shown["commands"] == commands_of(entry), page.url
+            for key in grids:
+                if key != (strategy, target):
+                    assert page.evaluate(READ_GRID, grid_id(page, *key))["selection"] == defaults[key], (link, key)
+            if k == len(grids) - 1:  # the page's last grid: both switchers carry its fragment
+                for there in [lang for lang in LANGUAGES if lang != first] + [first]:
+                    with page.expect_navigation():
+                        page.click(f'a.rb-lang-link[hreflang="{there}"]')
+                    assert page.url.startswith(f"{server}/{there}/recipes/{name}.html#"), page.url
+                    shown = page.evaluate(READ_GRID, gid)
+                    assert shown["visible"] and shown["selection"] == selection, page.url
+                    assert shown["commands"] == commands_of(entry), page.url
+                switched += 1
             links += 1
     context.close()
-    assert links >= 5
-    assert all(languages.values()), languages  # a link opened first in each language
+    assert links >= 5 and switched == len(names)
+    assert all(languages.values()), languages  # links opened in each language
 
 
 def _tab_until(page, predicate: str, limit: int = 400) -> bool:
@@ -345,18 +474,6 @@ OVERFLOW = """() => {
   }
   return {scroll: document.documentElement.scrollWidth, inner: innerWidth, cut: out.slice(0, 5)};
 }"""
-
-
-# Open the tabs that hold a grid by a click on each one's label, in the page (what the click shows
-# is measured here; the tabs' answer to a reader's own clicks and keys is judged above).
-SHOW_GRID = (
-    """gid => {
-  for (const id of ("""
-    + TAB_LABELS
-    + """)(gid)) document.querySelector(`label[for="${id}"]`).click();
-  if (!document.getElementById(gid).checkVisibility()) throw new Error(`#${gid} is still hidden`);
-}"""
-)
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
