@@ -212,7 +212,7 @@ def findings_planned_afresh(recipe: Recipe, strategy: Strategy, target: Target) 
         role_plans = k8s.plans(roles, nodes, router)
         key = tuple(k8s.plan_key(p) for p in role_plans)
         manifests.record(found, good, key, where, roles, role_plans, router)
-    return tuple(found.values()), manifests.semantic_problems(good.values(), where, nodes, steps, router)
+    return tuple(found.values()), manifests.semantic_problems(good.values(), where, nodes, steps)
 
 
 def variants_planned_afresh(where: k8s.Where, table: Table, nodes: Any, router_steps: Any) -> Any:

@@ -97,16 +97,31 @@ def _run_in_node(tmp_path: Path, recipe, document, cases, archives: bool = False
     return json.loads(result.stdout)
 
 
+@pytest.fixture(scope="module")
+def browser_written(tmp_path_factory):
+    """Per recipe path: every offered selection of every target (``_cases``) and the files the
+    browser's writer gives for each, first with no value (one job per case, in order), then with
+    a value for every placeholder (``_values``), from one Node.js run per recipe. The files test
+    compares them all with the engine's, and the scripts among them are judged by bash -n and
+    shellcheck."""
+    folder = tmp_path_factory.mktemp("browser-written")
+    written = {}
+    for path in PATHS:
+        recipe = load(path)
+        document, cases = _cases(recipe)
+        values = _values(recipe)
+        jobs = [[t, selection, {}] for t, _s, _t, selection in cases]
+        jobs += [[t, selection, values] for t, _s, _t, selection in cases]
+        written[path] = (recipe, cases, values, jobs, _run_in_node(folder, recipe, document, jobs))
+    return written
+
+
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
-def test_the_browser_writes_every_selections_files_as_the_engine_does(tmp_path, path):
-    recipe = load(path)
-    document, cases = _cases(recipe)
-    values = _values(recipe)
-    jobs = [[t, selection, {}] for t, _s, _t, selection in cases]
-    jobs += [[t, selection, values] for t, _s, _t, selection in cases]
-    got = _run_in_node(tmp_path, recipe, document, jobs)
-    expected = [selection_files(expand_selection(recipe, s, t, sel)) for _i, s, t, sel in cases]
-    expected += [selection_files(expand_selection(recipe, s, t, sel), values) for _i, s, t, sel in cases]
+def test_the_browser_writes_every_selections_files_as_the_engine_does(browser_written, path):
+    recipe, cases, values, jobs, got = browser_written[path]
+    expansions = [expand_selection(recipe, s, t, sel) for _i, s, t, sel in cases]
+    expected = [selection_files(expansion) for expansion in expansions]
+    expected += [selection_files(expansion, values) for expansion in expansions]
     assert len(got) == len(expected) == 2 * len(cases)
     for job, mine, theirs in zip(jobs, got, expected, strict=True):
         assert list(mine) == list(theirs), job
@@ -118,14 +133,10 @@ def test_the_browser_writes_every_selections_files_as_the_engine_does(tmp_path, 
                 assert all(f"<{name}>" not in text for text in files.values())
 
 
-def test_the_browsers_scripts_pass_bash_n_and_shellcheck(tmp_path):
+def test_the_browsers_scripts_pass_bash_n_and_shellcheck(tmp_path, browser_written):
     scripts: dict[str, str] = {}
     for path in PATHS:
-        recipe = load(path)
-        document, cases = _cases(recipe)
-        values = _values(recipe)
-        jobs = [[t, sel, v] for t, _s, _t, sel in cases for v in ({}, values)]
-        for written in _run_in_node(tmp_path, recipe, document, jobs):
+        for written in browser_written[path][-1]:
             for name, text in written.items():
                 if name.endswith((".sh", ".env")):
                     scripts.setdefault(text, name)

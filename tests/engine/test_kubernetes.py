@@ -13,6 +13,7 @@ refused where it is written; the browser writes the same files as the engine for
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import importlib
 import json
@@ -43,7 +44,7 @@ from recipe_support import (
     variants_or_refusal,
     variants_planned_afresh,
 )
-from recipebook import shell
+from recipebook import memo, shell
 from recipebook.checking import manifests
 from recipebook.expanding import client
 from recipebook.expanding.expansion import by_role
@@ -777,6 +778,59 @@ def test_each_semantic_check_finds_what_it_looks_for(what, mutate, fragment):
     broken = {**written, name: yaml.safe_dump_all(documents, sort_keys=False)}
     found = manifests.problems(broken)
     assert any(fragment in p for p in found), (what, found)
+
+
+def _plan_arguments(k: int) -> tuple:
+    """manifests._plan_problems' arguments for the k-th offered selection of the shipped recipe's
+    last target, made from the recipe read afresh (new objects, equal values)."""
+    recipe = load(PATHS[0])
+    target = page_of(recipe).targets[-1]
+    expansion = expansion_at(recipe, target, target.table.offered[k])
+    steps = tuple(cmd for _n, cmd in expansion.router)
+    nodes = manifests._nodes(target.strategy, target.target)
+    roles = tuple((role, tuple(commands)) for role, commands in expansion.roles())
+    plans = tuple(k8s.plans(roles, nodes, k8s.router_of(steps)))
+    return manifests._where(recipe, target.strategy, target.target), roles, plans, tuple(nodes.items()), steps
+
+
+def test_a_plans_problems_are_remembered_by_value_and_another_plan_is_read_afresh():
+    """manifests._plan_problems (rules 19 and 28: a plan's files read in both modes) keeps what it
+    found by the value of its arguments: equal arguments made again from the recipe read again
+    give what was found before, without reading the files again; arguments that differ in any
+    one of them are read afresh; and what was kept is what reading afresh finds."""
+
+    def size() -> int:
+        return memo.remembered_sizes()["recipebook.checking.manifests._plan_problems"]
+
+    first, again, last = _plan_arguments(0), _plan_arguments(0), _plan_arguments(-1)
+    assert again[1][0][1][0] is not first[1][0][1][0]  # another command, of equal value
+    where, roles, plans, placed, steps = first
+    _where, other_roles, other_plans, _placed, _steps = last
+    assert other_roles != roles and other_plans != plans
+    # plans that say a node needs one NPU more than its pods ask for: its files have a problem
+    container = plans[0].containers[0]
+    bumped = dataclasses.replace(container, npus=container.npus + 1)
+    more = dataclasses.replace(plans[0], containers=(bumped, *plans[0].containers[1:]))
+    variants = [
+        (where, roles, (more, *plans[1:]), placed, steps),
+        (dataclasses.replace(where, target=f"{where.target}-2"), roles, plans, placed, steps),
+        (where, other_roles, plans, placed, steps),
+        (where, roles, other_plans, placed, steps),
+        (where, roles, plans, tuple((role, node + 1) for role, node in placed), steps),
+        (where, roles, plans, placed, (*steps, "true")),
+    ]
+    recipebook.forget()  # (reading the recipe checked it)
+    found = manifests._plan_problems(*first)
+    assert size() == 1
+    assert manifests._plan_problems(*again) is found and size() == 1
+    for n, arguments in enumerate(variants, 2):
+        manifests._plan_problems(*arguments)
+        assert size() == n, arguments[1:]
+    kept = [manifests._plan_problems(*arguments) for arguments in (first, *variants)]
+    assert size() == 1 + len(variants)
+    recipebook.forget()
+    assert [manifests._plan_problems(*arguments) for arguments in (first, *variants)] == kept
+    assert any(kept), "no variant's files have a problem: the comparison would prove little"
 
 
 def test_a_text_read_again_gives_the_documents_read_before_unchanged():

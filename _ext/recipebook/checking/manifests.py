@@ -551,7 +551,7 @@ def _findings_of_target(
             roles = by_role(lines.commands(chosen))
             role_plans = k8s.plans(roles, nodes, router)
             record(found, good, tuple(k8s.plan_key(p) for p in role_plans), where, roles, role_plans, router)
-        return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps, router)
+        return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps)
     # a selection whose plan key was met before is not recorded again (record keeps the first
     # selection of each); one of a new key is, its roles planned from its own commands
     for chosen, key, made in k8s.selection_keys(lines, nodes, router):
@@ -563,7 +563,7 @@ def _findings_of_target(
         parts = [made[index] for index in range(len(lines.roles))]
         roles = [(table.role, list(commands)) for table, (commands, _plan) in zip(lines.roles, parts, strict=True)]
         record(found, good, key, where, roles, [plan for _commands, plan in parts], router)
-    return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps, router)
+    return tuple(found.values()), semantic_problems(good.values(), where, nodes, steps)
 
 
 def record(
@@ -590,28 +590,54 @@ def semantic_problems(
     where: k8s.Where,
     nodes: Mapping[str, int],
     steps: tuple[str, ...],
-    router: k8s.Router | None,
 ) -> tuple[str, ...]:
     """The problems of the files of each distinct plan of a target (its roles and their plans;
     an empty entry: a plan with findings, whose files are not read), in both NPU modes."""
     semantic: dict[str, None] = {}
+    placed = tuple(nodes.items())
     for entry in planned:
         if not entry:
             continue
         roles, role_plans = entry
-        ports = [port for plan in role_plans for port in plan.ports]
-        if any(isinstance(port, str) for port in ports):
-            continue  # a port the reader fills in: what runs depends on it (files warns once it is given)
-        if any(not 1 <= port <= 65535 for port in ports if isinstance(port, int)):
-            continue  # rule 17 refuses the port
-        values = _sample_values(roles)
-        for mode in k8s.MODES:
-            texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
-            written = {name: substitute(text, values) for name, text in texts.items()}
-            needs = k8s.node_needs(role_plans, {}, router)
-            for problem in problems(written, nodes=nodes, needs=needs):
-                semantic.setdefault(f"{mode}: {problem}")
+        ran = tuple((role, tuple(commands)) for role, commands in roles)
+        for problem in _plan_problems(where, ran, tuple(role_plans), placed, tuple(steps)):
+            semantic.setdefault(problem)
     return tuple(semantic)
+
+
+@remembered(maxsize=4096)
+def _plan_problems(
+    where: k8s.Where,
+    roles: tuple[tuple[str, tuple[Command, ...]], ...],
+    role_plans: tuple[k8s.RolePlan, ...],
+    placed: tuple[tuple[str, int], ...],
+    steps: tuple[str, ...],
+) -> tuple[str, ...]:
+    """The problems of the files of one plan of a target (its roles and their plans, the node of
+    each role: ``placed``), in both NPU modes, each once, in the order found.
+
+    Remembered (4,096 plans): a recipe checked again (the rules' tests check each mutation of a
+    recipe whole; the tests of the import, of the command line and of the site check the same
+    recipes in several tests) plans most of its targets as before, and rendering and reading
+    each plan's files in both modes is most of what rules 19 and 28 cost (the engine's tests:
+    13,177 plans read, 2,874 of them distinct in their process). A pure function of its
+    arguments, all compared by value (a command by its lines, a plan by its containers)."""
+    ports = [port for plan in role_plans for port in plan.ports]
+    if any(isinstance(port, str) for port in ports):
+        return ()  # a port the reader fills in: what runs depends on it (files warns once it is given)
+    if any(not 1 <= port <= 65535 for port in ports if isinstance(port, int)):
+        return ()  # rule 17 refuses the port
+    nodes = dict(placed)
+    router = k8s.router_of(steps)
+    values = _sample_values(roles)
+    found: dict[str, None] = {}
+    for mode in k8s.MODES:
+        texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
+        written = {name: substitute(text, values) for name, text in texts.items()}
+        needs = k8s.node_needs(role_plans, {}, router)
+        for problem in problems(written, nodes=nodes, needs=needs):
+            found.setdefault(f"{mode}: {problem}")
+    return tuple(found)
 
 
 def _readable(lines: Any) -> bool:

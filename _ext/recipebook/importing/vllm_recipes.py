@@ -311,7 +311,7 @@ def lines_of(server: Server) -> Lines:
         if unit.flag is None:
             raise _NotExpressible(f"a positional word {unit.value!r} after the flags")
         key = unit.flag.partition("=")[0] if "=" in unit.flag else unit.flag
-        if any(c.isspace() for c in key):
+        if "".join(key.split()) != key:  # whitespace in it (str.split's, str.isspace's)
             # one item of theirs holding a flag and its value ("--max-model-len auto"): their page
             # writes it as it is, and the shell splits it into the flag and its value
             key = key.split()[0]
