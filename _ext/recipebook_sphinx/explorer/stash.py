@@ -5,10 +5,11 @@ page holds hundreds of them, about 40 MB in memory, and Sphinx keeps every doctr
 its pickle) until the page is written. So, once a page is read and every reader of the text forms
 at ``doctree-read`` has run (the search terms), :func:`put_away` writes each explorer's view and
 children to one file per page beside the doctrees (``<doctreedir>/recipebook-explorers/``) and
-leaves the node empty; :class:`BringBack`, the first post-transform of every builder, puts them
-back when the page is resolved for writing (the HTML visitor, the search indexer, the Markdown
-view and the text builders then see the node as it was read). The page written is the same; what
-a build holds between reading and writing is the pages without their explorers.
+leaves the node empty; the page's post-transforms put them back when the page is resolved for
+writing (the HTML visitor, the search indexer, the Markdown view and the text builders then see
+the node as it was read): :class:`BringBackLast`, an HTML build's last, so that no other
+post-transform walks them; :class:`BringBack`, every other builder's first. The page written
+is the same; what a build holds between reading and writing is the pages without their explorers.
 
 The file is written when the page is read and removed when it is read again or removed
 (``clear``); a rebuild that reuses a doctree reuses its file.
@@ -92,16 +93,33 @@ def bring_back(env: BuildEnvironment, docname: str, doctree: nodes.Node) -> None
         node.extend(children)
 
 
-class BringBack(SphinxPostTransform):
-    """Before any other post-transform of any builder: the page's explorers as they were read."""
+class BringBackLast(SphinxPostTransform):
+    """An HTML build's page its explorers as they were read after every other post-transform
+    (Sphinx's reference resolver, sphinx-design's tabs, Furo's table wrapper, ...), just before
+    ``doctree-resolved``: none of them walks the explorers' text forms, a portal page's largest
+    part. The HTML visitor writes an explorer from its view and skips the text form; Sphinx's
+    search indexer and the Markdown view (``doctree-resolved``) read the text form, which none of
+    those post-transforms changed (the site and its Markdown views are byte for byte the same)."""
 
-    default_priority = 1
+    default_priority = 999
+    formats = ("html",)
 
     def run(self, **kwargs: Any) -> None:
         bring_back(self.env, self.env.docname, self.document)
+
+
+class BringBack(BringBackLast):
+    """Every other builder's page (text, LaTeX, man, ...) its explorers before any other
+    post-transform: each of its post-transforms sees the text form it writes."""
+
+    default_priority = 1
+
+    def is_supported(self) -> bool:
+        return not super().is_supported()
 
 
 def setup(app: Sphinx) -> None:
     app.connect("doctree-read", put_away, priority=900)
     app.connect("env-purge-doc", clear)
     app.add_post_transform(BringBack)
+    app.add_post_transform(BringBackLast)
