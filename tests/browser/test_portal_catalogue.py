@@ -4,14 +4,19 @@ is cut (long Hugging Face names wrap), with JavaScript and without it; the filte
 
 The portal (real recipes of every shape imported from vLLM Recipes, tests/data/portal-recipes,
 and generated ones) is written into a temporary project copy and built there (both languages),
-once for the session (conftest.portal_project, which the portal's search tests share).
+once for the session (conftest.portal_project, which the portal's search tests share). The landing
+page is opened once per language and JavaScript setting and laid out at each width in turn
+(catalogue); the filters are tried on the Korean one with JavaScript, once it has been measured.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from playwright.sync_api import Page
 
 from browser_support import settle
 from conftest import PORTAL_COUNT, served
@@ -47,19 +52,49 @@ def portal_server(portal_site: Path):
         yield base
 
 
+WIDTHS = (375, 1280, 1920)
+Found = tuple[dict[str, Any], list[str]]  # MEASURE's answer and the model cells' texts
+
+
+@pytest.fixture(scope="module")
+def catalogue(browser, portal_server) -> Iterator[Callable[[str, bool], tuple[Page, dict[int, Found]]]]:
+    """The landing page of a language, with JavaScript or without, and what MEASURE finds there at
+    each width. The page is opened once, at the first width, then laid out again at each other
+    (the window resized: Chromium lays the whole page out anew and its media queries apply afresh,
+    as for a reader who widens a window); the page must report innerWidth equal to the width.
+    Measured the first time a test asks; the tab stays open for the module's other tests."""
+    opened: dict[tuple[str, bool], tuple[Page, dict[int, Found]]] = {}
+    contexts = []
+
+    def at(language: str, script: bool) -> tuple[Page, dict[int, Found]]:
+        if (language, script) not in opened:
+            context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900}, java_script_enabled=script)
+            contexts.append(context)
+            tab = context.new_page()
+            tab.goto(f"{portal_server}/{language}/index.html")
+            found: dict[int, Found] = {}
+            for width in WIDTHS:
+                if width != WIDTHS[0]:
+                    tab.set_viewport_size({"width": width, "height": 900})
+                settle(tab)
+                assert tab.evaluate("innerWidth") == width, (language, script)
+                names = tab.eval_on_selector_all(
+                    "table.rb-catalogue td.rb-col-model", "(cells) => cells.map((c) => c.textContent)"
+                )
+                found[width] = (tab.evaluate(MEASURE), names)
+            opened[language, script] = (tab, found)
+        return opened[language, script]
+
+    yield at
+    for context in contexts:
+        context.close()
+
+
 @pytest.mark.parametrize("script", [True, False], ids=["js", "no-js"])
-@pytest.mark.parametrize("width", [375, 1280, 1920])
+@pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("language", ["en", "ko"])
-def test_the_catalogue_of_a_hundred_recipes_fits_every_screen(
-    browser, portal_site, portal_server, language, width, script
-):
-    context = browser.new_context(viewport={"width": width, "height": 900}, java_script_enabled=script)
-    tab = context.new_page()
-    tab.goto(f"{portal_server}/{language}/index.html")
-    settle(tab)
-    found = tab.evaluate(MEASURE)
-    names = tab.eval_on_selector_all("table.rb-catalogue td.rb-col-model", "(cells) => cells.map((c) => c.textContent)")
-    context.close()
+def test_the_catalogue_of_a_hundred_recipes_fits_every_screen(catalogue, portal_site, language, width, script):
+    found, names = catalogue(language, script)[1][width]
     recipes = [p for p in (portal_site.parent.parent / "recipes").glob("*.json") if p.name != "schema.json"]
     assert found["rows"] == len(recipes) >= COUNT  # the project's own recipes (make test-batch's) beside them
     assert any(len(name.strip()) >= 30 for name in names)  # long names are there to wrap
@@ -67,11 +102,11 @@ def test_the_catalogue_of_a_hundred_recipes_fits_every_screen(
     assert not found["cut"], found
 
 
-def test_the_filters_narrow_the_table_and_say_how_many_are_left(browser, portal_server):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    tab.goto(f"{portal_server}/ko/index.html")
+def test_the_filters_narrow_the_table_and_say_how_many_are_left(catalogue):
+    tab = catalogue("ko", True)[0]  # the Korean page with JavaScript, measured (above) before it is changed here
+    tab.set_viewport_size({"width": 1280, "height": 900})
     settle(tab)
+    assert tab.evaluate("innerWidth") == 1280
     rows = "table.rb-catalogue tbody > tr"
     total = tab.locator(rows).count()
     shown = f"{rows}:not([hidden])"
@@ -100,4 +135,3 @@ def test_the_filters_narrow_the_table_and_say_how_many_are_left(browser, portal_
         assert row.locator("td.rb-col-provider").inner_text().strip() == provider
     count = tab.locator(shown).count()
     assert f"{total}개 중 {count}개" in tab.inner_text(".rb-cat-count")
-    context.close()
