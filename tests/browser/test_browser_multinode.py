@@ -146,8 +146,10 @@ def test_a_reader_picks_each_node_and_sees_its_command(browser, multinode_server
     context = browser.new_context(java_script_enabled=javascript)
     page = context.new_page()
     recipe = load(FIXTURE)
+    # the page opened once: a reader's tab clicks choose no value, and SHOWN_COMMANDS puts each
+    # rank picker back as it found it, so every grid still holds the selection the page opened on
+    open_page(page, f"{multinode_server}/{PAGE}")
     for target in page_of(recipe).targets:
-        open_page(page, f"{multinode_server}/{PAGE}")
         gid = page.eval_on_selector(
             f'form.rb-grid[data-strategy="{target.strategy.slug}"][data-target="{target.target.target}"]', "f => f.id"
         )
