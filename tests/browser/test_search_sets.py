@@ -87,6 +87,7 @@ async (pages) => {
     const html = await (await fetch(name + ".html")).text();
     const page = new DOMParser().parseFromString(html, "text/html");
     const main = page.querySelector('[role="main"]');
+    const folded = !!main.querySelector(".sd-tab-set, details:not([open])");  // before anything is removed
     const texts = (selector) => [...main.querySelectorAll(selector)].map((e) => e.textContent.replace(/\\s+/g, " ").trim());
     const buttons = texts("button");
     const hidden = texts(".rb-sr");
@@ -98,6 +99,7 @@ async (pages) => {
     const flat = shown.replace(/\\s+/g, " ");
     found[name] = {
       text: RecipeSearch.pageText(html, ""),
+      folded,  // the page has tabs or closed details: it opens with some of its text out of sight
       hidden,
       // each button's label, and how often the page's text holds it outside buttons
       buttons: [...new Set(buttons)].map((label) => [label, shown.split(label).length - 1]),
@@ -116,11 +118,25 @@ async (pages) => {
 """
 
 
+@pytest.fixture(scope="module")
+def page_texts(page, server, site):
+    """What PAGE_TEXTS finds on every page of a language, read in that language's search page: the
+    text the search page's own reader makes of each page (RecipeSearch.pageText) and what the page
+    holds beside it. Read once per language, the first time a test asks; both summary tests use it."""
+    found: dict[str, dict[str, Any]] = {}
+
+    def of(language: str) -> dict[str, Any]:
+        if language not in found:
+            page.goto(f"{server}/{language}/search.html")
+            found[language] = page.evaluate(PAGE_TEXTS, sorted(query_sets.page_texts(site / language)))
+        return found[language]
+
+    return of
+
+
 @pytest.mark.parametrize("language", ["ko", "en"])
-def test_the_text_a_summary_is_cut_from_reads_as_the_page(page, server, site, language):
-    page.goto(f"{server}/{language}/search.html")
-    pages = sorted(query_sets.page_texts(site / language))
-    found = page.evaluate(PAGE_TEXTS, pages)
+def test_the_text_a_summary_is_cut_from_reads_as_the_page(page_texts, language):
+    found = page_texts(language)
     checked = {"legends": 0, "terms": 0, "hidden": 0, "buttons": 0, "removed": 0}
     for name, got in found.items():
         text = got["text"]
@@ -145,24 +161,17 @@ def test_the_text_a_summary_is_cut_from_reads_as_the_page(page, server, site, la
     assert all(checked.values()), checked
 
 
-def test_each_summary_file_holds_the_text_the_page_shows(page, server, site):
+def test_each_summary_file_holds_the_text_the_page_shows(page_texts, site):
     """The small file a result's summary is cut from (search/summaries.py, written at build time)
     holds the text the search page's own reader makes of the page (RecipeSearch.pageText): all of
     it on a page without tabs or closed details; on one with them, the page as it opens (its blocks
     in the page's order), within the bound."""
     compared = whole = 0
     for language in ("ko", "en"):
-        page.goto(f"{server}/{language}/search.html")
+        read = page_texts(language)
         for name in sorted(query_sets.page_texts(site / language)):
             file = json.loads((site / language / "_search" / f"{name}.json").read_text(encoding="utf-8"))
-            shown, folded = page.evaluate(
-                """async (n) => {
-                  const html = await (await fetch(n + '.html')).text();
-                  const main = new DOMParser().parseFromString(html, 'text/html').querySelector('[role="main"]');
-                  return [RecipeSearch.pageText(html, ''), !!main.querySelector('.sd-tab-set, details:not([open])')];
-                }""",
-                name,
-            )
+            shown, folded = read[name]["text"], read[name]["folded"]
             assert len(file["text"].encode()) <= summaries.LIMIT, name
             text = file["text"]
             if "digest" in file:  # the flags of the tabs it does not open with, after the text
