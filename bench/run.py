@@ -43,9 +43,10 @@ step still runs to the end on this project as it is; its figures mean nothing). 
 would build the same pages, it builds them once and both read that build: the shipped site is
 built by make html LANGUAGE_JOBS=1 alone (side by side, make html writes the same files; the
 portals' make html runs the languages side by side); the profiled builds (-j 1, warnings as
-errors, as every build here) are the -j 1 builds of the extension-cost figures and the site the
-rebuilds rebuild; the growth curve's site, of the generated site's size, is the generated site
-built at -j 2, its English build the -j 2 figure. The figures name the step that made each
+errors, as every build here) are the -j 1 builds of the extension-cost figures; the growth
+curve's site, of the generated site's size, is the generated site, its languages side by side:
+its English build is the profiled -j 1 build of the directive pages (and the tree the rebuilds
+rebuild), its Korean build, at -j 2, the -j 2 figure. The figures name the step that made each
 shared figure's build (their "shared"), and so does the table.
 """
 
@@ -416,11 +417,16 @@ def self_peak() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def sphinx(srcdir: Path, out: Path, *options: str, step: str, confdir: Path = ROOT, fresh: bool = True) -> float:
+def sphinx(
+    srcdir: Path, out: Path, *options: str, step: str, confdir: Path = ROOT, fresh: bool = True, tree: str = ""
+) -> float:
+    """An English build into out/html and out/doctrees (with `tree`, the language tree of a
+    bilingual build: out/html/TREE and out/doctrees/TREE, as :func:`bilingual` lays them out)."""
     if fresh and out.exists():
         shutil.rmtree(out)
+    html_dir, doctrees = out / "html" / tree, out / "doctrees" / tree
     command = [sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", "-c", str(confdir)]
-    command += ["-d", str(out / "doctrees"), "-D", "language=en", *options, str(srcdir), str(out / "html")]
+    command += ["-d", str(doctrees), "-D", "language=en", *options, str(srcdir), str(html_dir)]
     return measured(command, step)[0]
 
 
@@ -429,8 +435,6 @@ def profile_build(srcdir: Path, out: Path, *options: str, step: str, confdir: Pa
     them, and profiled) and, for the extension's code (under _ext/), the time of each entry point
     Sphinx or docutils calls (a function's time from callers outside _ext/, so the figures do not
     count a call twice)."""
-    import pstats
-
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -438,7 +442,13 @@ def profile_build(srcdir: Path, out: Path, *options: str, step: str, confdir: Pa
     command = [sys.executable, "-m", "cProfile", "-o", str(data), "-m", "sphinx", "-q", "-W", "--keep-going"]
     command += ["-b", "html", "-c", str(confdir), "-d", str(out / "doctrees"), "-D", "language=en", "-j", "1"]
     command += [*options, str(srcdir), str(out / "html")]
-    wall = measured(command, step)[0]
+    return profile_figures(data, measured(command, step)[0])
+
+
+def profile_figures(data: Path, wall: float) -> dict:
+    """The figures of a build profiled into `data` (cProfile's file) that took `wall` seconds."""
+    import pstats
+
     stats = pstats.Stats(str(data))
     ours = str(ROOT / "_ext")
     entries: dict[str, float] = {}
@@ -589,16 +599,23 @@ def output_sizes(html: Path) -> dict:
     return sizes
 
 
-def bilingual(srcdir: Path, out: Path, recipes: Path, *options: str, step: str) -> tuple[float, dict[str, float]]:
+def bilingual(
+    srcdir: Path, out: Path, recipes: Path, *options: str, step: str, profile: Path | None = None
+) -> tuple[float, dict[str, float]]:
     """Both languages side by side, as `make html` builds them, with the site-level files: the
-    seconds of the two, and each language's own."""
+    seconds of the two, and each language's own. With `profile`, the English build runs at -j 1
+    under cProfile, its data written to that file (--quick: the profiled build, see QUICK)."""
     if out.exists():
         shutil.rmtree(out)
+    out.mkdir(parents=True)
     commands = []
     for language in ("en", "ko"):
-        command = [sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", "-c", str(ROOT)]
+        profiled = profile is not None and language == "en"
+        command = [sys.executable, *(["-m", "cProfile", "-o", str(profile)] if profiled else [])]
+        command += ["-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", "-c", str(ROOT)]
         command += ["-d", str(out / "doctrees" / language), "-D", f"language={language}"]
-        command += ["-D", f"recipebook_dir={recipes}", *options, str(srcdir), str(out / "html" / language)]
+        command += ["-D", f"recipebook_dir={recipes}", *options, *(["-j", "1"] if profiled else [])]
+        command += [str(srcdir), str(out / "html" / language)]
         commands.append(command)
     start = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(len(commands)) as pool:
@@ -611,7 +628,7 @@ def curve_step(count: int) -> str:
 
 
 def curve_row(
-    folder: Path, count: int, *options: str, site: tuple[Path, list[Path]] | None = None
+    folder: Path, count: int, *options: str, site: tuple[Path, list[Path]] | None = None, profile: Path | None = None
 ) -> tuple[dict, dict]:
     """The growth curve's row of `count` recipes: a bilingual generated site built once into
     folder/out (its recipes and pages generated in `folder`, or those of `site`: the pages and
@@ -621,7 +638,9 @@ def curve_row(
         directive_source(folder / "src", paths)
         site = folder / "src", paths
     srcdir, paths = site
-    seconds, each = bilingual(srcdir, folder / "out", paths[0].parent, *options, step=curve_step(count))
+    seconds, each = bilingual(
+        srcdir, folder / "out", paths[0].parent, *options, step=curve_step(count), profile=profile
+    )
     selections = sum(1 for p in paths for _ in matrix(load(p)))
     sizes = output_sizes(folder / "out" / "html")
     return {"recipes": count, "selections": selections, "seconds": seconds, **sizes}, each
@@ -766,7 +785,8 @@ def versions_of_conf() -> dict:
 # --quick: every step at the smallest sizes, each once (make test runs it to see the bench run to
 # its end; the figures mean nothing): the shipped recipes and one variant, a portal of three
 # recipes, a large portal of three recipes of two tabs of two targets. The growth curve's one site
-# is the generated site's size, so that one -j 2 build serves both (main: each page set once)
+# is the generated site's size, so that its one build of each language serves both (main: each page
+# set once): its Korean build at -j 2, its English build at -j 1 under cProfile
 QUICK = {"recipes": len(SHIPPED) + 1, "curve": str(len(SHIPPED) + 1), "repeat": 1, "portal": 3, "large": "3"}
 QUICK_SHAPE = "2,2"
 
@@ -868,26 +888,34 @@ def main(argv: list[str] | None = None) -> int:
         counts = [int(n) for n in args.curve.split(",") if n.strip()]
         runs: dict[str, list[float]] = {"gen_build_j1": [], "plain_build_j1": [], "gen_build_j2": []}
         rows: dict[int, dict] = {}  # rows of the growth curve built here (--quick), by recipe count
+        curve_out: Path | None = None  # --quick: the growth curve's build of this site (see QUICK)
         if not args.quick:
             for _ in range(rounds):  # interleaved: the ratios compare builds from the same stretch
                 for key, measure in (("gen_build_j1", full), ("plain_build_j1", plain), ("gen_build_j2", both)):
                     runs[key].append(measure())
         elif args.recipes in counts:
             # --quick builds a page set once (see QUICK): the growth curve's site of this size is this
-            # site, built at -j 2; its English build is the -j 2 figure
+            # site, its languages side by side; its Korean build, at -j 2, is the -j 2 figure, its
+            # English build, at -j 1 under cProfile, the profiled build (below)
+            curve_out = work / f"curve-{args.recipes}" / "out"
             rows[args.recipes], each = curve_row(
-                work / f"curve-{args.recipes}", args.recipes, "-j", "2", site=(work / "src-directives", paths)
+                curve_out.parent,
+                args.recipes,
+                "-j",
+                "2",
+                site=(work / "src-directives", paths),
+                profile=curve_out / "profile",
             )
-            runs["gen_build_j2"].append(each["en"])
+            runs["gen_build_j2"].append(each["ko"])
             shared["gen_build_j2"] = curve_step(args.recipes)
         else:
             runs["gen_build_j2"].append(both())
 
         # where the extension's time goes: both builds profiled once
         figures["profile"] = {
-            "directives": profile_build(
-                work / "src-directives", work / "profile-directives", *option, step=profiled[0]
-            ),
+            "directives": profile_figures(curve_out / "profile", each["en"])
+            if curve_out is not None
+            else profile_build(work / "src-directives", work / "profile-directives", *option, step=profiled[0]),
             "plain": profile_build(
                 work / "src-plain", work / "profile-plain", confdir=work / "conf-plain", step=profiled[1]
             ),
@@ -898,7 +926,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.quick:  # the profiled builds are the -j 1 builds (see QUICK)
             runs["gen_build_j1"].append(figures["profile"]["directives"]["wall"])
             runs["plain_build_j1"].append(figures["profile"]["plain"]["wall"])
-            shared.update(gen_build_j1=profiled[0], plain_build_j1=profiled[1])
+            shared.update(gen_build_j1=profiled[0] if curve_out is None else curve_step(args.recipes))
+            shared.update(plain_build_j1=profiled[1])
             figures["shared"] = dict(sorted(shared.items()))
         figures.update({key: min(times) for key, times in runs.items()})
         figures["extension_spread"] = [
@@ -908,16 +937,18 @@ def main(argv: list[str] | None = None) -> int:
         log(f"plain pages, -j 1: {figures['plain_build_j1']:.1f} s; per round {figures['extension_spread']}")
 
         # rebuilds of the built site (out-j1 holds the last full build of the rounds above, --quick's
-        # profile-directives its one -j 1 build): nothing changed, one recipe touched
-        built = work / ("profile-directives" if args.quick else "out-j1")
+        # profiled build its one -j 1 build: the growth curve's English tree, or profile-directives):
+        # nothing changed, one recipe touched
+        built = work / ("profile-directives" if args.quick else "out-j1") if curve_out is None else curve_out
+        tree = "" if curve_out is None else "en"
         unchanged, touched_runs = [], []
         touched = work / "recipes" / paths[len(paths) // 2].name
         rebuild = lambda: sphinx(  # noqa: E731
-            work / "src-directives", built, *option, "-j", "1", fresh=False, step=f"{site}, rebuilds"
+            work / "src-directives", built, *option, "-j", "1", fresh=False, step=f"{site}, rebuilds", tree=tree
         )
         for _ in range(args.repeat):
             unchanged.append(rebuild())
-            html_files = list((built / "html").rglob("*.html"))
+            html_files = list((built / "html" / tree).rglob("*.html"))
             before = {p: p.stat().st_mtime_ns for p in html_files}
             os.utime(touched, (time.time() + 1, time.time() + 1))
             touched_runs.append(rebuild())
