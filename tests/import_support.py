@@ -22,7 +22,7 @@ from recipebook import check_file, importing
 from recipebook.expanding import page
 from recipebook.importing import vllm_recipes
 from recipebook.memo import Memo
-from recipebook.problems import SelectionError, errors
+from recipebook.problems import Problem, SelectionError, errors
 from recipebook.reading import sharing
 from recipebook.reading.model import Recipe
 
@@ -144,14 +144,28 @@ def assert_their_commands(model: str) -> None:
     assert compared and not wrong, json.dumps(dict(list(wrong.items())[:3]), indent=1)
 
 
+# each imported recipe's check as the importer writes it, done once per process (its file's text is
+# the same for every test that asks): the model -> (the recipe read, or None; its problems)
+_CHECKED: dict[str, tuple[Recipe | None, list[Problem]]] = {}
+
+
+def checked(folder: Path, model: str) -> tuple[Recipe | None, list[Problem]]:
+    """check_file of the imported recipe written as the importer writes it (``importing.dumps``,
+    named as the importer names it; in ``folder`` by the first test that asks); its problems."""
+    if model not in _CHECKED:
+        written = imported(model)
+        path = folder / f"{written.name}.json"
+        path.write_text(importing.dumps(written.recipe), encoding="utf-8")
+        _CHECKED[model] = check_file(path)
+    loaded, problems = _CHECKED[model]
+    return loaded, list(problems)
+
+
 def assert_only_real_problems(folder: Path, model: str, known: list[str], warned: Sequence[str] = ()) -> list[Any]:
     """The imported recipe is refused only for the real problems it has (each one a fragment of the
     message), and each of them is still refused; the real problems vLLM only warns of (``warned``)
     are still reported, as warnings; returns its problems."""
-    written = imported(model)
-    path = folder / f"{written.name}.json"
-    path.write_text(importing.dumps(written.recipe), encoding="utf-8")
-    loaded, problems = check_file(path)
+    loaded, problems = checked(folder, model)
     false = [p for p in errors(problems) if not any(fragment in p.message for fragment in known)]
     assert not false, "\n".join(map(str, false[:10]))
     for fragment in known:

@@ -152,9 +152,8 @@ def test_omni_tasks_with_their_own_checkpoint_are_strategies_and_the_install_add
     models = {t["grid"]["model"] for s in sharing.written_out(imported.recipe)["strategies"] for t in s["options"]}
     assert len(models) > 1  # a checkpoint per task
     assert "vllm-omni" in imported.recipe["installLine"]
-    path = tmp_path / f"{imported.name}.json"
-    path.write_text(json.dumps(imported.recipe), encoding="utf-8")
-    recipe, problems = check_file(path)
+    # its file as the importer writes it (checked once: test_an_imported_recipe_is_refused_only_for_real_problems)
+    recipe, problems = sample.checked(tmp_path, "Wan-AI/Wan2.2-T2V-A14B-Diffusers")
     assert recipe is not None and problems == []  # --omni with vLLM-Omni installed: its flags are not judged
 
 
@@ -605,9 +604,8 @@ def test_a_value_the_pinned_vllm_refuses_is_left_out_and_listed(tmp_path):
         for target in strategy["options"]:
             if any(line.startswith(f"{strategy['slug']} / {target['target']}: ") for line in listed):
                 assert "tool_calling" not in target["grid"]["options"], target["grid"]["options"]
-    out = tmp_path / f"{imported.name}.json"
-    out.write_text(text, encoding="utf-8")
-    loaded, problems = check_file(out)
+    # that text's file (checked once: test_an_imported_recipe_is_refused_only_for_real_problems)
+    loaded, problems = sample.checked(tmp_path, "Google/gemma-4-E2B-it")
     assert loaded is not None and not errors(problems), [p.message for p in errors(problems)][:3]
     # by hand: the value offered again on one target that lost it
     slug, target_name = listed[0].split(": ", 1)[0].split(" / ")
@@ -621,6 +619,7 @@ def test_a_value_the_pinned_vllm_refuses_is_left_out_and_listed(tmp_path):
     template = "--chat-template examples/tool_chat_template_gemma4.jinja"
     add = {"--enable-auto-tool-choice": "--enable-auto-tool-choice", "--chat-template": template}
     grid["deltas"]["tool_calling=on"] = {role: {"add_args": add, "add_envs": {}, "del_args": [], "del_envs": []}}
+    out = tmp_path / f"{imported.name}.json"
     out.write_text(json.dumps(written), encoding="utf-8")
     _loaded, problems = check_file(out)
     assert any("is a file of vLLM's source checkout" in p.message for p in errors(problems)), problems[:3]
