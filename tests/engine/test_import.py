@@ -182,7 +182,15 @@ def run(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path):
+def imported_here(capsys, *args: object) -> subprocess.CompletedProcess:
+    """``run`` as import's main runs it in this process (what it says, writes and exits with; the
+    process itself, one run per exit status: test_import_writes_recipes_and_lists_what_they_do_not_hold
+    (0 and 1), test_hostile_model_files_are_refused_in_words_and_the_others_are_imported (1) and
+    test_import_from_what_is_not_a_checkout_says_so (2))."""
+    return in_process(capsys, "import", *args)
+
+
+def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path, capsys):
     out = tmp_path / "recipes"
     result = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "Wan-AI/Wan2.2-T2V-A14B-Diffusers", "--out", out)
     assert result.returncode == 0, result.stderr
@@ -194,7 +202,9 @@ def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path):
     assert any(line.startswith("not expressed: models/Qwen/Qwen3-8B.yaml: ") and "Mooncake" in line for line in lines)
     again = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out)
     assert again.returncode == 1 and "exists; not overwritten (--force overwrites)" in again.stderr
-    forced = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force", "--lost", tmp_path / "lost.txt")
+    forced = imported_here(
+        capsys, sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force", "--lost", tmp_path / "lost.txt"
+    )
     assert forced.returncode == 0, forced.stderr
     assert (tmp_path / "lost.txt").read_text().startswith("models/Qwen/Qwen3-8B.yaml: ")
 
@@ -270,22 +280,24 @@ def test_a_bad_import_argument_is_one_line_and_exit_2_before_anything_is_written
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written
 
 
-def test_a_model_file_in_the_checkout_may_be_named_by_its_path_and_the_commit_given(tmp_path):
+def test_a_model_file_in_the_checkout_may_be_named_by_its_path_and_the_commit_given(tmp_path, capsys):
     checkout = _checkout_copy(tmp_path)
     commit = "0123456789abcdef0123456789abcdef01234567"
     path = checkout / "models" / "Qwen" / "Qwen3-8B.yaml"
-    result = run(checkout, path, "--out", tmp_path / "o", "--lost", tmp_path / "lost.txt", "--commit", commit)
+    result = imported_here(
+        capsys, checkout, path, "--out", tmp_path / "o", "--lost", tmp_path / "lost.txt", "--commit", commit
+    )
     assert result.returncode == 0, result.stderr
     assert commit[:12] in (tmp_path / "o" / "Qwen3-8B.json").read_text(encoding="utf-8")
 
 
-def test_an_imported_recipe_replaces_a_link_in_the_out_folder_never_writes_through_it(tmp_path):
+def test_an_imported_recipe_replaces_a_link_in_the_out_folder_never_writes_through_it(tmp_path, capsys):
     out = tmp_path / "o"
     out.mkdir()
     victim = tmp_path / "victim.txt"
     victim.write_text("keep\n", encoding="utf-8")
     (out / "Qwen3-8B.json").symlink_to(victim)
-    result = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force")
+    result = imported_here(capsys, sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force")
     assert result.returncode == 0, result.stderr
     assert victim.read_text(encoding="utf-8") == "keep\n"
     assert not (out / "Qwen3-8B.json").is_symlink()
@@ -325,13 +337,13 @@ def test_hostile_model_files_are_refused_in_words_and_the_others_are_imported(tm
     assert (tmp_path / "out" / "Qwen3-8B.json").is_file()
 
 
-def test_a_model_file_too_large_is_refused_before_it_is_read(tmp_path):
+def test_a_model_file_too_large_is_refused_before_it_is_read(tmp_path, capsys):
     checkout = tmp_path / "checkout"
     shutil.copytree(sample.CHECKOUT, checkout)
     big = checkout / "models" / "evil" / "big.yaml"
     big.parent.mkdir(parents=True)
     big.write_text("a: " + "x" * (vllm_recipes.MAX_BYTES + 10), encoding="utf-8")
-    result = run(checkout, "evil/big", "--out", tmp_path / "out")
+    result = imported_here(capsys, checkout, "evil/big", "--out", tmp_path / "out")
     assert result.returncode == 1
     assert "larger than 2,097,152 bytes" in result.stderr
 
