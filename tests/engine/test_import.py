@@ -9,6 +9,7 @@ files beside it, and every recorded choice is expanded by the engine and compare
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import subprocess
@@ -475,7 +476,11 @@ strategy_overrides:
 """
 
 
-def _pools_test(tmp_path):
+@pytest.fixture(scope="module")
+def pools_test(tmp_path_factory):
+    """POOLS_OF_TWO_SIZES imported from a copy of the sample checkout, once for the tests that read it
+    (a test that changes the recipe changes a copy)."""
+    tmp_path = tmp_path_factory.mktemp("pools")
     checkout = tmp_path / "checkout"
     shutil.copytree(sample.CHECKOUT, checkout)
     path = checkout / "models" / "Test" / "Pools-Test.yaml"
@@ -484,11 +489,11 @@ def _pools_test(tmp_path):
     return vllm_recipes.convert(path, vllm_recipes.Checkout.read(checkout)), vllm_recipes.Checkout.read(checkout)
 
 
-def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp_path):
+def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp_path, pools_test):
     """A target's npus is what each of its roles uses (rule 26): a pool choice that changes the
     count is a target of its own with its own npus, and prefill and decode pools of different
     counts are listed with the reason, never dropped."""
-    imported, checkout = _pools_test(tmp_path)
+    imported, checkout = pools_test
     out = tmp_path / f"{imported.name}.json"
     out.write_text(json.dumps(imported.recipe), encoding="utf-8")
     loaded, problems = check_file(out)
@@ -528,23 +533,24 @@ def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp
     assert len([line for line in listed if "/ MI300X:" in line]) == 4  # TP or TEP with DEP, either way round
 
 
-def test_a_target_that_asks_a_node_for_more_than_it_holds_is_listed_not_written(tmp_path):
+def test_a_target_that_asks_a_node_for_more_than_it_holds_is_listed_not_written(tmp_path, pools_test):
     """Rule 29 on an import: the AMD profiles pin TP 2, so a DEP server of 8 ranks asks one
     8-GPU node (their gpu_count) for 16; that target cannot start and is not written, and the
     list says what it asks and what the node holds. The rest of the model is written and valid;
     a recipe written by hand with a node too small is still refused."""
-    imported, _checkout = _pools_test(tmp_path)
+    imported, _checkout = pools_test
     written = {(s["slug"], t["target"]) for s in imported.recipe["strategies"] for t in s["options"]}
     for slug, target, role in (("single-node-dep", "MI300X", "main"), ("pd-cluster", "MI300X DEP 16 NPUs", "prefill")):
         assert (slug, target) not in written
         said = [line for line in imported.lost if line.startswith(f"{slug} / {target}: it cannot start: ")]
         assert len(said) == 1 and f"is asked for 16 NPUs ({role} 16" in said[0] and "holds 8 (gpu_count)" in said[0]
     assert ("single-node-dep", "H100") in written and ("pd-cluster", "MI300X") in written
-    pd = next(s for s in imported.recipe["strategies"] if s["slug"] == "pd-cluster")
+    recipe = copy.deepcopy(imported.recipe)
+    pd = next(s for s in recipe["strategies"] if s["slug"] == "pd-cluster")
     amd = next(t for t in pd["options"] if t["target"] == "MI300X")
     amd["npusPerNode"] = 1  # by hand: a machine of one device for pools of two
     out = tmp_path / f"{imported.name}.json"
-    out.write_text(json.dumps(imported.recipe), encoding="utf-8")
+    out.write_text(json.dumps(recipe), encoding="utf-8")
     _loaded, problems = check_file(out)
     wrong = [p for p in problems if p.is_error]
     assert wrong and all("is asked for 2 NPUs" in p.message and "has 1" in p.message for p in wrong), [
