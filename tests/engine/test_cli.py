@@ -66,10 +66,12 @@ def test_validate_named_files(capsys):
     assert result.stdout == f"1 recipe(s) valid, {count} selections ({GPT_NAME} {count})\n"
 
 
-def test_broken_json_gives_file_line_column(tmp_path):
+def test_broken_json_gives_file_line_column(tmp_path, capsys):
+    """Run by validate's main in this process (a real validate exits 1 with located problems in
+    test_strange_files_are_reported_not_raised)."""
     broken = tmp_path / "broken.json"
     broken.write_text('{\n  "name": "broken",\n  "model": "a/b"\n  "provider": "x"\n}\n', encoding="utf-8")
-    result = run("validate", broken)
+    result = in_process(capsys, "validate", broken)
     no_traceback(result)
     assert result.returncode == 1
     first = result.stderr.splitlines()[0]
@@ -133,9 +135,11 @@ def test_every_problem_of_every_file_in_one_run(tmp_path, capsys):
     assert result.stdout == ""
 
 
-def test_validate_missing_file():
-    """A file named on the command line that is not there is a usage error: one line, exit 2."""
-    result = run("validate", "recipes/no-such-recipe.json")
+def test_validate_missing_file(capsys):
+    """A file named on the command line that is not there is a usage error: one line, exit 2 (run by
+    validate's main in this process; a real validate exits 2 for a bad argument in test_hostile_round3's
+    FIFO case and test_hostile_round4's test_a_bad_argument_of_a_real_process_neither_waits_nor_tracebacks)."""
+    result = in_process(capsys, "validate", "recipes/no-such-recipe.json")
     no_traceback(result)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
@@ -383,8 +387,10 @@ def test_drift_against_the_committed_next_release_is_located(capsys):
                 assert pointer.rsplit("/", 1)[-1] not in flags
 
 
-def test_drift_needs_a_vocabulary_and_valid_recipes(tmp_path):
-    assert run("drift").returncode == 2
+def test_drift_needs_a_vocabulary_and_valid_recipes(tmp_path, capsys):
+    # no vocabulary: a usage error, by drift's main here (a real drift exits 2 in test_hostile_round4's
+    # test_a_bad_argument_of_a_real_process_neither_waits_nor_tracebacks[drift dev zero])
+    assert in_process(capsys, "drift").returncode == 2
     broken = tmp_path / "broken.json"
     broken.write_text("{", encoding="utf-8")
     later = sorted((REPO / "_ext" / "recipebook" / "data").glob("vllm-*.json"))[-1]
