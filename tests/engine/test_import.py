@@ -186,7 +186,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 def imported_here(capsys, *args: object) -> subprocess.CompletedProcess:
     """``run`` as import's main runs it in this process (what it says, writes and exits with; the
     process itself, one run per exit status: test_import_writes_recipes_and_lists_what_they_do_not_hold
-    (0 and 1), test_hostile_model_files_are_refused_in_words_and_the_others_are_imported (1) and
+    (0), test_hostile_model_files_are_refused_in_words_and_the_others_are_imported (1) and
     test_import_from_what_is_not_a_checkout_says_so (2))."""
     return in_process(capsys, "import", *args)
 
@@ -201,7 +201,7 @@ def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path, capsys)
     lines = result.stdout.splitlines()
     assert any(line.startswith(f"{out / 'Qwen3-8B.json'}: 20 target(s)") and "valid" in line for line in lines)
     assert any(line.startswith("not expressed: models/Qwen/Qwen3-8B.yaml: ") and "Mooncake" in line for line in lines)
-    again = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out)
+    again = imported_here(capsys, sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out)
     assert again.returncode == 1 and "exists; not overwritten (--force overwrites)" in again.stderr
     forced = imported_here(
         capsys, sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force", "--lost", tmp_path / "lost.txt"
