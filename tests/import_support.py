@@ -14,6 +14,7 @@ import functools
 import json
 import re
 import shlex
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -113,7 +114,11 @@ def compare(recipe: Any, entry: dict[str, Any]) -> list[str]:
 
 @functools.cache
 def recipe(model: str) -> Recipe:
-    """The imported recipe as the engine models it (whatever its problems: the commands are compared)."""
+    """The imported recipe as the engine models it (whatever its problems: the commands are
+    compared): read from its file by the check when it is valid (checked), else built here."""
+    loaded, _problems = checked(None, model)
+    if loaded is not None:
+        return loaded
     written = sharing.written_out(imported(model).recipe)
     return Recipe.from_json(written, f"{imported(model).name}.json")
 
@@ -149,14 +154,17 @@ def assert_their_commands(model: str) -> None:
 _CHECKED: dict[str, tuple[Recipe | None, list[Problem]]] = {}
 
 
-def checked(folder: Path, model: str) -> tuple[Recipe | None, list[Problem]]:
+def checked(folder: Path | None, model: str) -> tuple[Recipe | None, list[Problem]]:
     """check_file of the imported recipe written as the importer writes it (``importing.dumps``,
-    named as the importer names it; in ``folder`` by the first test that asks); its problems."""
+    named as the importer names it; in ``folder`` by the first test that asks, or a temporary
+    one); the recipe read (None if it has errors) and its problems. The line tables and page model
+    the check builds are kept in MEMO, where compare expands the same recipe's selections."""
     if model not in _CHECKED:
         written = imported(model)
-        path = folder / f"{written.name}.json"
-        path.write_text(importing.dumps(written.recipe), encoding="utf-8")
-        _CHECKED[model] = check_file(path)
+        with tempfile.TemporaryDirectory(prefix="import-check-") as temporary:
+            path = Path(folder or temporary) / f"{written.name}.json"
+            path.write_text(importing.dumps(written.recipe), encoding="utf-8")
+            _CHECKED[model] = check_file(path, MEMO)
     loaded, problems = _CHECKED[model]
     return loaded, list(problems)
 
