@@ -14,6 +14,7 @@ import functools
 import json
 import re
 import shlex
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from recipebook import check_file, importing
 from recipebook.expanding import page
 from recipebook.importing import vllm_recipes
 from recipebook.memo import Memo
-from recipebook.problems import SelectionError, errors
+from recipebook.problems import Problem, SelectionError, errors
 from recipebook.reading import sharing
 from recipebook.reading.model import Recipe
 
@@ -113,7 +114,11 @@ def compare(recipe: Any, entry: dict[str, Any]) -> list[str]:
 
 @functools.cache
 def recipe(model: str) -> Recipe:
-    """The imported recipe as the engine models it (whatever its problems: the commands are compared)."""
+    """The imported recipe as the engine models it (whatever its problems: the commands are
+    compared): read from its file by the check when it is valid (checked), else built here."""
+    loaded, _problems = checked(None, model)
+    if loaded is not None:
+        return loaded
     written = sharing.written_out(imported(model).recipe)
     return Recipe.from_json(written, f"{imported(model).name}.json")
 
@@ -144,14 +149,31 @@ def assert_their_commands(model: str) -> None:
     assert compared and not wrong, json.dumps(dict(list(wrong.items())[:3]), indent=1)
 
 
+# each imported recipe's check as the importer writes it, done once per process (its file's text is
+# the same for every test that asks): the model -> (the recipe read, or None; its problems)
+_CHECKED: dict[str, tuple[Recipe | None, list[Problem]]] = {}
+
+
+def checked(folder: Path | None, model: str) -> tuple[Recipe | None, list[Problem]]:
+    """check_file of the imported recipe written as the importer writes it (``importing.dumps``,
+    named as the importer names it; in ``folder`` by the first test that asks, or a temporary
+    one); the recipe read (None if it has errors) and its problems. The line tables and page model
+    the check builds are kept in MEMO, where compare expands the same recipe's selections."""
+    if model not in _CHECKED:
+        written = imported(model)
+        with tempfile.TemporaryDirectory(prefix="import-check-") as temporary:
+            path = Path(folder or temporary) / f"{written.name}.json"
+            path.write_text(importing.dumps(written.recipe), encoding="utf-8")
+            _CHECKED[model] = check_file(path, MEMO)
+    loaded, problems = _CHECKED[model]
+    return loaded, list(problems)
+
+
 def assert_only_real_problems(folder: Path, model: str, known: list[str], warned: Sequence[str] = ()) -> list[Any]:
     """The imported recipe is refused only for the real problems it has (each one a fragment of the
     message), and each of them is still refused; the real problems vLLM only warns of (``warned``)
     are still reported, as warnings; returns its problems."""
-    written = imported(model)
-    path = folder / f"{written.name}.json"
-    path.write_text(importing.dumps(written.recipe), encoding="utf-8")
-    loaded, problems = check_file(path)
+    loaded, problems = checked(folder, model)
     false = [p for p in errors(problems) if not any(fragment in p.message for fragment in known)]
     assert not false, "\n".join(map(str, false[:10]))
     for fragment in known:

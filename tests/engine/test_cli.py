@@ -66,10 +66,12 @@ def test_validate_named_files(capsys):
     assert result.stdout == f"1 recipe(s) valid, {count} selections ({GPT_NAME} {count})\n"
 
 
-def test_broken_json_gives_file_line_column(tmp_path):
+def test_broken_json_gives_file_line_column(tmp_path, capsys):
+    """Run by validate's main in this process (a real validate exits 1 with located problems in
+    test_strange_files_are_reported_not_raised)."""
     broken = tmp_path / "broken.json"
     broken.write_text('{\n  "name": "broken",\n  "model": "a/b"\n  "provider": "x"\n}\n', encoding="utf-8")
-    result = run("validate", broken)
+    result = in_process(capsys, "validate", broken)
     no_traceback(result)
     assert result.returncode == 1
     first = result.stderr.splitlines()[0]
@@ -133,9 +135,11 @@ def test_every_problem_of_every_file_in_one_run(tmp_path, capsys):
     assert result.stdout == ""
 
 
-def test_validate_missing_file():
-    """A file named on the command line that is not there is a usage error: one line, exit 2."""
-    result = run("validate", "recipes/no-such-recipe.json")
+def test_validate_missing_file(capsys):
+    """A file named on the command line that is not there is a usage error: one line, exit 2 (run by
+    validate's main in this process; a real validate exits 2 for a bad argument in test_hostile_round3's
+    FIFO case and test_hostile_round4's test_a_bad_argument_of_a_real_process_neither_waits_nor_tracebacks)."""
+    result = in_process(capsys, "validate", "recipes/no-such-recipe.json")
     no_traceback(result)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
@@ -232,7 +236,7 @@ def test_expand_errors_exit_2(capsys, args, fragment):
     assert len(result.stderr.splitlines()) == 1
 
 
-def test_expand_excluded_selection_exits_2(tmp_path):
+def test_expand_excluded_selection_exits_2(tmp_path, capsys):
     data = fixture(GPT_NAME)
     data["strategies"][0]["options"][0]["grid"]["excluded"] = [{"lmcache": "cpu", "spec_decode": "suffix"}]
     path, _ = write(tmp_path, data)
@@ -241,7 +245,8 @@ def test_expand_excluded_selection_exits_2(tmp_path):
     no_traceback(result)
     assert result.returncode == 2
     assert "the recipe excludes this selection: lmcache=cpu, prefix_caching=on_sub_block" in result.stderr
-    assert run(*base, "--set", "lmcache=cpu").returncode == 0  # spec_decode stays eagle3
+    # spec_decode stays eagle3 (run by expand's main here: a real run exits 0 in test_expand_with_set_and_shell_format)
+    assert in_process(capsys, *base, "--set", "lmcache=cpu").returncode == 0
 
 
 def test_expand_of_an_invalid_recipe_reports_its_problems(tmp_path):
@@ -254,9 +259,11 @@ def test_expand_of_an_invalid_recipe_reports_its_problems(tmp_path):
     assert LOCATED.match(result.stderr.splitlines()[0])
 
 
-def test_usage_errors_exit_2():
+def test_usage_errors_exit_2(capsys):
+    """The first in a real process (its exit status as the shell sees it, no traceback), the others
+    by main in this process (what it says, the status it exits with)."""
     for args in ([], ["expand", f"{FIXTURES_DIR}/{GPT_NAME}.json"], ["frobnicate"]):
-        result = run(*args)
+        result = run(*args) if not args else in_process(capsys, *args)
         no_traceback(result)
         assert result.returncode == 2
         assert len(result.stderr.splitlines()) == 1 and ": error: " in result.stderr and "--help" in result.stderr
@@ -274,7 +281,12 @@ def test_matrix_lists_every_offered_selection(capsys, name, count):
     assert len(keys) == count
     recommended = [(s["strategy"], s["target"]) for s in selections if s["recommended"]]
     assert len(recommended) == len(set(recommended))  # at most one per target
-    text = run("matrix", f"{FIXTURES_DIR}/{name}.json")
+    # the text form: a real process for one recipe (its exit status as the shell sees it), main here for the other
+    text = (
+        run("matrix", f"{FIXTURES_DIR}/{name}.json")
+        if name == GPT_NAME
+        else in_process(capsys, "matrix", f"{FIXTURES_DIR}/{name}.json")
+    )
     assert text.returncode == 0
     assert text.stdout.count("\n### ") + text.stdout.startswith("### ") == count
 
@@ -375,8 +387,10 @@ def test_drift_against_the_committed_next_release_is_located(capsys):
                 assert pointer.rsplit("/", 1)[-1] not in flags
 
 
-def test_drift_needs_a_vocabulary_and_valid_recipes(tmp_path):
-    assert run("drift").returncode == 2
+def test_drift_needs_a_vocabulary_and_valid_recipes(tmp_path, capsys):
+    # no vocabulary: a usage error, by drift's main here (a real drift exits 2 in test_hostile_round4's
+    # test_a_bad_argument_of_a_real_process_neither_waits_nor_tracebacks[drift dev zero])
+    assert in_process(capsys, "drift").returncode == 2
     broken = tmp_path / "broken.json"
     broken.write_text("{", encoding="utf-8")
     later = sorted((REPO / "_ext" / "recipebook" / "data").glob("vllm-*.json"))[-1]

@@ -114,10 +114,12 @@ def test_fix_writes_the_documented_spellings_in_place_and_says_each(tmp_path, ca
     assert as_vllm_reads(commands(path, capsys)) == as_vllm_reads(old)
 
 
-def test_fix_leaves_a_file_without_fixes_as_it_is(tmp_path):
+def test_fix_leaves_a_file_without_fixes_as_it_is(tmp_path, capsys):
+    """By validate's main in this process (a real validate --fix exits 0 in
+    test_fix_writes_the_documented_spellings_in_place_and_says_each)."""
     path = tmp_path / f"{GPT_NAME}.json"
     text = write(path, fixture(GPT_NAME), indent=1)
-    result = run("validate", "--fix", path)
+    result = in_process(capsys, "validate", "--fix", path)
     assert result.returncode == 0
     assert path.read_text(encoding="utf-8") == text
     assert "0 fix(es) written in 0 of 1 recipe file(s)" in result.stderr
@@ -223,22 +225,16 @@ def test_fix_refuses_a_link_in_or_out_of_the_tree_and_leaves_both_files_as_they_
     assert in_process(capsys, "validate", outside).returncode == 0  # without --fix a link is read as before
 
 
-def test_fix_refuses_a_link_among_the_default_recipes_before_fixing_any(tmp_path):
+def test_fix_refuses_a_link_among_the_default_recipes_before_fixing_any(tmp_path, capsys):
+    """By validate's main in this process, from the folder (a real validate --fix exits 2 for a
+    FIFO and a device in test_fix_refuses_what_is_not_a_regular_recipe_file_of_a_bounded_size)."""
     (tmp_path / "recipes").mkdir()
     plain = tmp_path / "recipes" / f"{GPT_NAME}.json"
     text = write(plain, spelled_otherwise(fixture(GPT_NAME)))
     outside = tmp_path / "other.json"
     write(outside, fixture(GPT_NAME))
     (tmp_path / "recipes" / "linked.json").symlink_to(outside)
-    result = subprocess.run(
-        [sys.executable, "-m", "recipebook", "validate", "--fix"],
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(REPO / "_ext"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    result = in_process(capsys, "validate", "--fix", cwd=tmp_path)
     _refused_fix(result, "recipes/linked.json", "is a symbolic link")
     assert plain.read_text(encoding="utf-8") == text  # nothing fixed before the refusal
 

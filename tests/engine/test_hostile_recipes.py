@@ -353,24 +353,17 @@ def test_rule9_allows_escaped_text_that_is_no_markup(tmp_path):
 # -- names that differ only in case -------------------------------------------------------------
 
 
-def test_two_recipe_names_that_differ_only_in_case_are_both_located(tmp_path):
-    import subprocess
-    import sys
-
-    from recipe_support import REPO, fixture, write
+def test_two_recipe_names_that_differ_only_in_case_are_both_located(tmp_path, capsys):
+    """By validate's main in this process (a real validate exits 1 with located problems in
+    test_cli.py's test_strange_files_are_reported_not_raised)."""
+    from recipe_support import fixture, in_process, write
 
     first = fixture(GPT)
     second = fixture(GPT)
     second["name"] = "GPT-OSS-120b"
     path_a, dumped_a = write(tmp_path, first)
     path_b, dumped_b = write(tmp_path, second)
-    result = subprocess.run(
-        [sys.executable, "-m", "recipebook", "validate", str(path_a), str(path_b)],
-        cwd=REPO,
-        env={"PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-    )
+    result = in_process(capsys, "validate", str(path_a), str(path_b))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     line_a, column_a = dumped_a.values["/name"]

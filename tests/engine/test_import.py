@@ -9,6 +9,7 @@ files beside it, and every recorded choice is expanded by the engine and compare
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import subprocess
@@ -152,9 +153,8 @@ def test_omni_tasks_with_their_own_checkpoint_are_strategies_and_the_install_add
     models = {t["grid"]["model"] for s in sharing.written_out(imported.recipe)["strategies"] for t in s["options"]}
     assert len(models) > 1  # a checkpoint per task
     assert "vllm-omni" in imported.recipe["installLine"]
-    path = tmp_path / f"{imported.name}.json"
-    path.write_text(json.dumps(imported.recipe), encoding="utf-8")
-    recipe, problems = check_file(path)
+    # its file as the importer writes it (checked once: test_an_imported_recipe_is_refused_only_for_real_problems)
+    recipe, problems = sample.checked(tmp_path, "Wan-AI/Wan2.2-T2V-A14B-Diffusers")
     assert recipe is not None and problems == []  # --omni with vLLM-Omni installed: its flags are not judged
 
 
@@ -183,7 +183,15 @@ def run(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path):
+def imported_here(capsys, *args: object) -> subprocess.CompletedProcess:
+    """``run`` as import's main runs it in this process (what it says, writes and exits with; the
+    process itself, one run per exit status: test_import_writes_recipes_and_lists_what_they_do_not_hold
+    (0), test_hostile_model_files_are_refused_in_words_and_the_others_are_imported (1) and
+    test_import_from_what_is_not_a_checkout_says_so (2))."""
+    return in_process(capsys, "import", *args)
+
+
+def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path, capsys):
     out = tmp_path / "recipes"
     result = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "Wan-AI/Wan2.2-T2V-A14B-Diffusers", "--out", out)
     assert result.returncode == 0, result.stderr
@@ -193,9 +201,11 @@ def test_import_writes_recipes_and_lists_what_they_do_not_hold(tmp_path):
     lines = result.stdout.splitlines()
     assert any(line.startswith(f"{out / 'Qwen3-8B.json'}: 20 target(s)") and "valid" in line for line in lines)
     assert any(line.startswith("not expressed: models/Qwen/Qwen3-8B.yaml: ") and "Mooncake" in line for line in lines)
-    again = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out)
+    again = imported_here(capsys, sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out)
     assert again.returncode == 1 and "exists; not overwritten (--force overwrites)" in again.stderr
-    forced = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force", "--lost", tmp_path / "lost.txt")
+    forced = imported_here(
+        capsys, sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force", "--lost", tmp_path / "lost.txt"
+    )
     assert forced.returncode == 0, forced.stderr
     assert (tmp_path / "lost.txt").read_text().startswith("models/Qwen/Qwen3-8B.yaml: ")
 
@@ -271,22 +281,24 @@ def test_a_bad_import_argument_is_one_line_and_exit_2_before_anything_is_written
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # nothing written
 
 
-def test_a_model_file_in_the_checkout_may_be_named_by_its_path_and_the_commit_given(tmp_path):
+def test_a_model_file_in_the_checkout_may_be_named_by_its_path_and_the_commit_given(tmp_path, capsys):
     checkout = _checkout_copy(tmp_path)
     commit = "0123456789abcdef0123456789abcdef01234567"
     path = checkout / "models" / "Qwen" / "Qwen3-8B.yaml"
-    result = run(checkout, path, "--out", tmp_path / "o", "--lost", tmp_path / "lost.txt", "--commit", commit)
+    result = imported_here(
+        capsys, checkout, path, "--out", tmp_path / "o", "--lost", tmp_path / "lost.txt", "--commit", commit
+    )
     assert result.returncode == 0, result.stderr
     assert commit[:12] in (tmp_path / "o" / "Qwen3-8B.json").read_text(encoding="utf-8")
 
 
-def test_an_imported_recipe_replaces_a_link_in_the_out_folder_never_writes_through_it(tmp_path):
+def test_an_imported_recipe_replaces_a_link_in_the_out_folder_never_writes_through_it(tmp_path, capsys):
     out = tmp_path / "o"
     out.mkdir()
     victim = tmp_path / "victim.txt"
     victim.write_text("keep\n", encoding="utf-8")
     (out / "Qwen3-8B.json").symlink_to(victim)
-    result = run(sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force")
+    result = imported_here(capsys, sample.CHECKOUT, "Qwen/Qwen3-8B", "--out", out, "--force")
     assert result.returncode == 0, result.stderr
     assert victim.read_text(encoding="utf-8") == "keep\n"
     assert not (out / "Qwen3-8B.json").is_symlink()
@@ -326,13 +338,13 @@ def test_hostile_model_files_are_refused_in_words_and_the_others_are_imported(tm
     assert (tmp_path / "out" / "Qwen3-8B.json").is_file()
 
 
-def test_a_model_file_too_large_is_refused_before_it_is_read(tmp_path):
+def test_a_model_file_too_large_is_refused_before_it_is_read(tmp_path, capsys):
     checkout = tmp_path / "checkout"
     shutil.copytree(sample.CHECKOUT, checkout)
     big = checkout / "models" / "evil" / "big.yaml"
     big.parent.mkdir(parents=True)
     big.write_text("a: " + "x" * (vllm_recipes.MAX_BYTES + 10), encoding="utf-8")
-    result = run(checkout, "evil/big", "--out", tmp_path / "out")
+    result = imported_here(capsys, checkout, "evil/big", "--out", tmp_path / "out")
     assert result.returncode == 1
     assert "larger than 2,097,152 bytes" in result.stderr
 
@@ -464,7 +476,11 @@ strategy_overrides:
 """
 
 
-def _pools_test(tmp_path):
+@pytest.fixture(scope="module")
+def pools_test(tmp_path_factory):
+    """POOLS_OF_TWO_SIZES imported from a copy of the sample checkout, once for the tests that read it
+    (a test that changes the recipe changes a copy)."""
+    tmp_path = tmp_path_factory.mktemp("pools")
     checkout = tmp_path / "checkout"
     shutil.copytree(sample.CHECKOUT, checkout)
     path = checkout / "models" / "Test" / "Pools-Test.yaml"
@@ -473,11 +489,11 @@ def _pools_test(tmp_path):
     return vllm_recipes.convert(path, vllm_recipes.Checkout.read(checkout)), vllm_recipes.Checkout.read(checkout)
 
 
-def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp_path):
+def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp_path, pools_test):
     """A target's npus is what each of its roles uses (rule 26): a pool choice that changes the
     count is a target of its own with its own npus, and prefill and decode pools of different
     counts are listed with the reason, never dropped."""
-    imported, checkout = _pools_test(tmp_path)
+    imported, checkout = pools_test
     out = tmp_path / f"{imported.name}.json"
     out.write_text(json.dumps(imported.recipe), encoding="utf-8")
     loaded, problems = check_file(out)
@@ -517,23 +533,24 @@ def test_pd_pools_of_different_npu_counts_are_targets_of_their_own_or_listed(tmp
     assert len([line for line in listed if "/ MI300X:" in line]) == 4  # TP or TEP with DEP, either way round
 
 
-def test_a_target_that_asks_a_node_for_more_than_it_holds_is_listed_not_written(tmp_path):
+def test_a_target_that_asks_a_node_for_more_than_it_holds_is_listed_not_written(tmp_path, pools_test):
     """Rule 29 on an import: the AMD profiles pin TP 2, so a DEP server of 8 ranks asks one
     8-GPU node (their gpu_count) for 16; that target cannot start and is not written, and the
     list says what it asks and what the node holds. The rest of the model is written and valid;
     a recipe written by hand with a node too small is still refused."""
-    imported, _checkout = _pools_test(tmp_path)
+    imported, _checkout = pools_test
     written = {(s["slug"], t["target"]) for s in imported.recipe["strategies"] for t in s["options"]}
     for slug, target, role in (("single-node-dep", "MI300X", "main"), ("pd-cluster", "MI300X DEP 16 NPUs", "prefill")):
         assert (slug, target) not in written
         said = [line for line in imported.lost if line.startswith(f"{slug} / {target}: it cannot start: ")]
         assert len(said) == 1 and f"is asked for 16 NPUs ({role} 16" in said[0] and "holds 8 (gpu_count)" in said[0]
     assert ("single-node-dep", "H100") in written and ("pd-cluster", "MI300X") in written
-    pd = next(s for s in imported.recipe["strategies"] if s["slug"] == "pd-cluster")
+    recipe = copy.deepcopy(imported.recipe)
+    pd = next(s for s in recipe["strategies"] if s["slug"] == "pd-cluster")
     amd = next(t for t in pd["options"] if t["target"] == "MI300X")
     amd["npusPerNode"] = 1  # by hand: a machine of one device for pools of two
     out = tmp_path / f"{imported.name}.json"
-    out.write_text(json.dumps(imported.recipe), encoding="utf-8")
+    out.write_text(json.dumps(recipe), encoding="utf-8")
     _loaded, problems = check_file(out)
     wrong = [p for p in problems if p.is_error]
     assert wrong and all("is asked for 2 NPUs" in p.message and "has 1" in p.message for p in wrong), [
@@ -605,9 +622,8 @@ def test_a_value_the_pinned_vllm_refuses_is_left_out_and_listed(tmp_path):
         for target in strategy["options"]:
             if any(line.startswith(f"{strategy['slug']} / {target['target']}: ") for line in listed):
                 assert "tool_calling" not in target["grid"]["options"], target["grid"]["options"]
-    out = tmp_path / f"{imported.name}.json"
-    out.write_text(text, encoding="utf-8")
-    loaded, problems = check_file(out)
+    # that text's file (checked once: test_an_imported_recipe_is_refused_only_for_real_problems)
+    loaded, problems = sample.checked(tmp_path, "Google/gemma-4-E2B-it")
     assert loaded is not None and not errors(problems), [p.message for p in errors(problems)][:3]
     # by hand: the value offered again on one target that lost it
     slug, target_name = listed[0].split(": ", 1)[0].split(" / ")
@@ -621,6 +637,7 @@ def test_a_value_the_pinned_vllm_refuses_is_left_out_and_listed(tmp_path):
     template = "--chat-template examples/tool_chat_template_gemma4.jinja"
     add = {"--enable-auto-tool-choice": "--enable-auto-tool-choice", "--chat-template": template}
     grid["deltas"]["tool_calling=on"] = {role: {"add_args": add, "add_envs": {}, "del_args": [], "del_envs": []}}
+    out = tmp_path / f"{imported.name}.json"
     out.write_text(json.dumps(written), encoding="utf-8")
     _loaded, problems = check_file(out)
     assert any("is a file of vLLM's source checkout" in p.message for p in errors(problems)), problems[:3]

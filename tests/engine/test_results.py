@@ -57,10 +57,10 @@ def test_the_real_file_has_the_keys_vllm_writes():
     assert data["date"][8] == "-" and data["request_rate"] == "inf"  # vLLM's local time, no zone
 
 
-def test_an_accepted_result_is_stored_with_its_provenance(tmp_path):
+def test_an_accepted_result_is_stored_with_its_provenance(tmp_path, capsys):
     data = real()
     path = write(tmp_path, data)
-    result = add(tmp_path, path, extra=("--run", "https://ci.example.org/job/1"))
+    result = add(tmp_path, path, extra=("--run", "https://ci.example.org/job/1"), capsys=capsys)
     assert result.returncode == 0, result.stderr
     (stored,) = (tmp_path / "store" / data["recipe"]).glob("*.json")
     kept = json.loads(stored.read_text(encoding="utf-8"))
@@ -71,7 +71,7 @@ def test_an_accepted_result_is_stored_with_its_provenance(tmp_path):
     assert kept["workload"] == {"input_len": 32, "output_len": 8, "concurrency": 2, "prompts": data["num_prompts"]}
     assert kept["per_npu_output_throughput"] == pytest.approx(data["output_throughput"] / 8)
     assert kept["ttft_ms"]["p50"] == data["median_ttft_ms"] and kept["tpot_ms"]["p99"] == data["p99_tpot_ms"]
-    again = add(tmp_path, path)
+    again = add(tmp_path, path, capsys=capsys)
     assert again.returncode == 0 and "already stored" in again.stdout
 
 
@@ -122,12 +122,12 @@ def test_what_is_not_a_result_is_refused(tmp_path, capsys, text):
     assert LOCATED.match(line) or line.startswith(str(path)), line
 
 
-def test_every_file_is_judged_and_the_good_ones_stored(tmp_path):
+def test_every_file_is_judged_and_the_good_ones_stored(tmp_path, capsys):
     good = write(tmp_path, real(), "good.json")
     bad = real()
     bad["failed"] = 2
     broken = write(tmp_path, bad, "bad.json")
-    result = add(tmp_path, good, broken)
+    result = add(tmp_path, good, broken, capsys=capsys)
     assert result.returncode == 1 and "stored as" in result.stdout and "bad.json" in result.stderr
     assert len(list((tmp_path / "store").rglob("*.json"))) == 1
 

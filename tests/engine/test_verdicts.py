@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, ROOTS
-from recipe_support import GPT_NAME, NAMES, RECIPES, SHIPPED, fixture, recipe_names
+from recipe_support import GPT_NAME, NAMES, RECIPES, SHIPPED, fixture, in_process, recipe_names
 from recipebook.pipeline import load, verdicts
 
 
@@ -151,9 +151,11 @@ def _validate(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_validate_with_verdicts_says_the_same_and_files_them(tmp_path):
+def test_validate_with_verdicts_says_the_same_and_files_them(tmp_path, capsys):
+    """The runs with verdicts in real processes (each files or reads them afresh); what they are
+    compared with, validate without verdicts, by its main in this process."""
     paths, folder = _folder_of_recipes(tmp_path / "recipes"), tmp_path / "verdicts"
-    plain = _validate(*map(str, paths))
+    plain = in_process(capsys, "validate", *map(str, paths), cwd=ROOT)
     filed = _validate("--verdicts", str(folder), *map(str, paths))
     read = _validate("--verdicts", str(folder), *map(str, paths))
     assert plain.returncode == filed.returncode == read.returncode == 1
@@ -162,7 +164,9 @@ def test_validate_with_verdicts_says_the_same_and_files_them(tmp_path):
     assert "broken.json:" in plain.stderr
     assert len(list(folder.glob("*.json"))) == len(paths)
     valid = _validate("--verdicts", str(folder), *map(str, paths[:2]))
-    assert valid.returncode == 0 and valid.stdout == _validate(*map(str, paths[:2])).stdout
+    assert (
+        valid.returncode == 0 and valid.stdout == in_process(capsys, "validate", *map(str, paths[:2]), cwd=ROOT).stdout
+    )
     assert len(list(folder.glob("*.json"))) == 2  # pruned to the files named
 
 
