@@ -116,7 +116,7 @@ def compare(recipe: Any, entry: dict[str, Any]) -> list[str]:
 def recipe(model: str) -> Recipe:
     """The imported recipe as the engine models it (whatever its problems: the commands are
     compared): read from its file by the check when it is valid (checked), else built here."""
-    loaded, _problems = checked(None, model)
+    loaded, _problems = checked(model)
     if loaded is not None:
         return loaded
     written = sharing.written_out(imported(model).recipe)
@@ -154,26 +154,26 @@ def assert_their_commands(model: str) -> None:
 _CHECKED: dict[str, tuple[Recipe | None, list[Problem]]] = {}
 
 
-def checked(folder: Path | None, model: str) -> tuple[Recipe | None, list[Problem]]:
+def checked(model: str) -> tuple[Recipe | None, list[Problem]]:
     """check_file of the imported recipe written as the importer writes it (``importing.dumps``,
-    named as the importer names it; in ``folder`` by the first test that asks, or a temporary
-    one); the recipe read (None if it has errors) and its problems. The line tables and page model
-    the check builds are kept in MEMO, where compare expands the same recipe's selections."""
+    named as the importer names it, in a temporary folder); the recipe read (None if it has
+    errors) and its problems. The line tables and page model the check builds are kept in MEMO,
+    where compare expands the same recipe's selections."""
     if model not in _CHECKED:
         written = imported(model)
         with tempfile.TemporaryDirectory(prefix="import-check-") as temporary:
-            path = Path(folder or temporary) / f"{written.name}.json"
+            path = Path(temporary) / f"{written.name}.json"
             path.write_text(importing.dumps(written.recipe), encoding="utf-8")
             _CHECKED[model] = check_file(path, MEMO)
     loaded, problems = _CHECKED[model]
     return loaded, list(problems)
 
 
-def assert_only_real_problems(folder: Path, model: str, known: list[str], warned: Sequence[str] = ()) -> list[Any]:
+def assert_only_real_problems(model: str, known: list[str], warned: Sequence[str] = ()) -> list[Any]:
     """The imported recipe is refused only for the real problems it has (each one a fragment of the
     message), and each of them is still refused; the real problems vLLM only warns of (``warned``)
     are still reported, as warnings; returns its problems."""
-    loaded, problems = checked(folder, model)
+    loaded, problems = checked(model)
     false = [p for p in errors(problems) if not any(fragment in p.message for fragment in known)]
     assert not false, "\n".join(map(str, false[:10]))
     for fragment in known:

@@ -67,8 +67,8 @@ def test_every_recorded_choice_gives_their_commands(model):
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_an_imported_recipe_is_refused_only_for_real_problems(tmp_path, model):
-    sample.assert_only_real_problems(tmp_path, model, REAL_PROBLEMS.get(model, []))
+def test_an_imported_recipe_is_refused_only_for_real_problems(model):
+    sample.assert_only_real_problems(model, REAL_PROBLEMS.get(model, []))
 
 
 # The models each of whose targets rules 19 and 28 are compared with planning every selection
@@ -148,13 +148,13 @@ def test_two_choices_that_set_one_flag_are_excluded_together_and_listed():
     assert excluded and all(len(entry) == 2 for entry in excluded)
 
 
-def test_omni_tasks_with_their_own_checkpoint_are_strategies_and_the_install_adds_vllm_omni(tmp_path):
+def test_omni_tasks_with_their_own_checkpoint_are_strategies_and_the_install_adds_vllm_omni():
     imported = sample.imported("Wan-AI/Wan2.2-T2V-A14B-Diffusers")
     models = {t["grid"]["model"] for s in sharing.written_out(imported.recipe)["strategies"] for t in s["options"]}
     assert len(models) > 1  # a checkpoint per task
     assert "vllm-omni" in imported.recipe["installLine"]
     # its file as the importer writes it (checked once: test_an_imported_recipe_is_refused_only_for_real_problems)
-    recipe, problems = sample.checked(tmp_path, "Wan-AI/Wan2.2-T2V-A14B-Diffusers")
+    recipe, problems = sample.checked("Wan-AI/Wan2.2-T2V-A14B-Diffusers")
     assert recipe is not None and problems == []  # --omni with vLLM-Omni installed: its flags are not judged
 
 
@@ -623,7 +623,7 @@ def test_a_value_the_pinned_vllm_refuses_is_left_out_and_listed(tmp_path):
             if any(line.startswith(f"{strategy['slug']} / {target['target']}: ") for line in listed):
                 assert "tool_calling" not in target["grid"]["options"], target["grid"]["options"]
     # that text's file (checked once: test_an_imported_recipe_is_refused_only_for_real_problems)
-    loaded, problems = sample.checked(tmp_path, "Google/gemma-4-E2B-it")
+    loaded, problems = sample.checked("Google/gemma-4-E2B-it")
     assert loaded is not None and not errors(problems), [p.message for p in errors(problems)][:3]
     # by hand: the value offered again on one target that lost it
     slug, target_name = listed[0].split(": ", 1)[0].split(" / ")

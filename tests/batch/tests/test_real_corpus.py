@@ -40,12 +40,12 @@ def test_every_recorded_choice_gives_their_commands(model):
 
 
 @pytest.mark.parametrize("model", sorted(LARGE))
-def test_an_imported_recipe_is_refused_only_for_real_problems(tmp_path, model):
-    sample.assert_only_real_problems(tmp_path, model, *LARGE[model])
+def test_an_imported_recipe_is_refused_only_for_real_problems(model):
+    sample.assert_only_real_problems(model, *LARGE[model])
 
 
-def test_their_underscored_field_spellings_are_warnings_and_the_recipe_is_built(tmp_path):
-    problems = sample.assert_only_real_problems(tmp_path, "MiniMaxAI/MiniMax-M3", *LARGE["MiniMaxAI/MiniMax-M3"])
+def test_their_underscored_field_spellings_are_warnings_and_the_recipe_is_built():
+    problems = sample.assert_only_real_problems("MiniMaxAI/MiniMax-M3", *LARGE["MiniMaxAI/MiniMax-M3"])
     assert not errors(problems)
     assert any("write '--attention-config.backend'" in p.message and not p.is_error for p in problems)
 
