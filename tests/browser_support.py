@@ -150,6 +150,15 @@ def settle(page: Any) -> None:
     page.evaluate(SETTLE)
 
 
+def laid_out(page: Any, width: int, height: int = 900) -> None:
+    """The open page laid out again at another window size (Chromium lays the whole page out anew
+    and its media queries apply afresh, as for a reader who resizes a window), then settled; the
+    page must report the width as its innerWidth."""
+    page.set_viewport_size({"width": width, "height": height})
+    settle(page)
+    assert page.evaluate("innerWidth") == width, page.url
+
+
 def open_page(page: Any, url: str) -> Any:
     """page.goto, then settle; returns goto's response."""
     response = page.goto(url)

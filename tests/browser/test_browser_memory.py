@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import open_page, settle
+from browser_support import laid_out, open_page
 from explorer_support import click_value, grid_id, open_tabs
 from recipe_support import AXK2_NAME, SHIPPED
 from recipebook import expand, load
@@ -74,9 +74,7 @@ def memory_pages(browser, server):
             open_page(page, f"{server}/{language}/recipes/{AXK2_NAME}.html")
             pages[(language, javascript)] = page
         page = pages[(language, javascript)]
-        page.set_viewport_size({"width": width, "height": 900})
-        settle(page)
-        assert page.evaluate("innerWidth") == width
+        laid_out(page, width)
         return page
 
     yield at

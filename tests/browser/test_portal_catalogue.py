@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from browser_support import settle
+from browser_support import laid_out
 from conftest import PORTAL_COUNT, served
 
 pytestmark = pytest.mark.browser
@@ -74,10 +74,7 @@ def catalogue(browser, portal_server) -> Iterator[Callable[[str, bool], tuple[Pa
             tab.goto(f"{portal_server}/{language}/index.html")
             found: dict[int, Found] = {}
             for width in WIDTHS:
-                if width != WIDTHS[0]:
-                    tab.set_viewport_size({"width": width, "height": 900})
-                settle(tab)
-                assert tab.evaluate("innerWidth") == width, (language, script)
+                laid_out(tab, width)  # (at the first width: the size it opened at)
                 names = tab.eval_on_selector_all(
                     "table.rb-catalogue td.rb-col-model", "(cells) => cells.map((c) => c.textContent)"
                 )
@@ -104,9 +101,7 @@ def test_the_catalogue_of_a_hundred_recipes_fits_every_screen(catalogue, portal_
 
 def test_the_filters_narrow_the_table_and_say_how_many_are_left(catalogue):
     tab = catalogue("ko", True)[0]  # the Korean page with JavaScript, measured (above) before it is changed here
-    tab.set_viewport_size({"width": 1280, "height": 900})
-    settle(tab)
-    assert tab.evaluate("innerWidth") == 1280
+    laid_out(tab, 1280)
     rows = "table.rb-catalogue tbody > tr"
     total = tab.locator(rows).count()
     shown = f"{rows}:not([hidden])"

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 import query_sets
-from browser_support import settle
+from browser_support import laid_out
 from recipebook_sphinx.search import summaries
 from search_support import pipeline
 
@@ -274,9 +274,7 @@ def searched(browser, server):
             query = {"ko": "vllm-rbln 설치 방법", "en": "install vllm-rbln with kv_connectors"}[language]
             opened[language] = (tab, query_sets.browser_search(tab, f"{server}/{language}", query, summaries=True))
         tab, items = opened[language]
-        tab.set_viewport_size({"width": width, "height": 900})
-        settle(tab)
-        assert tab.evaluate("innerWidth") == width, language
+        laid_out(tab, width)
         return tab, items
 
     yield at
