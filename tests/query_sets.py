@@ -13,7 +13,7 @@ page holds. Pages are named by what they are, so that another recipe keeps the s
   importer's); ``other-model:ORG/NAME``: every recipe page but that one;
 - ``recipes:axis=A``, ``recipes:value=A/V``, ``recipes:role=R``, ``recipes:flag=--F``,
   ``recipes:text=T``: the recipe pages whose recipe offers axis A, value V of axis A, has a
-  role R, passes flag --F, or holds text T; read from ``recipes/`` each time.
+  role R, passes flag --F, or holds text T; read from ``recipes/`` once per scoring (``figures``).
 
 Figures: "acceptable" is the share of all queries a reader is served well by: an answerable
 query with an acceptable page among the first three results and no wrong page first, an
@@ -52,14 +52,24 @@ def load(language: str, part: str) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------ expectations
 
 
-def _recipes(recipes: Path) -> dict[str, dict[str, Any]]:
-    """Each recipe's data with its shared grids written out in full (an imported recipe's targets
-    extend the grids it shares)."""
-    return {
-        path.stem: sharing.written_out(json.loads(path.read_text(encoding="utf-8")))
+@dataclasses.dataclass(frozen=True)
+class Recipes:
+    """The recipes of a folder as the expressions read them, by name: each one's file text, and
+    its data with its shared grids written out in full (an imported recipe's targets extend the
+    grids it shares)."""
+
+    texts: Mapping[str, str]
+    data: Mapping[str, dict[str, Any]]
+
+
+def read_recipes(recipes: Path) -> Recipes:
+    """The recipes of a folder (schema.json left out), each file read once."""
+    texts = {
+        path.stem: path.read_text(encoding="utf-8")
         for path in sorted(recipes.glob("*.json"))
         if path.name != "schema.json"
     }
+    return Recipes(texts, {name: sharing.written_out(json.loads(text)) for name, text in texts.items()})
 
 
 def _grids(recipe: dict[str, Any]) -> Iterable[dict[str, Any]]:
@@ -94,9 +104,9 @@ def _offers(recipe: dict[str, Any], kind: str, value: str, text: str) -> bool:
     return False
 
 
-def resolve(expression: str, docnames: set[str], recipes: Path = ROOT / "recipes") -> set[str]:
+def resolve(expression: str, docnames: set[str], recipes: Recipes) -> set[str]:
     """The pages an expression names; an expression naming nothing that exists is an error."""
-    known = _recipes(recipes)
+    known = recipes.data
     kind, _, arg = expression.partition(":")
     if kind == "page":
         pages = {arg}
@@ -116,8 +126,7 @@ def resolve(expression: str, docnames: set[str], recipes: Path = ROOT / "recipes
         pages = {RECIPE_PAGE.format(name=name) for name in known}
     elif kind == "recipes":
         what, _, value = arg.partition("=")
-        texts = {name: (recipes / f"{name}.json").read_text(encoding="utf-8") for name in known}
-        pages = {RECIPE_PAGE.format(name=n) for n, r in known.items() if _offers(r, what, value, texts[n])}
+        pages = {RECIPE_PAGE.format(name=n) for n, r in known.items() if _offers(r, what, value, recipes.texts[n])}
         if not pages:
             raise ValueError(f"{expression}: no recipe offers it")
     else:
@@ -251,6 +260,7 @@ def figures(
 ) -> Figures:
     """Score ranked results (docnames, best first) against a set's expectations."""
     docnames = set(texts)
+    known = read_recipes(recipes)  # what every entry's expressions name pages from
     answerable = found = top3 = wrong_top = unanswerable = silent = 0
     changed, misses = [], []
     for entry in entries:
@@ -265,8 +275,8 @@ def figures(
                 misses.append(f"{query!r}: expected nothing, got {ranked[:3]}")
             continue
         answerable += 1
-        good = set().union(*(resolve(e, docnames, recipes) for e in entry["expect"]))
-        bad = set().union(set(), *(resolve(e, docnames, recipes) for e in entry["wrong"])) - good
+        good = set().union(*(resolve(e, docnames, known) for e in entry["expect"]))
+        bad = set().union(set(), *(resolve(e, docnames, known) for e in entry["wrong"])) - good
         hit = bool(good & set(ranked[:5]))
         found += hit
         wrong = bool(ranked) and ranked[0] in bad
