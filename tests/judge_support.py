@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import runpy
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +35,33 @@ def node_tool(relative: str) -> Path:
     if not path.is_file():
         pytest.fail(f"{path} is missing: run `make test` (it runs npm ci from package-lock.json) or `npm ci`")
     return path
+
+
+# How the Nu Html Checker's Java runs: its client compiler only (-XX:TieredStopAtLevel=1: one run
+# over a few dozen files ends before the optimizing compiler's work would pay for itself; about
+# half the processor time, measured on the site's pages), with the larger thread stack its schema
+# evaluation then needs (vnu asks for at least 512k; under the client compiler 1m overflowed).
+# The compiler changes how fast Java runs the checker, never what it finds.
+VNU_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-Xss16m")
+
+
+def vnu(files: list[str], cwd: Path) -> list[dict]:
+    """The errors the Nu Html Checker (vnu.jar from npm, run by Debian's Java) finds in HTML files
+    (paths relative to cwd, or absolute), in one run: its error and non-document-error messages."""
+    java = shutil.which("java")
+    if java is None:
+        pytest.fail("java is not installed; make test installs default-jre-headless (tools/system-packages)")
+    jar = node_tool("vnu-jar/build/dist/vnu.jar")
+    result = subprocess.run(
+        [java, *VNU_JAVA_OPTIONS, "-jar", str(jar), "--errors-only", "--format", "json", "--exit-zero-always", *files],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stderr or result.stdout)  # vnu writes its report to stderr
+    return [m for m in report["messages"] if m.get("type") in ("error", "non-document-error")]
 
 
 def html_pages(site: Path) -> list[str]:

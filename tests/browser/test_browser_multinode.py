@@ -8,8 +8,6 @@ of each selection, the files' value rules), never from the page's own markup.
 
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +17,7 @@ from bs4 import BeautifulSoup
 
 from browser_support import open_page, settle
 from conftest import ROOTS, built_once, served
-from judge_support import SHOWN_COMMANDS, node_tool
+from judge_support import SHOWN_COMMANDS, node_tool, vnu
 from recipebook import load
 from recipebook.expanding import client
 from recipebook.expanding.page import expansion_at, page_of
@@ -194,19 +192,7 @@ def test_each_nodes_values_fill_its_own_command_and_the_heads_address(browser, m
 
 def test_the_page_is_valid_html(multinode_site):
     """The Nu Html Checker finds no error in the page of every multi-node shape."""
-    java = shutil.which("java")
-    if java is None:
-        pytest.fail("java is not installed; make test installs default-jre-headless (tools/system-packages)")
-    result = subprocess.run(
-        [java, "-jar", str(node_tool("vnu-jar/build/dist/vnu.jar")), "--errors-only", "--format", "json",
-         "--exit-zero-always", PAGE],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=multinode_site,
-    )  # fmt: skip
-    report = json.loads(result.stderr or result.stdout)  # vnu writes its report to stderr
-    errors = [m for m in report["messages"] if m.get("type") in ("error", "non-document-error")]
+    errors = vnu([PAGE], multinode_site)
     assert not errors, errors[:10]
 
 
