@@ -7,6 +7,7 @@ import fcntl
 import functools
 import gc
 import http.server
+import io
 import json
 import os
 import runpy
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import sphinx.locale
+from sphinx.cmd.build import build_main
 
 from browser_support import chromium_env as chromium_env_in
 
@@ -124,6 +126,24 @@ def build_site(out: Path, language: str, *extra: str, project: Path = ROOT) -> s
     `make html` does (warnings are errors)."""
     command = _site_command(out, language, *extra, project=project)
     return subprocess.run(command, capture_output=True, text=True, check=False, cwd=project, env=_site_env(project))
+
+
+def build_site_here(out: Path, language: str, *extra: str) -> subprocess.CompletedProcess:
+    """build_site's build of the real project, by sphinx-build's main in this process instead of a
+    new one (no Python start-up, no imports again): its exit status and what it printed. Its pages
+    are byte for byte a process's; for a build a test reads, not one whose process it checks. Only
+    the real project: a copy's own _ext is not the extension this process imported. Main builds in
+    Sphinx's own namespace for docutils' directives, roles and nodes (gone after it); the message
+    catalogs it loaded, which Sphinx keeps for the rest of the process, are dropped after it, as
+    sphinx.testing's apps drop theirs."""
+    command = _site_command(out, language, *extra)
+    said, warned = io.StringIO(), io.StringIO()
+    with contextlib.chdir(ROOT), contextlib.redirect_stdout(said), contextlib.redirect_stderr(warned):
+        try:
+            status = build_main(command[3:])  # after python -m sphinx
+        finally:
+            sphinx.locale.translators.clear()
+    return subprocess.CompletedProcess(command, status, said.getvalue(), warned.getvalue())
 
 
 def build_languages(out: Path, languages: tuple[str, ...] = ("en", "ko"), *extra: str) -> None:

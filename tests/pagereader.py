@@ -11,6 +11,7 @@ opens, ``.rb-sr`` words and ``.rb-del`` struck-through lines are not shown).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from pathlib import Path
 
@@ -22,15 +23,38 @@ _RANK = re.compile(r"^q-(\d+)-(\d+)$")
 
 @dataclasses.dataclass
 class Grid:
+    """One explorer of a page. What a selection is read with (its inputs by axis, each role's
+    block and rank radios, the router's blocks) is looked up in the page once per explorer, not once
+    per selection: the page is never changed, and finding them again was nearly all the time of
+    reading every selection."""
+
     strategy: str
     target: str
     element: Tag
+
+    @functools.cached_property
+    def _inputs(self) -> dict[str, list[Tag]]:
+        """The explorer's inputs by the axis they set (their data-axis), in the page's order."""
+        by_axis: dict[str, list[Tag]] = {}
+        for field in self.element.select("input[data-axis]"):
+            by_axis.setdefault(field["data-axis"], []).append(field)
+        return by_axis
+
+    @functools.cached_property
+    def _roles(self) -> list[tuple[Tag, list[set[str]]]]:
+        """Each role's block of commands (not the router's), with the classes of each of its rank
+        radios (one empty set for a role without a rank picker)."""
+        roles = []
+        for role in self.element.select(".rb-cmds .rb-role:not(.rb-router)"):
+            ranks = [set(radio.get("class", [])) for radio in role.select(".rb-ranks input[type=radio]")]
+            roles.append((role.select_one("pre"), ranks or [set()]))
+        return roles
 
     def active_classes(self, selection: dict[str, str]) -> set[str]:
         """Classes of the inputs that are 'on' for a selection (i-A-V checked, t-A-V unchecked)."""
         active = set()
         for axis, value in selection.items():
-            inputs = self.element.select(f'input[data-axis="{axis}"]')
+            inputs = self._inputs.get(axis, [])
             assert inputs, f"no selector for axis {axis} on the page"
             for field in inputs:
                 classes = field.get("class", [])
@@ -59,15 +83,17 @@ class Grid:
         for a role with a rank picker, the block with each rank picked in turn."""
         active = self.active_classes(selection)
         texts = []
-        for role in self.element.select(".rb-cmds .rb-role:not(.rb-router)"):
-            pre = role.select_one("pre")
-            ranks = [set(radio.get("class", [])) for radio in role.select(".rb-ranks input[type=radio]")] or [set()]
+        for pre, ranks in self._roles:
             for rank in ranks:
                 texts.append("".join(self._text(child, active | rank) for child in pre.children))
         return texts
 
+    @functools.cached_property
+    def _router(self) -> list[Tag]:
+        return self.element.select(".rb-router pre")
+
     def router(self) -> list[str]:
-        return [pre.get_text() for pre in self.element.select(".rb-router pre")]
+        return [pre.get_text() for pre in self._router]
 
     def _text(self, node, active: set[str]) -> str:
         if isinstance(node, NavigableString):

@@ -19,6 +19,7 @@ from sphinx.testing.util import SphinxTestApp
 
 from browser_support import open_page
 from recipebook import SelectionError, expand, load
+from recipebook_sphinx import newpage
 from recipebook_sphinx.explorer.html import recipe_explorer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,26 +171,23 @@ def test_korean_pages_take_the_recipes_korean_texts(korean_site):
     assert BeautifulSoup(html, "html.parser").html["lang"] == "ko"  # the page's own language, not its switcher
 
 
-def test_recipe_page_generator(tmp_path):
+def test_recipe_page_generator(tmp_path, monkeypatch, capsys):
+    """make recipe-page's command: the page written, then refused twice (exit 1): a page that
+    exists, in a process of its own; a recipe that does not, by its main in this process, as is the
+    first page (a real process writes one, exit 0, in test_hostile_round4's make recipe-page)."""
     shutil.copytree(RECIPES, tmp_path / "recipes")
     (tmp_path / "source" / "recipes").mkdir(parents=True)
-    env = dict(os.environ)
-    run = [sys.executable, "-m", "recipebook_sphinx.newpage", "A.X-K2"]
-    first = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env)
-    assert first.returncode == 0, first.stderr
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert newpage.main(["A.X-K2"]) == 0, capsys.readouterr().err
     page = (tmp_path / "source" / "recipes" / "A.X-K2.md").read_text()
     for directive in ("recipe-header", "recipe-install", "recipe-explorer", "recipe-client"):
         assert f"```{{{directive}}} A.X-K2\n```" in page
-    again = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env)
+    run = [sys.executable, "-m", "recipebook_sphinx.newpage", "A.X-K2"]
+    again = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=dict(os.environ))
     assert again.returncode == 1 and "not overwritten" in again.stderr
-    missing = subprocess.run(
-        [sys.executable, "-m", "recipebook_sphinx.newpage", "nope"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert missing.returncode == 1 and "no such recipe" in missing.stderr
+    capsys.readouterr()
+    assert newpage.main(["nope"]) == 1 and "no such recipe" in capsys.readouterr().err
 
 
 def test_a_recipe_without_a_page_stops_the_build_with_one_message(tmp_path):

@@ -105,7 +105,9 @@ def _validate_elsewhere(venv: Path, tmp_path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A new environment with the project installed from its wheel (not editable)."""
+    """A new environment with the project installed from its wheel (not editable): the extension
+    it imports, from a folder of its own, is the installed package, not this checkout (once for the
+    tests of this file, which build with it)."""
     base = tmp_path_factory.mktemp("wheel")
     sources = _sources(base / "sources")
     _run(
@@ -114,6 +116,9 @@ def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = (base / "dist").glob("*.whl")
     python = _new_venv(base / "venv")
     _run([*PIP, "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)], base)
+    elsewhere = tmp_path_factory.mktemp("wheel-elsewhere")
+    where = _run([str(python), "-c", "import recipebook_sphinx; print(recipebook_sphinx.__file__)"], elsewhere).stdout
+    assert str(base / "venv") in where  # the installed package, not this checkout
     return base / "venv"
 
 
@@ -148,8 +153,6 @@ def test_a_sphinx_project_elsewhere_lists_the_extension(wheel_venv, tmp_path, la
     assert f'aria-label="{selection}"' in page
     static = {path.name for path in (out / "_static").iterdir()}
     assert {"recipebook.css", "recipebook.js", "recipebook-files.js", "recipebook-search.js"} <= static
-    where = _run([python, "-c", "import recipebook_sphinx; print(recipebook_sphinx.__file__)"], project).stdout
-    assert str(wheel_venv) in where  # the installed package, not this checkout
 
 
 def test_pip_install_editable_gives_the_command_running_those_sources(tmp_path):

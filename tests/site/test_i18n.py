@@ -2,51 +2,66 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import polib
 import pytest
-from bs4 import BeautifulSoup
+import sphinx.builders.gettext
+import sphinx.locale
+from bs4 import BeautifulSoup, SoupStrainer
+from sphinx.cmd.build import build_main
 
 import query_sets
-from recipebook_sphinx.i18n import intl_check, po
+from recipebook_sphinx.i18n import catalogs, intl_check, po
 from recipebook_sphinx.i18n.catalogs import update as catalogs_update
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "locale"
-ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SOURCE_DATE_EPOCH": "1767225600"}
+SOURCE_DATE_EPOCH = "1767225600"  # as make gettext gives it
+_SOURCE_DATE = time.gmtime(float(SOURCE_DATE_EPOCH))
 
 
 def extract(project: Path, out: Path) -> None:
     """What `make gettext` does, for a project folder (source/ and conf.py): the templates into a
     new folder, the doctrees kept between runs in the project's .doctrees (as make gettext keeps
-    them in _build/doctrees/gettext), so a second run reads only the pages that changed."""
-    built = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sphinx",
-            "-q",
-            "-W",
-            "-b",
-            "gettext",
-            "-c",
-            str(project),
-            "-d",
-            str(project / ".doctrees"),
-            str(project / "source"),
-            str(out),
-        ],
-        env=ENV,
-        capture_output=True,
-        text=True,
-    )
-    assert built.returncode == 0, built.stderr
-    subprocess.run([sys.executable, "-m", "recipebook_sphinx.i18n.catalogs", str(out)], check=True, env=ENV)
+    them in _build/doctrees/gettext), so a second run reads only the pages that changed. Both of
+    its steps run by their main in this process (sphinx-build's, with the SOURCE_DATE_EPOCH make
+    gives it, in Sphinx's own namespace for docutils; then the catalogs'), not as new processes:
+    make intl-update runs them as processes in tests/site/test_adding_a_recipe.py. The message
+    catalogs the build loads are dropped after it, as sphinx.testing's apps drop theirs."""
+    said = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+        patch.setenv("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
+        # the templates' POT-Creation-Date, which Sphinx's gettext builder reads from the variable
+        # once, when first imported (its module's ctime), made from it as Sphinx makes it
+        patch.setattr(sphinx.builders.gettext, "ctime", time.strftime("%Y-%m-%d %H:%M%z", _SOURCE_DATE))
+        try:
+            doctrees = project / ".doctrees"
+            status = build_main(
+                [
+                    "-q",
+                    "-W",
+                    "-b",
+                    "gettext",
+                    "-c",
+                    str(project),
+                    "-d",
+                    str(doctrees),
+                    str(project / "source"),
+                    str(out),
+                ]
+            )
+        finally:
+            sphinx.locale.translators.clear()
+        assert status == 0, said.getvalue()
+        assert catalogs.main([str(out)]) == 0, said.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +150,7 @@ def _copy_locale(tmp_path: Path) -> Path:
     return locale
 
 
-def test_gate_fails_on_fuzzy_untranslated_and_broken_markup(tmp_path):
+def test_gate_fails_on_fuzzy_untranslated_and_broken_markup(tmp_path, capsys):
     locale = _copy_locale(tmp_path)
     path = locale / "ko" / "LC_MESSAGES" / "install.po"
     catalog = polib.pofile(str(path))
@@ -148,13 +163,11 @@ def test_gate_fails_on_fuzzy_untranslated_and_broken_markup(tmp_path):
     problems = [p for p in intl_check.check(locale, "ko") if "/install.po:" in p]
     assert len(problems) == 3, problems
     assert "fuzzy" in problems[0] and "untranslated" in problems[1] and "markup differs" in problems[2]
-    result = subprocess.run(
-        [sys.executable, "-m", "recipebook_sphinx.i18n.intl_check", str(locale), "ko"],
-        capture_output=True,
-        text=True,
-        env=ENV,
-    )
-    assert result.returncode == 1 and "install.po" in result.stdout
+    # the gate's command, by its main in this process: a real one exits 1 on a catalog's problem in
+    # tests/engine/test_hostile_round3.py (the Latin-1 catalog), with no traceback
+    capsys.readouterr()
+    status = intl_check.main([str(locale), "ko"])
+    assert status == 1 and "install.po" in capsys.readouterr().out
 
 
 def test_gate_fails_on_a_catalog_that_does_not_compile(tmp_path):
@@ -321,12 +334,17 @@ def test_gate_compares_names_flags_and_numbers(english, korean, missing):
     )
 
 
+# What untranslated_pages reads of a page: the elements of the class and all they hold; only these
+# are made into a tree (the rest of the page is read and dropped), the same elements.
+UNTRANSLATED = SoupStrainer(class_="untranslated")
+
+
 def untranslated_pages(tree: Path) -> dict[str, list[str]]:
     """Pages of a built language tree that show a message with no translation (Sphinx's
     ``untranslated`` class, which the extension turns on), with those messages."""
     found = {}
     for page in sorted(tree.rglob("*.html")):
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser", parse_only=UNTRANSLATED)
         shown = [" ".join(n.get_text(" ").split())[:80] for n in soup.select(".untranslated")]
         if shown:
             found[page.relative_to(tree).as_posix()] = shown

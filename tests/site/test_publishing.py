@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from browser_support import open_page
-from conftest import LANGUAGES, ROOT, build_site
+from conftest import LANGUAGES, ROOT, build_site, build_site_here
 
 SITE_URL = "https://docs.example.com/recipes"
 PREFIX = urlsplit(SITE_URL).path  # /recipes
@@ -30,11 +30,14 @@ SITE_OPTIONS = ("-D", f"recipebook_site_url={SITE_URL}", "-D", f"recipebook_repo
 @pytest.fixture(scope="module")
 def alone(tmp_path_factory) -> dict[str, Path]:
     """Each language built alone into a folder of its own, for https://docs.example.com/recipes:
-    its html folder, by language."""
+    its html folder, by language. The source language is built in this process (sphinx-build's
+    main), the others each by a process of their own, as make html builds them: what each writes
+    is compared below, so no language's build reads what another left in its process."""
     out = tmp_path_factory.mktemp("alone")
     built = {}
     for lang in LANGUAGES:
-        result = build_site(out / lang, lang, *SITE_OPTIONS)
+        build = build_site_here if lang == LANGUAGES[0] else build_site
+        result = build(out / lang, lang, *SITE_OPTIONS)
         assert result.returncode == 0, result.stderr
         built[lang] = out / lang / "html"
     return built
