@@ -19,7 +19,7 @@ from bs4 import BeautifulSoup
 
 from browser_support import open_page, settle
 from conftest import ROOTS, built_once, served
-from judge_support import SHOWN_COMMANDS, node_tool
+from judge_support import SHOWN_COMMANDS, VNU_JAVA_OPTIONS, node_tool
 from recipebook import load
 from recipebook.expanding import client
 from recipebook.expanding.page import expansion_at, page_of
@@ -198,7 +198,7 @@ def test_the_page_is_valid_html(multinode_site):
     if java is None:
         pytest.fail("java is not installed; make test installs default-jre-headless (tools/system-packages)")
     result = subprocess.run(
-        [java, "-jar", str(node_tool("vnu-jar/build/dist/vnu.jar")), "--errors-only", "--format", "json",
+        [java, *VNU_JAVA_OPTIONS, "-jar", str(node_tool("vnu-jar/build/dist/vnu.jar")), "--errors-only", "--format", "json",
          "--exit-zero-always", PAGE],
         capture_output=True,
         text=True,

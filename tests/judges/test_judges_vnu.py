@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from judge_support import html_pages, node_tool
+from judge_support import VNU_JAVA_OPTIONS, html_pages, node_tool
 
 
 def test_no_html_errors_on_any_page(site):
@@ -25,7 +25,7 @@ def test_no_html_errors_on_any_page(site):
     pages = html_pages(site)
     assert len(pages) > 18
     result = subprocess.run(
-        [java, "-jar", str(jar), "--errors-only", "--format", "json", "--exit-zero-always", *pages],
+        [java, *VNU_JAVA_OPTIONS, "-jar", str(jar), "--errors-only", "--format", "json", "--exit-zero-always", *pages],
         capture_output=True,
         text=True,
         check=False,
