@@ -16,9 +16,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup, Tag
+
+from recipe_support import in_process
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "recipes"
@@ -113,18 +116,14 @@ def engine_matrix(name: str) -> tuple[dict, ...]:
     return tuple(json.loads(result.stdout)["selections"])
 
 
-def engine_expand(name: str, strategy: str, target: str, selection: dict[str, str]) -> dict:
-    """One selection, asked of the engine's `expand` command itself."""
+def engine_expand(capsys: Any, name: str, strategy: str, target: str, selection: dict[str, str]) -> dict:
+    """One selection, asked of the engine's `expand` command itself (its ``main``, run in this
+    process by recipe_support.in_process: what it prints is what a real process prints; the
+    process itself, its exit status and output, is proved by test_cli's real runs of expand)."""
     sets = [arg for axis, value in selection.items() for arg in ("--set", f"{axis}={value}")]
-    command = [sys.executable, "-m", "recipebook", "expand", str(RECIPES / f"{name}.json")]
-    result = subprocess.run(
-        [*command, "--strategy", strategy, "--target", target, *sets, "--format", "json"],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        env=engine_env(),
-    )
+    where = ["--strategy", strategy, "--target", target, *sets]
+    result = in_process(capsys, "expand", RECIPES / f"{name}.json", *where, "--format", "json")
+    assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 

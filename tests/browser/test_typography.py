@@ -131,10 +131,12 @@ Found = dict[str, dict[str, list[str]]]  # check -> page -> what it found there
 @pytest.fixture(scope="module")
 def measured(browser, server, site) -> Callable[[int], tuple[Found, dict[str, int]]]:
     """What each check script finds on each page of both languages at a width (the pages where
-    it finds some), and each page's height there. Each page is opened once, at the first width,
-    then laid out again at the other (the window resized: Chromium lays the whole page out anew
-    and its media queries apply afresh, as for a reader who narrows a window), and every check
-    runs at each width. Measured the first time a test asks."""
+    it finds some), and each page's height there. Each page is opened once, at the width the
+    window has (the one the page before was last measured at: the widths are taken in turn one
+    way, then the other, so no page is laid out again at a width nobody measures), then laid out
+    again at the other (the window resized: Chromium lays the whole page out anew and its media
+    queries apply afresh, as for a reader who narrows or widens a window), and every check runs at
+    each width. Measured the first time a test asks."""
     found: dict[int, Found] = {}
     heights: dict[int, dict[str, int]] = {}
 
@@ -144,9 +146,10 @@ def measured(browser, server, site) -> Callable[[int], tuple[Found, dict[str, in
             for each in WIDTHS:
                 found[each], heights[each] = {name: {} for name in checks}, {}
             page = browser.new_page(viewport={"width": WIDTHS[0], "height": 900})
+            order = list(WIDTHS)
             for language in LANGUAGES:
                 for rel in _pages(site):
-                    for n, each in enumerate(WIDTHS):
+                    for n, each in enumerate(order):
                         if not n:
                             open_page(page, f"{server}/{language}/{rel}")
                         laid_out(page, each)  # (at the first width: the size it opened at)
@@ -155,7 +158,7 @@ def measured(browser, server, site) -> Callable[[int], tuple[Found, dict[str, in
                             if broken:
                                 found[each][name][f"{language}/{rel}"] = broken[:8]
                         heights[each][f"{language}/{rel}"] = page.evaluate("document.documentElement.scrollHeight")
-                    page.set_viewport_size({"width": WIDTHS[0], "height": 900})
+                    order.reverse()  # the next page opens at the width this one was last measured at
             page.close()
         return found[width], heights[width]
 

@@ -354,7 +354,7 @@ def _deep_selection(entries: list[dict], default: dict[str, str]) -> dict:
     return max(entries, key=lambda e: sum(e["selection"][a] != default.get(a) for a in e["selection"]))
 
 
-def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(browser, server, site):
+def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(browser, server, site, capsys):
     """Every grid's deep link (its selection farthest from the one the page opens on) opened, the
     languages taking turns (a link opened in English, the next in Korean, ...): the page shows
     that grid on that selection and every other grid on the one it opens on. On each recipe
@@ -384,7 +384,7 @@ def test_deep_link_opens_on_its_selection_and_the_language_switch_keeps_it(brows
             selection = entry["selection"]
             assert selection != defaults[(strategy, target)], (name, strategy, target)
             # what the engine's own expand command prints for this selection
-            assert commands_of(engine_expand(name, strategy, target, selection)) == commands_of(entry)
+            assert commands_of(engine_expand(capsys, name, strategy, target, selection)) == commands_of(entry)
             first = LANGUAGES[links % len(LANGUAGES)]
             languages[first] += 1
             link = f"{server}/{first}/recipes/{name}.html#{fragment(strategy, target, selection)}"
