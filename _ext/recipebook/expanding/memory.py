@@ -491,19 +491,31 @@ def _device(facts: Facts, sku: Sku, flags: Flags) -> _Device:
 
 
 def _stages(facts: Facts, sku: Sku, flags: Flags, ask: Ask, reading: str | None, device: _Device) -> Iterator[_Stage]:
-    """Each pipeline stage's figures, in order (made as they are asked for: the advice stops at
-    the first stage that does not fit)."""
+    """Each pipeline stage's figures, in order."""
+    stage = _stage_of(facts, flags, ask, reading, device)
+    last = flags.pp - 1
+    for pp_rank, layers in enumerate(stage_layers(facts.architecture.layers, flags.pp)):
+        yield stage(pp_rank, layers, pp_rank == last)
+
+
+def _stage_of(
+    facts: Facts, flags: Flags, ask: Ask, reading: str | None, device: _Device, dp: int | None = None
+) -> Callable[[int, int, bool], _Stage]:
+    """One pipeline stage's figures from its rank, its layers and whether it is the last stage
+    (what every stage of the command shares worked out once; none of it depends on the
+    pipeline's size). Stages of as many layers before the last have the same figures. ``dp``:
+    at that data-parallel size instead of the flags' own (the advice's larger ones)."""
     arch = facts.architecture
     dtype = DTYPE_BYTES[arch.kv_dtype] if flags.kv_cache_dtype == "auto" else KV_DTYPES.get(flags.kv_cache_dtype, 2)
     per_token = token_bytes(arch, dtype, flags.tp)
     replicas, runtime, available = device.replicas, device.runtime, device.available
     draft_name = flags.draft_model
     draft = facts.draft(draft_name) if draft_name else None
-    shards = flags.tp * (flags.dp if flags.expert_parallel else 1)
+    shards = flags.tp * ((dp or flags.dp) if flags.expert_parallel else 1)
     checkpoint = facts.checkpoint(ask.model)
     head = lm_head_bytes(arch.vocab_size, arch.hidden_size)
-    for pp_rank, layers in enumerate(stage_layers(arch.layers, flags.pp)):
-        last = pp_rank == flags.pp - 1
+
+    def stage(pp_rank: int, layers: int, last: bool) -> _Stage:
         sliding = arch.sliding_layers * layers // arch.layers
         tensors, blocks = kv_blocks(layers - sliding, sliding, ask.max_model_len, ask.block_size, ask.max_num_seqs)
         kv = tensors * per_token * ask.block_size * blocks
@@ -533,7 +545,9 @@ def _stages(facts: Facts, sku: Sku, flags: Flags, ask: Ask, reading: str | None,
                 fits = True if free_replicated >= 0 else False if free < 0 else None
             if fits and draft_bytes is None:
                 fits = None  # the draft's memory is not known: no confident "fits"
-        yield _Stage(pp_rank, layers, weights, draft_bytes, kv, blocks, free, free_replicated, fits)
+        return _Stage(pp_rank, layers, weights, draft_bytes, kv, blocks, free, free_replicated, fits)
+
+    return stage
 
 
 def rank_fits(
@@ -607,12 +621,25 @@ def _advice(
     largest batch, and the fewest devices (a larger pipeline, or with expert parallelism a
     larger data-parallel size) at which it does."""
 
+    def holds(stage: Callable[[int, int, bool], _Stage], pp: int, known: dict[tuple[int, bool], bool]) -> bool:
+        # every stage of a pipeline of pp stages holds; a stage's figures are each of its ranks'
+        # (rank_fits) and depend on its layers and on whether it is the last only (_stage_of), so
+        # each kind of stage is worked out once (kept in known), the first left short ending it
+        last = pp - 1
+        for kind in dict.fromkeys((layers, rank == last) for rank, layers in enumerate(stage_layers(layer_count, pp))):
+            if kind not in known:
+                figures = stage(0, *kind)
+                known[kind] = _holds([_free_under(reading, figures.free, figures.free_replicated)])
+            if not known[kind]:
+                return False
+        return True
+
     def fits_with(flags_: Flags, ask_: Ask) -> bool:
-        # a stage's figures are each of its ranks' (rank_fits): the first stage left short ends it
         if not flags_.processes_ranks:
             return True  # no rank to hold
-        stages = _stages(facts, sku, flags_, ask_, reading, _device(facts, sku, flags_))
-        return _holds(_free_under(reading, stage.free, stage.free_replicated) for stage in stages)
+        return holds(_stage_of(facts, flags_, ask_, reading, _device(facts, sku, flags_)), flags_.pp, {})
+
+    layer_count = facts.architecture.layers
 
     found = []
     blocks = _largest(
@@ -637,17 +664,27 @@ def _advice(
                 Advice(role=command.role, knob="--max-num-seqs", direction="down", value=seqs, replicated=replicated)
             )
     ranks = len(flags.processes_ranks)
+    # The sizes tried change few of the figures, so what they share is worked out once: a larger
+    # pipeline changes the stages' layers and which stage is last, nothing else a stage's
+    # figures read (_stage_of), so every pipeline size is checked with the same stages, each
+    # kind of stage worked out once for them all; a larger data-parallel size changes only the
+    # weights' shards (_stage_of's dp). The device's figures (_device) are the same at every
+    # size tried: they read the data-parallel size only as whether it is above 1, which it
+    # already is where a larger one is tried. A larger data-parallel size runs every one of its
+    # ranks (there are ranks to hold); a larger pipeline runs the command's own ranks.
+    device = _device(facts, sku, flags)
+    pipeline = _stage_of(facts, flags, ask, reading, device)
+    known: dict[tuple[int, bool], bool] = {}
     for knob, current, limit in (
         ("--pipeline-parallel-size", flags.pp, facts.architecture.layers),
         ("--data-parallel-size", flags.dp, LARGEST_PARALLEL if flags.expert_parallel and flags.dp > 1 else 0),
     ):
         for size in range(current + 1, min(limit, LARGEST_PARALLEL) + 1):
-            changed = (
-                dataclasses.replace(flags, pp=size)
+            if (
+                not ranks or holds(pipeline, size, known)
                 if knob == "--pipeline-parallel-size"
-                else dataclasses.replace(flags, dp=size, dp_local=None, dp_rank=None)
-            )
-            if fits_with(changed, ask):
+                else holds(_stage_of(facts, flags, ask, reading, device, dp=size), flags.pp, {})
+            ):
                 per = flags.tp * (size if knob == "--pipeline-parallel-size" else flags.pp)
                 count = per * (ranks if knob == "--pipeline-parallel-size" else size)
                 found.append(

@@ -571,7 +571,10 @@ def stem_word(word: str) -> str:
     return stem_info(word)[0]
 
 
+@functools.lru_cache(maxsize=65536)
 def _is_function_word(token: str) -> bool:
+    """Whether a token is left out of the index (a pure function of its text, kept: a page's
+    tokens repeat, and a build splits hundreds of thousands of them)."""
     return normalize(token) in STOPWORDS or stem_word(token) in STOPWORDS
 
 
