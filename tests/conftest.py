@@ -128,22 +128,26 @@ def build_site(out: Path, language: str, *extra: str, project: Path = ROOT) -> s
     return subprocess.run(command, capture_output=True, text=True, check=False, cwd=project, env=_site_env(project))
 
 
-def build_site_here(out: Path, language: str, *extra: str) -> subprocess.CompletedProcess:
-    """build_site's build of the real project, by sphinx-build's main in this process instead of a
-    new one (no Python start-up, no imports again): its exit status and what it printed. Its pages
-    are byte for byte a process's; for a build a test reads, not one whose process it checks. Only
-    the real project: a copy's own _ext is not the extension this process imported. Main builds in
-    Sphinx's own namespace for docutils' directives, roles and nodes (gone after it); the message
-    catalogs it loaded, which Sphinx keeps for the rest of the process, are dropped after it, as
-    sphinx.testing's apps drop theirs."""
-    command = _site_command(out, language, *extra)
+def sphinx_here(argv: list[str], cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """sphinx-build ARGV from ``cwd`` by its main in this process instead of a new one (no Python
+    start-up, no imports again): its exit status and what it printed. For a build a test reads,
+    not one whose process it checks, and only of an extension this process imported (the real
+    project's; a copy's own _ext is not it). Main builds in Sphinx's own namespace for docutils'
+    directives, roles and nodes (gone after it); the message catalogs it loaded, which Sphinx
+    keeps for the rest of the process, are dropped after it, as sphinx.testing's apps drop theirs."""
     said, warned = io.StringIO(), io.StringIO()
-    with contextlib.chdir(ROOT), contextlib.redirect_stdout(said), contextlib.redirect_stderr(warned):
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(said), contextlib.redirect_stderr(warned):
         try:
-            status = build_main(command[3:])  # after python -m sphinx
+            status = build_main(argv)
         finally:
             sphinx.locale.translators.clear()
-    return subprocess.CompletedProcess(command, status, said.getvalue(), warned.getvalue())
+    return subprocess.CompletedProcess(["sphinx-build", *argv], status, said.getvalue(), warned.getvalue())
+
+
+def build_site_here(out: Path, language: str, *extra: str) -> subprocess.CompletedProcess:
+    """build_site's build of the real project, by sphinx-build's main in this process
+    (sphinx_here): its pages are byte for byte a process's."""
+    return sphinx_here(_site_command(out, language, *extra)[3:])  # after python -m sphinx
 
 
 def build_languages(out: Path, languages: tuple[str, ...] = ("en", "ko"), *extra: str) -> None:

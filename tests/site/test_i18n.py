@@ -14,11 +14,10 @@ from pathlib import Path
 import polib
 import pytest
 import sphinx.builders.gettext
-import sphinx.locale
 from bs4 import BeautifulSoup, SoupStrainer
-from sphinx.cmd.build import build_main
 
 import query_sets
+from conftest import sphinx_here
 from recipebook_sphinx.i18n import catalogs, intl_check, po
 from recipebook_sphinx.i18n.catalogs import update as catalogs_update
 
@@ -32,36 +31,23 @@ def extract(project: Path, out: Path) -> None:
     """What `make gettext` does, for a project folder (source/ and conf.py): the templates into a
     new folder, the doctrees kept between runs in the project's .doctrees (as make gettext keeps
     them in _build/doctrees/gettext), so a second run reads only the pages that changed. Both of
-    its steps run by their main in this process (sphinx-build's, with the SOURCE_DATE_EPOCH make
-    gives it, in Sphinx's own namespace for docutils; then the catalogs'), not as new processes:
-    make intl-update runs them as processes in tests/site/test_adding_a_recipe.py. The message
-    catalogs the build loads are dropped after it, as sphinx.testing's apps drop theirs."""
-    said = io.StringIO()
-    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+    its steps run by their main in this process (sphinx-build's by conftest.sphinx_here, with the
+    SOURCE_DATE_EPOCH make gives it; then the catalogs'), not as new processes: make intl-update
+    runs them as processes in tests/site/test_adding_a_recipe.py."""
+    with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
         # the templates' POT-Creation-Date, which Sphinx's gettext builder reads from the variable
         # once, when first imported (its module's ctime), made from it as Sphinx makes it
         patch.setattr(sphinx.builders.gettext, "ctime", time.strftime("%Y-%m-%d %H:%M%z", _SOURCE_DATE))
-        try:
-            doctrees = project / ".doctrees"
-            status = build_main(
-                [
-                    "-q",
-                    "-W",
-                    "-b",
-                    "gettext",
-                    "-c",
-                    str(project),
-                    "-d",
-                    str(doctrees),
-                    str(project / "source"),
-                    str(out),
-                ]
-            )
-        finally:
-            sphinx.locale.translators.clear()
-        assert status == 0, said.getvalue()
-        assert catalogs.main([str(out)]) == 0, said.getvalue()
+        doctrees = project / ".doctrees"
+        built = sphinx_here(
+            ["-q", "-W", "-b", "gettext", "-c", str(project), "-d", str(doctrees), str(project / "source"), str(out)]
+        )
+    assert built.returncode == 0, built.stderr
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+        status = catalogs.main([str(out)])
+    assert status == 0, said.getvalue()
 
 
 @pytest.fixture(scope="module")
