@@ -118,22 +118,25 @@ def variant(data: dict, index: int) -> dict:
     return data
 
 
-def generate_recipes(folder: Path, count: int) -> list[Path]:
+def generate_recipes(folder: Path, count: int) -> dict[Path, Recipe]:
+    """`count` recipe files in `folder`, the shipped ones and variants of them, each with its
+    recipe: the check that proves a variant valid gives it (a recipe is checked once, not again
+    when its commands are counted or its pages written as plain text)."""
     folder.mkdir(parents=True)
-    paths = []
+    generated = {}
     for path in SHIPPED:
         shutil.copy(path, folder / path.name)
-        paths.append(folder / path.name)
+        generated[folder / path.name] = load(folder / path.name)
     shipped = [json.loads(p.read_text(encoding="utf-8")) for p in SHIPPED]
     for index in range(count - len(SHIPPED)):
         data = variant(shipped[index % len(shipped)], index)
         path = folder / f"{data['name']}.json"
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        _recipe, problems = check_file(path)
-        if problems:
+        recipe, problems = check_file(path)
+        if problems or recipe is None:
             raise SystemExit(f"generated recipe {path.name} is not valid: {problems[0]}")
-        paths.append(path)
-    return paths
+        generated[path] = recipe
+    return generated
 
 
 def directive_source(srcdir: Path, recipes: list[Path]) -> None:
@@ -490,9 +493,9 @@ def machine() -> str:
     )
 
 
-def page_weight(full_html: Path, recommended_html: Path, name: str) -> dict:
+def page_weight(full_html: Path, recommended_html: Path, recipe: Recipe) -> dict:
     memo = Memo()
-    recipe = load(ROOT / "recipes" / f"{name}.json", memo)
+    name = recipe.name
     shipped = (full_html / "recipes" / f"{name}.html").read_bytes()
     rec_text = (recommended_html / "recipes" / f"{name}.html").read_text(encoding="utf-8")
     soup = BeautifulSoup(rec_text, "html.parser")
@@ -628,20 +631,24 @@ def curve_step(count: int) -> str:
 
 
 def curve_row(
-    folder: Path, count: int, *options: str, site: tuple[Path, list[Path]] | None = None, profile: Path | None = None
+    folder: Path,
+    count: int,
+    *options: str,
+    site: tuple[Path, dict[Path, Recipe]] | None = None,
+    profile: Path | None = None,
 ) -> tuple[dict, dict]:
     """The growth curve's row of `count` recipes: a bilingual generated site built once into
     folder/out (its recipes and pages generated in `folder`, or those of `site`: the pages and
-    the recipes' paths), its figures, and each language's seconds."""
+    the recipes by path, as generate_recipes gives them), its figures, and each language's seconds."""
     if site is None:
-        paths = generate_recipes(folder / "recipes", count)
-        directive_source(folder / "src", paths)
-        site = folder / "src", paths
-    srcdir, paths = site
+        generated = generate_recipes(folder / "recipes", count)
+        directive_source(folder / "src", list(generated))
+        site = folder / "src", generated
+    srcdir, generated = site
     seconds, each = bilingual(
-        srcdir, folder / "out", paths[0].parent, *options, step=curve_step(count), profile=profile
+        srcdir, folder / "out", next(iter(generated)).parent, *options, step=curve_step(count), profile=profile
     )
-    selections = sum(1 for p in paths for _ in matrix(load(p)))
+    selections = sum(1 for recipe in generated.values() for _ in matrix(recipe))
     sizes = output_sizes(folder / "out" / "html")
     return {"recipes": count, "selections": selections, "seconds": seconds, **sizes}, each
 
@@ -865,14 +872,15 @@ def main(argv: list[str] | None = None) -> int:
             side, shipped, shared["shipped_build"] = turn, work / "sequential", in_turn
         figures["shipped_build"], figures["shipped_sequential"] = min(side), min(turn)
         figures["shipped_output"] = output_sizes(shipped / "html")
-        figures["shipped_selections"] = sum(1 for p in SHIPPED for _ in matrix(load(p)))
+        shipped_recipes = [load(p) for p in SHIPPED]  # their selections here, their page weights below
+        figures["shipped_selections"] = sum(1 for recipe in shipped_recipes for _ in matrix(recipe))
         log(
             f"shipped site: {figures['shipped_build']:.1f} s side by side, {figures['shipped_sequential']:.1f} s in turn"
         )
 
         # generated site, directive and plain pages
-        paths = generate_recipes(work / "recipes", args.recipes)
-        recipes = [load(p) for p in paths]
+        generated = generate_recipes(work / "recipes", args.recipes)
+        paths, recipes = list(generated), list(generated.values())
         option = ["-D", f"recipebook_dir={work / 'recipes'}"]
         directive_source(work / "src-directives", paths)
         plain_source(work / "src-directives", work / "src-plain", recipes, versions_of_conf())
@@ -903,7 +911,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.recipes,
                 "-j",
                 "2",
-                site=(work / "src-directives", paths),
+                site=(work / "src-directives", generated),
                 profile=curve_out / "profile",
             )
             runs["gen_build_j2"].append(each["ko"])
@@ -966,7 +974,7 @@ def main(argv: list[str] | None = None) -> int:
         recommended = "shipped site, English, recipebook_render=recommended"
         sphinx(ROOT / "source", work / "recommended", "-D", "recipebook_render=recommended", step=recommended)
         figures["weight"] = [
-            page_weight(shipped / "html" / "en", work / "recommended" / "html", p.stem) for p in SHIPPED
+            page_weight(shipped / "html" / "en", work / "recommended" / "html", recipe) for recipe in shipped_recipes
         ]
 
         # growth: bilingual generated sites of several sizes, built once each

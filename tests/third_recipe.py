@@ -12,12 +12,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "MiniMax-M2"
-# what a copy of the project needs to build, test and translate (no build output, no caches; the
-# compiled catalogs and their stamps are copied: its builds check and compile again only the
-# catalogs that differ from what the stamps say passed, recipebook_sphinx/i18n/po_check.py)
-_IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "node_modules", "_build", "__pycache__", ".pytest_cache", ".crosscheck"
-)
+# what a copy of the project needs to build, test and translate (no build output, no test caches;
+# the compiled catalogs and their stamps are copied: its builds check and compile again only the
+# catalogs that differ from what the stamps say passed, recipebook_sphinx/i18n/po_check.py). Python's
+# compiled modules (__pycache__) are copied too: a build that imports the copy's own _ext (conftest's
+# build_site of a copy) would otherwise compile the whole extension first, about 0.4 core-s. Python
+# uses a module's compiled file only while its source has the size and time it was compiled from,
+# which the copy keeps (copytree copies times), so a source a test edits is compiled again.
+_IGNORE = shutil.ignore_patterns(".git", ".venv", "node_modules", "_build", ".pytest_cache", ".crosscheck")
 
 
 def _one_line(value: Any) -> Any:

@@ -17,6 +17,7 @@ from sphinx.application import Sphinx
 from sphinx.testing.util import SphinxTestApp
 
 import recipebook_sphinx
+from conftest import sphinx_here
 from pagereader import grids
 from recipe_support import recipe_names
 from recipebook import load, matrix
@@ -236,29 +237,39 @@ def test_an_incremental_build_streams_the_views_it_did_and_did_not_write(make_ap
     assert "(install.md)" not in Path(last.outdir, "llms.txt").read_text(encoding="utf-8")
 
 
-def _build_language_tree(srcdir: Path, folder: Path, out: Path) -> None:
+def _build_language_tree(srcdir: Path, folder: Path, out: Path, *, here: bool = False) -> None:
     """The test root's pages of the recipes in ``folder``, built into a language tree (``out``, named
-    as its language) by a process of its own: the site-level files (API) beside it."""
-    command = [
-        sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", str(srcdir),
+    as its language) by a process of its own (``here``: by sphinx-build's main in this process,
+    conftest.sphinx_here): the site-level files (API) beside it."""
+    argv = [
+        "-q", "-b", "html", "-c", str(srcdir),
         "-d", str(srcdir / "_build" / "doctrees"), "-D", f"recipebook_dir={folder}",
         str(srcdir), str(out),
     ]  # fmt: skip
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "_ext"), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+    if here:
+        done = sphinx_here(argv, cwd=srcdir)
+    else:
+        environment = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "_ext"), os.environ.get("PYTHONPATH", "")]),
+        }
+        command = [sys.executable, "-m", "sphinx", *argv]
+        done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
     assert done.returncode == 0 and done.stderr == "", done.stderr
 
 
 def test_an_incremental_build_writes_the_api_files_that_are_gone_and_of_an_edited_recipe(rootdir, tmp_path):
     """A recipe's API files are written while its page is read; a build that does not read the page
     again writes them again when they are gone (from the recipe's model, built then), and an edited
-    recipe's from its page read again."""
+    recipe's from its page read again. The first build, which only writes the tree, runs in this
+    process; the build that must write the files again from what it built itself, in a process of
+    its own (nothing of the first build's left in its memory)."""
     folder = tmp_path / "recipes"
     shutil.copytree(RECIPES, folder)
     srcdir = tmp_path / "src"
     shutil.copytree(rootdir / "test-recipes", srcdir)
     out = tmp_path / "site" / "en"
-    _build_language_tree(srcdir, folder, out)
+    _build_language_tree(srcdir, folder, out, here=True)
     api = out.parent / "api"
     kept = api / "recipes" / "A.X-K2.json"
     before = {path: path.read_bytes() for path in (api / "recipes").glob("A.X-K2*/**/*") if path.is_file()}

@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "recipes" / "gpt-oss-120b.json"
-PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
+PIP = ["-m", "pip", "--disable-pip-version-check", "--quiet"]  # after the Python that runs it
 CLEAN = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # no PYTHONPATH, no venv on PATH
 
 pytestmark = pytest.mark.slow
@@ -71,7 +71,9 @@ def _sources(folder: Path) -> Path:
 
 def _new_venv(folder: Path) -> Path:
     """A virtual environment with the dependencies (this one's site-packages on its path, whose
-    own .pth files, the project's editable install among them, it does not run) but not the project."""
+    own .pth files, the project's editable install among them, it does not run) but not the project.
+    Its Python runs pip to install into it (pip is among those dependencies): what `pip --python`
+    does, without first starting this environment's pip only to start that one."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     python = folder / "bin" / "python"
     purelib = subprocess.run(
@@ -111,11 +113,22 @@ def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("wheel")
     sources = _sources(base / "sources")
     _run(
-        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(base / "dist"), str(sources)], base
+        [
+            sys.executable,
+            *PIP,
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(base / "dist"),
+            str(sources),
+        ],
+        base,
     )
     (wheel,) = (base / "dist").glob("*.whl")
     python = _new_venv(base / "venv")
-    _run([*PIP, "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)], base)
+    _run([str(python), *PIP, "install", "--no-deps", "--no-index", str(wheel)], base)
     elsewhere = tmp_path_factory.mktemp("wheel-elsewhere")
     where = _run([str(python), "-c", "import recipebook_sphinx; print(recipebook_sphinx.__file__)"], elsewhere).stdout
     assert str(base / "venv") in where  # the installed package, not this checkout
@@ -160,9 +173,8 @@ def test_pip_install_editable_gives_the_command_running_those_sources(tmp_path):
     python = _new_venv(tmp_path / "venv")
     _run(
         [
-            *PIP,
-            "--python",
             str(python),
+            *PIP,
             "install",
             "--no-deps",
             "--no-build-isolation",

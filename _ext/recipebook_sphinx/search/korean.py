@@ -517,11 +517,22 @@ def _condition_holds(condition: str, syllable: str) -> bool:
     return jong in (0, _JONG_RIEUL)  # AFTER_VOWEL_OR_RIEUL
 
 
+#: :data:`SUFFIXES` by suffix, and their lengths, longest first: of the suffixes of one length,
+#: only the word's own last syllables can end it, so the first suffix :data:`SUFFIXES`' order
+#: strips is found by one look-up a length instead of a pass over the table.
+_SUFFIX_RULES: Final = {suffix: (condition, min_stem) for suffix, condition, min_stem in SUFFIXES}
+_SUFFIX_LENGTHS: Final = tuple(sorted({len(suffix) for suffix in _SUFFIX_RULES}, reverse=True))
+
+
 def _strip_once(word: str) -> str:
     """The suffix that comes off the word first, or ""."""
-    for suffix, condition, min_stem in SUFFIXES:
-        stem_length = len(word) - len(suffix)
-        if stem_length >= min_stem and word.endswith(suffix) and _condition_holds(condition, word[stem_length - 1]):
+    for length in _SUFFIX_LENGTHS:
+        stem_length = len(word) - length
+        if stem_length < 0:  # longer than the word
+            continue
+        suffix = word[stem_length:]
+        rule = _SUFFIX_RULES.get(suffix)
+        if rule is not None and stem_length >= rule[1] and _condition_holds(rule[0], word[stem_length - 1]):
             return suffix
     return ""
 
