@@ -364,6 +364,52 @@ class _Dumper(yaml.SafeDumper):
     def ignore_aliases(self, data: Any) -> bool:
         return True  # every manifest spells its labels out (no &anchors)
 
+    def represent_data(self, data: Any) -> yaml.Node:
+        """The node of a value, as SafeRepresenter makes it, the manifests' own types made here:
+        a manifest holds hundreds of values, and the representer's way to each (its alias
+        bookkeeping, its lookup of the type's representer) cost more than the node itself. A
+        mapping and a list are made as represent_mapping and represent_sequence make them when
+        keys are not sorted and the block style is asked for (yamltext.dump asks for it); any
+        other type, and any other setting, goes to the representer itself."""
+        kind = type(data)
+        if kind is str:
+            return _str(self, data)
+        if kind is dict and not self.sort_keys and self.default_flow_style is not None:
+            pairs = [(self.represent_data(key), self.represent_data(value)) for key, value in data.items()]
+            return yaml.MappingNode(_MAP, pairs, flow_style=self.default_flow_style)
+        if kind is list and self.default_flow_style is not None:
+            items = [self.represent_data(value) for value in data]
+            return yaml.SequenceNode(_SEQ, items, flow_style=self.default_flow_style)
+        if kind is int:
+            return yaml.ScalarNode(_INT, str(data), style=self.default_style)
+        if kind is bool:
+            return yaml.ScalarNode(_BOOL, "true" if data else "false", style=self.default_style)
+        if data is None:
+            return yaml.ScalarNode(_NULL, "null", style=self.default_style)
+        return yaml.representer.BaseRepresenter.represent_data(self, data)
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+        """A node's tag as the resolver gives it, a plain scalar's kept by its text
+        (_scalar_tag): the emitter asks twice for every scalar it writes, and a manifest repeats
+        its keys and most of its values."""
+        if kind is yaml.ScalarNode:
+            return _scalar_tag(value) if implicit[0] else _STR
+        return str(yaml.resolver.BaseResolver.resolve(self, kind, value, implicit))  # type: ignore[no-untyped-call]
+
+
+_MAP, _SEQ, _STR = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:str"
+_INT, _BOOL, _NULL = "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
+# _Dumper's resolver: SafeDumper's, to which _Dumper adds no implicit or path resolver, so that
+# the tag of a scalar it does not read (implicit[0] false) is the default, a string's
+_RESOLVER = yaml.resolver.Resolver()
+
+
+@remembered(maxsize=1 << 14)
+def _scalar_tag(value: str) -> str:
+    """The tag the safe resolver gives a plain scalar of this text (a pure function of the text:
+    its implicit resolvers are fixed, and it has no path resolvers)."""
+    return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))  # type: ignore[no-untyped-call]
+
 
 def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
     if "\n" in text:
