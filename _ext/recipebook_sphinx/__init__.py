@@ -12,7 +12,7 @@ from sphinx.util.typing import ExtensionMetadata
 
 from recipebook.problems import Problem, errors
 
-from . import config, store
+from . import config, cycles, store
 from .explorer import html as explorer_html
 from .explorer import nojs as explorer_nojs
 from .explorer import results_panel
@@ -166,6 +166,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("build-finished", _write_explorer_css)
     app.connect("build-finished", results_panel.write_plots)
     app.connect("build-finished", _fail)
+    cycles.setup(app)
     env_version = ENV_VERSION << 32 | data_version()  # a word list's edit re-reads every page
     return {"version": "1.0", "env_version": env_version, "parallel_read_safe": True, "parallel_write_safe": True}
 
