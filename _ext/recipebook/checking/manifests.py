@@ -63,6 +63,24 @@ def _ints(value: Any, path: str) -> Iterator[tuple[str, int]]:
             yield from _ints(item, f"{path}[{i}]")
 
 
+def _outside_int32(value: Any) -> bool:
+    """Whether ``_ints`` would find an int outside 0..INT32 in a value (the same walk): a
+    document seldom holds one, and ``_ints`` names the path of every int on its way."""
+    if type(value) is str or isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return not 0 <= value <= k8s.INT32
+    if isinstance(value, dict):
+        for item in value.values():
+            if _outside_int32(item):
+                return True
+    elif isinstance(value, list):
+        for item in value:
+            if _outside_int32(item):
+                return True
+    return False
+
+
 def _labels_problems(labels: Any, where: str) -> list[str]:
     if not isinstance(labels, dict):
         return [f"{where}: labels are not a mapping"]
@@ -356,9 +374,10 @@ def problems(
             out.append(f"{where}: two objects of kind {kind} share the name")
         seen.add((kind, namespace, name))
         out += _labels_problems(meta.get("labels", {}), where)
-        for path, number in _ints(obj, kind):
-            if not 0 <= number <= k8s.INT32:
-                out.append(f"{where}: {path} = {number} is outside int32")
+        if _outside_int32(obj):
+            for path, number in _ints(obj, kind):
+                if not 0 <= number <= k8s.INT32:
+                    out.append(f"{where}: {path} = {number} is outside int32")
         if kind == "Deployment":
             template = obj["spec"]["template"]
             selector = obj["spec"]["selector"].get("matchLabels", {})
