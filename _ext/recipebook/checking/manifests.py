@@ -669,9 +669,10 @@ def _plan_problems(
     nodes = dict(placed)
     router = k8s.router_of(steps)
     values = _sample_values(roles)
+    rendered = k8s.plans(roles, nodes, router)  # the files are the roles' own, in both modes
     found: dict[str, None] = {}
     for mode in k8s.MODES:
-        texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
+        texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode}, rendered)
         written = {name: substitute(text, values) for name, text in texts.items()}
         needs = k8s.node_needs(role_plans, {}, router)
         for problem in problems(written, nodes=nodes, needs=needs):
