@@ -412,13 +412,22 @@ def _scalar_tag(value: str) -> str:
 
 
 def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    """A string's node, as represent_scalar makes it (_Dumper keeps no aliases, so it records
+    none), in the style of its text (_str_style)."""
+    style = _str_style(text)
+    return yaml.ScalarNode(_STR, str(text), style=dumper.default_style if style is None else style)
+
+
+@remembered(maxsize=1 << 14)
+def _str_style(text: str) -> str | None:
+    """How a string is written: double-quoted with a line break, single-quoted with a value's
+    marker, else as the emitter chooses. Remembered by the text: a manifest repeats its keys and
+    most of its values, and each would be searched for two markers."""
     if "\n" in text:
-        style: str | None = '"'
-    elif shell.PLACEHOLDER.search(text) or _SETTING.search(text):
-        style = "'"  # a value goes in here: it stays a string whatever it is (on, 010)
-    else:
-        style = None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", str(text), style=style)
+        return '"'
+    if shell.PLACEHOLDER.search(text) or _SETTING.search(text):
+        return "'"  # a value goes in here: it stays a string whatever it is (on, 010)
+    return None
 
 
 _Dumper.add_representer(str, _str)
