@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
@@ -61,6 +61,24 @@ def _ints(value: Any, path: str) -> Iterator[tuple[str, int]]:
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _ints(item, f"{path}[{i}]")
+
+
+def _outside_int32(value: Any) -> bool:
+    """Whether ``_ints`` would find an int outside 0..INT32 in a value (the same walk): a
+    document seldom holds one, and ``_ints`` names the path of every int on its way."""
+    if type(value) is str or isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return not 0 <= value <= k8s.INT32
+    if isinstance(value, dict):
+        for item in value.values():
+            if _outside_int32(item):
+                return True
+    elif isinstance(value, list):
+        for item in value:
+            if _outside_int32(item):
+                return True
+    return False
 
 
 def _labels_problems(labels: Any, where: str) -> list[str]:
@@ -253,11 +271,29 @@ _SCALARS = {
 }
 
 
+_OTHER = object()  # a plain scalar that is not read here
+
+
 @remembered(maxsize=1 << 14)
-def _plain_tag(value: str) -> str:
-    """The tag PyYAML's resolver gives a plain scalar (the safe loader's): a manifest repeats its
-    keys and most of its values. (types-PyYAML leaves resolve unannotated.)"""
-    return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))  # type: ignore[no-untyped-call]
+def _plain_value(value: str) -> Any:
+    """A plain scalar as the safe loader builds it: the text when PyYAML's resolver (the safe
+    loader's) tags it a string, else built by the safe loader's own constructor when an int, a
+    bool or null (all immutable, so one value serves every reading); _OTHER for any other tag.
+    Remembered: a manifest repeats its keys and most of its values. (types-PyYAML leaves resolve
+    unannotated.)"""
+    tag = str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))  # type: ignore[no-untyped-call]
+    if tag == _STR:
+        return value
+    if tag in _SCALARS:
+        return _SCALARS[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, value))
+    return _OTHER
+
+
+_SCALAR_EVENT = yaml.ScalarEvent
+_MAPPING_START, _SEQUENCE_START = yaml.MappingStartEvent, yaml.SequenceStartEvent
+_COLLECTION_END = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+_DOCUMENT_START = yaml.DocumentStartEvent
+_PASSED = (yaml.DocumentEndEvent, yaml.StreamStartEvent, yaml.StreamEndEvent)
 
 
 def _plain_documents(text: str) -> list[Any]:
@@ -267,57 +303,59 @@ def _plain_documents(text: str) -> list[Any]:
     quoted one a string. Raises _NotPlain at anything else (an anchor, an alias, a tag, a key
     that is not a scalar, a merge key, a float, a timestamp), and PyYAML's error at a text it
     cannot parse, for the caller to read it with the loader itself. Two to three times faster
-    than the loader, which composes nodes and builds each object through generators."""
+    than the loader, which composes nodes and builds each object through generators. (Each
+    event is read as the type it is: a parse makes a million of them, and the event classes
+    are bound once.)"""
     out: list[Any] = []
     stack: list[Any] = []  # the lists and _Mappings being read
+    top: Any = None  # the last of them
+    event: Any
     for event in yaml.parse(text, Loader=_LOADER):
         value: Any
         kind = type(event)
-        if kind is yaml.ScalarEvent:
-            scalar = cast(yaml.ScalarEvent, event)
-            if scalar.anchor is not None or scalar.tag not in (None, "!"):
+        if kind is _SCALAR_EVENT:
+            tag = event.tag
+            if event.anchor is not None or tag not in (None, "!"):
                 raise _NotPlain
-            if scalar.tag is None and scalar.implicit[0]:
-                tag = _plain_tag(scalar.value)
-                if tag == _STR:
-                    value = scalar.value
-                elif tag in _SCALARS:
-                    value = _SCALARS[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, scalar.value))
-                else:
+            if tag is None and event.implicit[0]:
+                value = _plain_value(event.value)
+                if value is _OTHER:
                     raise _NotPlain
             else:
-                value = scalar.value
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                value = event.value
+        elif kind in _COLLECTION_END:
             stack.pop()
+            top = stack[-1] if stack else None
             continue
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-            start = cast(yaml.CollectionStartEvent, event)
-            if start.anchor is not None or start.tag not in (None, "!"):
+        elif kind is _MAPPING_START or kind is _SEQUENCE_START:
+            if event.anchor is not None or event.tag not in (None, "!"):
                 raise _NotPlain
-            value = {} if kind is yaml.MappingStartEvent else []
-        elif kind is yaml.DocumentStartEvent:
-            if cast(yaml.DocumentStartEvent, event).tags:
+            value = {} if kind is _MAPPING_START else []
+        elif kind is _DOCUMENT_START:
+            if event.tags:
                 raise _NotPlain
             continue
-        elif kind is yaml.DocumentEndEvent or kind is yaml.StreamStartEvent or kind is yaml.StreamEndEvent:
+        elif kind in _PASSED:
             continue
         else:
             raise _NotPlain  # an alias
         if not stack:
             out.append(value)
-        elif type(stack[-1]) is list:
-            stack[-1].append(value)
-        elif stack[-1].key is _NO_KEY:
+        elif type(top) is list:
+            top.append(value)
+        elif top.key is _NO_KEY:
             if type(value) is dict or type(value) is list:
                 raise _NotPlain  # a complex key
-            stack[-1].key = value
+            top.key = value
         else:
-            stack[-1].mapping[stack[-1].key] = value
-            stack[-1].key = _NO_KEY
+            top.mapping[top.key] = value
+            top.key = _NO_KEY
         if type(value) is dict:
-            stack.append(_Mapping(value))
+            top = _Mapping(value)
+            stack.append(top)
         elif type(value) is list:
-            stack.append(value)
+            top = value
+            stack.append(top)
     return out
 
 
@@ -356,9 +394,10 @@ def problems(
             out.append(f"{where}: two objects of kind {kind} share the name")
         seen.add((kind, namespace, name))
         out += _labels_problems(meta.get("labels", {}), where)
-        for path, number in _ints(obj, kind):
-            if not 0 <= number <= k8s.INT32:
-                out.append(f"{where}: {path} = {number} is outside int32")
+        if _outside_int32(obj):
+            for path, number in _ints(obj, kind):
+                if not 0 <= number <= k8s.INT32:
+                    out.append(f"{where}: {path} = {number} is outside int32")
         if kind == "Deployment":
             template = obj["spec"]["template"]
             selector = obj["spec"]["selector"].get("matchLabels", {})
@@ -630,9 +669,10 @@ def _plan_problems(
     nodes = dict(placed)
     router = k8s.router_of(steps)
     values = _sample_values(roles)
+    rendered = k8s.plans(roles, nodes, router)  # the files are the roles' own, in both modes
     found: dict[str, None] = {}
     for mode in k8s.MODES:
-        texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode})
+        texts = k8s.manifests(where, roles, nodes, steps, {"npu": mode}, rendered)
         written = {name: substitute(text, values) for name, text in texts.items()}
         needs = k8s.node_needs(role_plans, {}, router)
         for problem in problems(written, nodes=nodes, needs=needs):

@@ -19,11 +19,12 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from .. import shell
 from ..expanding.expansion import Command, Line, walkable
 from ..expanding.page import grid_table
-from ..memo import Memo
+from ..memo import Memo, remembered
 from ..problems import Problem, pointer_join
 from ..reading import vocabulary
 from ..reading.model import Grid, Recipe, Role
@@ -42,9 +43,9 @@ WORLD = (
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
 
-@dataclasses.dataclass(frozen=True)
-class _Said:
-    """What one node's command says with one flag: the value words and the line."""
+class _Said(NamedTuple):
+    """What one node's command says with one flag: the value words and the line (a tuple: a
+    role's every selection makes one per line of each of its nodes)."""
 
     values: tuple[str, ...]
     line: Line
@@ -78,19 +79,25 @@ class _Node:
         return None if found is None else found.values
 
 
-def _canonical(key: str) -> str:
-    reading = vocabulary.pinned().reading(key)
-    return reading.flag if reading.flag and not reading.field else key
+@remembered(maxsize=1 << 14)
+def _flag_said(known: vocabulary.Vocabulary, text: str) -> tuple[str, tuple[str, ...]] | None:
+    """An arg text's flag as ``known``'s parser reads its key, and its value words; None for a
+    text that does not split into words. Remembered: a role's selections share most lines."""
+    try:
+        flag, values = shell.flag_values(text)
+    except ValueError:
+        return None  # rule 4 says why
+    reading = known.reading(flag)
+    return (reading.flag if reading.flag and not reading.field else flag), tuple(values)
 
 
 def _node(index: int, command: Command) -> _Node:
     said: dict[str, _Said] = {}
+    known = vocabulary.pinned()
     for line in command.arg_lines:
-        try:
-            flag, values = shell.flag_values(line.text)
-        except ValueError:
-            continue  # rule 4 says why
-        said.setdefault(_canonical(flag), _Said(tuple(values), line))
+        found = _flag_said(known, line.text)
+        if found is not None and found[0] not in said:
+            said[found[0]] = _Said(found[1], line)
     return _Node(index=index, command=command, said=said)
 
 
@@ -132,7 +139,8 @@ class _Places:
         return self.line(node, node.said[flag].line)
 
 
-def _is_loopback(words: Sequence[str]) -> bool:
+@remembered(maxsize=1 << 10)
+def _is_loopback(words: tuple[str, ...]) -> bool:
     if len(words) != 1:
         return False
     word = words[0].strip("[]")

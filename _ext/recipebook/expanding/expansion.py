@@ -264,7 +264,18 @@ def offered_count(grid: Grid) -> int | None:
         return None
     if not grid.excluded:
         return selection_count(grid)
-    return sum(1 for _ in offered(grid))
+    # Whether a selection is excluded depends only on the axes some exclusion entry names
+    # (_hits reads nothing else; a name that is no axis is missing from every selection), so
+    # the selections of those axes are gone through, each standing for every choice of the
+    # other axes. Every rule that goes through a target's selections counts them first
+    # (walkable), and an imported recipe's targets exclude many combinations of a few axes.
+    named = {axis for entry in grid.excluded for axis in entry}
+    read = {axis: values for axis, values in grid.axes.items() if axis in named}
+    others = math.prod(len(values) for axis, values in grid.axes.items() if axis not in named)
+    kept = sum(
+        1 for values in itertools.product(*read.values()) if not is_excluded(grid, dict(zip(read, values, strict=True)))
+    )
+    return kept * others
 
 
 def walkable(grid: Grid) -> bool:

@@ -412,13 +412,22 @@ def _scalar_tag(value: str) -> str:
 
 
 def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    """A string's node, as represent_scalar makes it (_Dumper keeps no aliases, so it records
+    none), in the style of its text (_str_style)."""
+    style = _str_style(text)
+    return yaml.ScalarNode(_STR, str(text), style=dumper.default_style if style is None else style)
+
+
+@remembered(maxsize=1 << 14)
+def _str_style(text: str) -> str | None:
+    """How a string is written: double-quoted with a line break, single-quoted with a value's
+    marker, else as the emitter chooses. Remembered by the text: a manifest repeats its keys and
+    most of its values, and each would be searched for two markers."""
     if "\n" in text:
-        style: str | None = '"'
-    elif shell.PLACEHOLDER.search(text) or _SETTING.search(text):
-        style = "'"  # a value goes in here: it stays a string whatever it is (on, 010)
-    else:
-        style = None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", str(text), style=style)
+        return '"'
+    if shell.PLACEHOLDER.search(text) or _SETTING.search(text):
+        return "'"  # a value goes in here: it stays a string whatever it is (on, 010)
+    return None
 
 
 _Dumper.add_representer(str, _str)
@@ -1911,13 +1920,16 @@ def skeletons(
     nodes: Mapping[str, int],
     router_steps: Sequence[str],
     mode: str = "device-plugin",
+    role_plans: tuple[RolePlan, ...] | None = None,
 ) -> dict[str, str]:
     """Every manifest file of a selection in one NPU mode, with marker lines where each
     container's lines go and setting markers (``@{name}``); raises KubernetesError with the
     findings of a recipe that would make them wrong. The selections of a target share a few
-    sets of skeletons: each is rendered once (kept by what it reads, ``plan_key``)."""
-    router = router_of(router_steps)
-    role_plans = plans(roles, nodes, router)
+    sets of skeletons: each is rendered once (kept by what it reads, ``plan_key``).
+    ``role_plans``: the roles' plans (``plans`` of these roles, nodes and router steps), when
+    the caller has made them already (for the other NPU mode, or to find the plan's key)."""
+    if role_plans is None:
+        role_plans = plans(roles, nodes, router_of(router_steps))
     planned = _Planned(
         key=tuple(plan_key(p) for p in role_plans),
         roles=tuple((role, tuple(commands)) for role, commands in roles),
@@ -1992,12 +2004,13 @@ def manifests(
     nodes: Mapping[str, int],
     router_steps: Sequence[str],
     settings: Mapping[str, str] | None = None,
+    role_plans: tuple[RolePlan, ...] | None = None,
 ) -> dict[str, str]:
     """Every Kubernetes file of a selection, by path, with the settings (their defaults when not
-    given; ``settings_of`` checks given ones)."""
+    given; ``settings_of`` checks given ones); ``role_plans`` as ``skeletons`` takes them."""
     chosen = settings_of(settings, where.defaults())
     lines = {dns(c.name): fragments_of(c) for _role, commands in roles for c in commands}
-    texts = skeletons(where, roles, nodes, router_steps, chosen["npu"])
+    texts = skeletons(where, roles, nodes, router_steps, chosen["npu"], role_plans)
     return {name: finish(name, text, chosen, lines) for name, text in texts.items()}
 
 
@@ -2171,7 +2184,8 @@ def skeleton_sets(
     rendered: dict[tuple[Any, ...], dict[str, dict[str, str]]] = {}
     for key, set_bits in bits.items():
         roles = by_role(first[key])
-        files = {mode: skeletons(where, roles, nodes, router_steps, mode) for mode in MODES}
+        role_plans = plans(roles, nodes, router_of(router_steps))  # the same in both modes
+        files = {mode: skeletons(where, roles, nodes, router_steps, mode, role_plans) for mode in MODES}
         text_key = tuple((mode, tuple(f.items())) for mode, f in files.items())
         merged[text_key] = merged.get(text_key, 0) | set_bits
         rendered[text_key] = files
