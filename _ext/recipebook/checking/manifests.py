@@ -261,7 +261,6 @@ class _Mapping:
 
 
 _NO_KEY = object()
-_RESOLVER = yaml.resolver.Resolver()
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _STR = "tag:yaml.org,2002:str"
 # the tags of a plain scalar that are read here, each by the safe loader's own constructor
@@ -276,12 +275,12 @@ _OTHER = object()  # a plain scalar that is not read here
 
 @remembered(maxsize=1 << 14)
 def _plain_value(value: str) -> Any:
-    """A plain scalar as the safe loader builds it: the text when PyYAML's resolver (the safe
-    loader's) tags it a string, else built by the safe loader's own constructor when an int, a
-    bool or null (all immutable, so one value serves every reading); _OTHER for any other tag.
-    Remembered: a manifest repeats its keys and most of its values. (types-PyYAML leaves resolve
-    unannotated.)"""
-    tag = str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))  # type: ignore[no-untyped-call]
+    """A plain scalar as the safe loader builds it: the text when the safe resolver
+    (``k8s.scalar_tag``, whose table the dumper fills with the same texts) tags it a string,
+    else built by the safe loader's own constructor when an int, a bool or null (all immutable,
+    so one value serves every reading); _OTHER for any other tag. Remembered: a manifest
+    repeats its keys and most of its values."""
+    tag = k8s.scalar_tag(value)
     if tag == _STR:
         return value
     if tag in _SCALARS:

@@ -390,10 +390,10 @@ class _Dumper(yaml.SafeDumper):
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
         """A node's tag as the resolver gives it, a plain scalar's kept by its text
-        (_scalar_tag): the emitter asks twice for every scalar it writes, and a manifest repeats
+        (scalar_tag): the emitter asks twice for every scalar it writes, and a manifest repeats
         its keys and most of its values."""
         if kind is yaml.ScalarNode:
-            return _scalar_tag(value) if implicit[0] else _STR
+            return scalar_tag(value) if implicit[0] else _STR
         return str(yaml.resolver.BaseResolver.resolve(self, kind, value, implicit))  # type: ignore[no-untyped-call]
 
 
@@ -405,9 +405,10 @@ _RESOLVER = yaml.resolver.Resolver()
 
 
 @remembered(maxsize=1 << 14)
-def _scalar_tag(value: str) -> str:
+def scalar_tag(value: str) -> str:
     """The tag the safe resolver gives a plain scalar of this text (a pure function of the text:
-    its implicit resolvers are fixed, and it has no path resolvers)."""
+    its implicit resolvers are fixed, and it has no path resolvers): the dumper's and the safe
+    loader's resolver alike, so the manifests read back (checking/manifests.py) ask it too."""
     return str(_RESOLVER.resolve(yaml.ScalarNode, value, (True, False)))  # type: ignore[no-untyped-call]
 
 
